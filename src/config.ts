@@ -1,0 +1,83 @@
+/**
+ * Environment → typed configuration. Fails fast with a message that names the
+ * variable, so an operator sees at once what to fix.
+ */
+import path from 'node:path';
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** postgres://… selects PostgreSQL; unset means SQLite in dataDir. */
+  databaseUrl: string | undefined;
+  /** Operator token; when unset one is generated and saved in dataDir. */
+  adminToken: string | undefined;
+  publicBaseUrl: string | undefined;
+  allowPrivateNetworks: boolean;
+  testClock: boolean;
+  /** The `service` segment of header names such as x-service-signature. */
+  headerBrand: string;
+  /** base64 32-byte key for secrets at rest; unset → generated key file in dataDir. */
+  masterKey: string | undefined;
+  /** How long a rotated signing secret keeps working. */
+  secretOverlapMs: number;
+  logLevel: string;
+  /** One pino line per request (method, url, status, ms). */
+  logRequests: boolean;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false;
+  throw new ConfigError(`${name} must be 1/0 or true/false, got "${raw}"`);
+}
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return n;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const databaseUrl = env.DATABASE_URL || undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must start with postgres:// (unset it to use SQLite)');
+  }
+  const brand = (env.BLUELINE_HEADER_BRAND || 'service').toLowerCase();
+  if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(brand)) {
+    throw new ConfigError('BLUELINE_HEADER_BRAND must be lowercase letters, digits and dashes');
+  }
+  const publicBaseUrl = env.PUBLIC_BASE_URL || undefined;
+  if (publicBaseUrl) {
+    try {
+      new URL(publicBaseUrl);
+    } catch {
+      throw new ConfigError(`PUBLIC_BASE_URL is not a URL: "${publicBaseUrl}"`);
+    }
+  }
+  return {
+    port: int(env, 'PORT', 8787, 0, 65535),
+    host: env.HOST || '127.0.0.1',
+    dataDir: path.resolve(env.DATA_DIR || './data'),
+    databaseUrl,
+    adminToken: env.ADMIN_TOKEN || undefined,
+    publicBaseUrl: publicBaseUrl?.replace(/\/+$/, ''),
+    allowPrivateNetworks: bool(env, 'BLUELINE_ALLOW_PRIVATE_NETWORKS', false),
+    testClock: bool(env, 'BLUELINE_TEST_CLOCK', false),
+    headerBrand: brand,
+    masterKey: env.BLUELINE_MASTER_KEY || undefined,
+    secretOverlapMs: int(env, 'BLUELINE_SECRET_OVERLAP_HOURS', 24, 0, 24 * 90) * 3600_000,
+    logLevel: env.LOG_LEVEL || 'info',
+    logRequests: bool(env, 'BLUELINE_LOG_REQUESTS', true),
+  };
+}

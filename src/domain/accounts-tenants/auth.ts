@@ -1,0 +1,114 @@
+/**
+ * Request authentication per the spec: bearer signing secret, or HMAC v1
+ * (`x-<brand>-signature: v1,<ts>,<hex>` over `<ts>.<raw body>`), then tenant
+ * resolution and account/tenant state checks. Returns the principal or throws
+ * the spec's code.
+ */
+import { ApiError } from '../../errors/registry.js';
+import { realNowMs, type Clock } from '../../clock.js';
+import { hmacHex, sameHex } from '../../crypto/hmac.js';
+import type { Store, Account, Tenant } from '../../store/index.js';
+import { isValidSlug } from './settings.js';
+
+export const SIGNATURE_WINDOW_SECONDS = 300;
+
+export interface Principal {
+  account: Account;
+  tenant: Tenant;
+}
+
+export interface RequestCredentials {
+  authorization?: string;
+  signature?: string;
+  tenantSlug?: string;
+  /** The exact bytes received; empty for a request without a body. */
+  rawBody: Buffer;
+  /** Event endpoints need the tenant header even for single-tenant accounts. */
+  requireTenantHeader: boolean;
+  /** The binary upload route accepts bearer only. */
+  bearerOnly: boolean;
+}
+
+type ParsedSignature = { ts: number; hex: string };
+
+/** `v1,<unix seconds>,<64 hex>` exactly; anything else is malformed. */
+export function parseRequestSignature(header: string): ParsedSignature | undefined {
+  const m = /^v1,(\d{1,12}),([0-9a-fA-F]{64})$/.exec(header.trim());
+  if (!m) return undefined;
+  return { ts: Number(m[1]), hex: m[2]!.toLowerCase() };
+}
+
+function bearerToken(authorization: string): string | undefined {
+  const m = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization);
+  return m?.[1];
+}
+
+export function authenticator(deps: { store: Store; clock: Clock; brand: string }) {
+  const { store, clock, brand } = deps;
+  const tenantHeader = `x-${brand}-tenant`;
+  const signatureHeader = `x-${brand}-signature`;
+
+  async function resolveTenant(account: Account, slug: string | undefined, requireHeader: boolean): Promise<Tenant> {
+    if (slug === undefined) {
+      if (requireHeader) throw new ApiError(2001, `this endpoint requires the ${tenantHeader} header`);
+      if (account.multi_tenant) {
+        throw new ApiError(2001, `multi-tenant accounts must name the tenant in ${tenantHeader}`);
+      }
+      const [only] = await store.tenants.listByAccount(account.id);
+      if (!only) throw new ApiError(2001, 'this account has no tenant yet');
+      return only;
+    }
+    const tenant = isValidSlug(slug) ? await store.tenants.getBySlug(slug) : undefined;
+    // Another account's tenant reads exactly like a missing one: nothing leaks.
+    if (!tenant || tenant.account_id !== account.id) throw new ApiError(2001, `tenant "${slug}" not found`);
+    return tenant;
+  }
+
+  function checkState(account: Account, tenant: Tenant): void {
+    if (!account.email_verified) throw new ApiError(2007, 'the account email address is not verified');
+    if (tenant.status === 'suspended') throw new ApiError(2005, `tenant "${tenant.slug}" is suspended`);
+  }
+
+  return {
+    tenantHeader,
+    signatureHeader,
+
+    async authenticate(c: RequestCredentials): Promise<Principal> {
+      const slug = c.tenantSlug?.trim() || undefined;
+      if (c.authorization !== undefined && c.authorization.trim() !== '') {
+        const token = bearerToken(c.authorization);
+        if (!token) throw new ApiError(2004, 'Authorization must be "Bearer <signing secret>"');
+        const account = await store.accounts.findBySecret(token, clock.now());
+        if (!account) throw new ApiError(2004, 'invalid bearer token');
+        const tenant = await resolveTenant(account, slug, c.requireTenantHeader);
+        checkState(account, tenant);
+        return { account, tenant };
+      }
+      if (c.signature !== undefined && c.signature.trim() !== '') {
+        if (c.bearerOnly) throw new ApiError(2012, 'this route accepts bearer authentication only');
+        const sig = parseRequestSignature(c.signature);
+        if (!sig) {
+          throw new ApiError(2004, `malformed ${signatureHeader}: expected v1,<unix seconds>,<64 hex chars>`);
+        }
+        const skew = Math.abs(Math.floor(realNowMs() / 1000) - sig.ts);
+        if (skew > SIGNATURE_WINDOW_SECONDS) {
+          throw new ApiError(2013, `signature timestamp is ${skew} s from server time; the window is 300 s`);
+        }
+        // HMAC names no account: the tenant header says whose secret to check.
+        if (!slug) throw new ApiError(2012, `HMAC-signed requests must send ${tenantHeader}`);
+        const claimed = isValidSlug(slug) ? await store.tenants.getBySlug(slug) : undefined;
+        const account = claimed && (await store.accounts.get(claimed.account_id));
+        const secrets = account ? await store.accounts.liveSecrets(account.id, clock.now()) : [];
+        const valid = secrets.some((s) => sameHex(hmacHex(s, sig.ts, c.rawBody), sig.hex));
+        // Unknown tenant and bad signature answer alike, so slugs can't be probed.
+        if (!account || !valid) throw new ApiError(2004, 'signature does not match');
+        const tenant = await resolveTenant(account, slug, c.requireTenantHeader);
+        checkState(account, tenant);
+        return { account, tenant };
+      }
+      throw new ApiError(2012, `send Authorization: Bearer <secret> or ${signatureHeader}`);
+    },
+  };
+}
+
+export type Authenticator = ReturnType<typeof authenticator>;

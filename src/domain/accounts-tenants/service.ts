@@ -1,0 +1,115 @@
+/**
+ * Operator-facing rules for accounts, tenants and their settings. The admin
+ * API and the demo sandbox call these; they never touch HTTP.
+ */
+import { ApiError } from '../../errors/registry.js';
+import type { Clock } from '../../clock.js';
+import type { Store, Account, Tenant } from '../../store/index.js';
+import { ids } from '../ids.js';
+import { TENANT_DEFAULTS, assertRateLimit, assertSendingWindow, assertSlug, assertTimezone } from './settings.js';
+
+export interface TenantSettingsInput {
+  name?: string;
+  timezone?: string;
+  sending_window?: { start: string; end: string };
+  daily_first_touch_cap?: number;
+  rate_limit?: { per_second: number; burst: number };
+  status?: 'active' | 'suspended';
+}
+
+export function accountsService(deps: { store: Store; clock: Clock; secretOverlapMs: number }) {
+  const { store, clock } = deps;
+
+  function applySettings(t: Tenant, s: TenantSettingsInput): Tenant {
+    const next: Tenant = {
+      ...t,
+      ...(s.name !== undefined && { name: s.name }),
+      ...(s.timezone !== undefined && { timezone: s.timezone }),
+      ...(s.sending_window !== undefined && { sending_window: s.sending_window }),
+      ...(s.daily_first_touch_cap !== undefined && { daily_first_touch_cap: s.daily_first_touch_cap }),
+      ...(s.rate_limit !== undefined && { rate_limit: s.rate_limit }),
+      ...(s.status !== undefined && { status: s.status }),
+    };
+    assertTimezone(next.timezone);
+    assertSendingWindow(next.sending_window);
+    assertRateLimit(next.rate_limit);
+    if (!Number.isInteger(next.daily_first_touch_cap) || next.daily_first_touch_cap < 0) {
+      throw new ApiError(1002, 'daily_first_touch_cap must be an integer ≥ 0');
+    }
+    return next;
+  }
+
+  return {
+    async createAccount(input: { name: string; multi_tenant?: boolean; email_verified?: boolean }) {
+      const account: Account = {
+        id: ids.account(),
+        name: input.name,
+        multi_tenant: input.multi_tenant ?? false,
+        email_verified: input.email_verified ?? true,
+        created_at: clock.now(),
+      };
+      const signing_secret = ids.signingSecret();
+      await store.accounts.insert(account, { id: ids.secret(), plain: signing_secret });
+      return { account, signing_secret };
+    },
+
+    async getAccount(id: string): Promise<Account> {
+      const account = await store.accounts.get(id);
+      if (!account) throw new ApiError(2011, `account ${id} not found`);
+      return account;
+    },
+
+    async updateAccount(id: string, patch: { name?: string; multi_tenant?: boolean; email_verified?: boolean }) {
+      await this.getAccount(id);
+      return (await store.accounts.update(id, patch))!;
+    },
+
+    /** New secret now; the old one keeps working until the overlap ends. */
+    async rotateSecret(accountId: string, overlapMs = deps.secretOverlapMs) {
+      await this.getAccount(accountId);
+      const signing_secret = ids.signingSecret();
+      // Secret lifetimes are business time (the test clock can end an overlap);
+      // only the 300 s request-signature window is checked on the real clock.
+      const now = clock.now();
+      const previous_expires_at = now + overlapMs;
+      await store.accounts.rotateSecret(accountId, { id: ids.secret(), plain: signing_secret }, now, previous_expires_at);
+      return { signing_secret, previous_secret_expires_at: new Date(previous_expires_at).toISOString() };
+    },
+
+    async createTenant(input: TenantSettingsInput & { account_id: string; slug: string }): Promise<Tenant> {
+      await this.getAccount(input.account_id);
+      assertSlug(input.slug);
+      if (await store.tenants.getBySlug(input.slug)) {
+        throw new ApiError(1012, `tenant slug "${input.slug}" is already taken`);
+      }
+      const base: Tenant = {
+        id: ids.tenant(),
+        account_id: input.account_id,
+        slug: input.slug,
+        name: input.name ?? input.slug,
+        ...TENANT_DEFAULTS,
+        created_at: clock.now(),
+      };
+      const tenant = applySettings(base, input);
+      await store.tenants.insert(tenant);
+      return tenant;
+    },
+
+    async getTenant(slug: string): Promise<Tenant> {
+      const tenant = await store.tenants.getBySlug(slug);
+      if (!tenant) throw new ApiError(2001, `tenant "${slug}" not found`);
+      return tenant;
+    },
+
+    async updateTenant(slug: string, patch: TenantSettingsInput): Promise<Tenant> {
+      const next = applySettings(await this.getTenant(slug), patch);
+      await store.tenants.replace(next);
+      return next;
+    },
+
+    listTenants: () => store.tenants.list(),
+    listAccounts: () => store.accounts.list(),
+  };
+}
+
+export type AccountsService = ReturnType<typeof accountsService>;

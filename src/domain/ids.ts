@@ -1,0 +1,31 @@
+/** Identifier forms from DESIGN.md §4, made in one place. */
+import { randomBytes, randomUUID } from 'node:crypto';
+
+export const newUuid = (): string => randomUUID();
+
+export const randomHex = (bytes: number): string => randomBytes(bytes).toString('hex');
+
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+/** ULID-like: 10 chars of millisecond time then 16 random chars; sorts by creation time. */
+export function timeSortableId(nowMs: number): string {
+  let t = nowMs;
+  let time = '';
+  for (let i = 0; i < 10; i++) {
+    time = CROCKFORD[t % 32] + time;
+    t = Math.floor(t / 32);
+  }
+  const rnd = randomBytes(16);
+  let tail = '';
+  for (let i = 0; i < 16; i++) tail += CROCKFORD[rnd[i]! % 32];
+  return time + tail;
+}
+
+export const ids = {
+  account: () => `acct_${randomHex(12)}`,
+  tenant: () => `ten_${randomHex(12)}`,
+  secret: () => `sec_${randomHex(12)}`,
+  /** An API signing secret: 32 random bytes, url-safe. */
+  signingSecret: () => `bl_sk_${randomBytes(32).toString('base64url')}`,
+  trace: () => `tr_${randomHex(12)}`,
+};

@@ -1,0 +1,108 @@
+/** Phone lines: assignment to tenants, driver choice and public shape. */
+import { ApiError } from '../../errors/registry.js';
+import type { Clock } from '../../clock.js';
+import type { Store, PhoneLine } from '../../store/index.js';
+import { newUuid } from '../ids.js';
+import { normalizeE164 } from '../handles.js';
+
+export const LINE_DRIVERS = ['simulator', 'bluebubbles'] as const;
+export type LineDriverName = (typeof LINE_DRIVERS)[number];
+export const DEFAULT_CAPABILITIES = ['imessage', 'send', 'receive'];
+
+/** The spec's phone line resource: no driver details, no secrets. */
+export function publicPhoneLine(l: PhoneLine) {
+  return {
+    id: l.id,
+    phone_line_id: l.id,
+    phone_number: l.phone_number,
+    service: l.service,
+    is_active: l.is_active,
+    capabilities: l.capabilities,
+  };
+}
+
+/** The operator's view: adds tenant and driver, but driver_config keys only (values may be passwords). */
+export function adminPhoneLine(l: PhoneLine, tenantSlug: string) {
+  return {
+    ...publicPhoneLine(l),
+    tenant: tenantSlug,
+    driver: l.driver,
+    driver_config_keys: Object.keys(l.driver_config).sort(),
+    created_at: new Date(l.created_at).toISOString(),
+  };
+}
+
+export interface LineInput {
+  tenant: string;
+  phone_number: string;
+  driver: string;
+  driver_config?: Record<string, unknown>;
+  capabilities?: string[];
+  is_active?: boolean;
+}
+
+export function linesService(deps: { store: Store; clock: Clock }) {
+  const { store, clock } = deps;
+
+  async function tenantBySlug(slug: string) {
+    const t = await store.tenants.getBySlug(slug);
+    if (!t) throw new ApiError(2001, `tenant "${slug}" not found`);
+    return t;
+  }
+
+  function assertDriver(driver: string): asserts driver is LineDriverName {
+    if (!(LINE_DRIVERS as readonly string[]).includes(driver)) {
+      throw new ApiError(1002, `driver must be one of ${LINE_DRIVERS.join(', ')}`);
+    }
+  }
+
+  return {
+    async create(input: LineInput) {
+      const tenant = await tenantBySlug(input.tenant);
+      const phone = normalizeE164(input.phone_number);
+      if (!phone) throw new ApiError(1003, `phone_number "${input.phone_number}" is not E.164 (e.g. +14155550100)`);
+      assertDriver(input.driver);
+      if (await store.lines.getByNumber(phone)) throw new ApiError(1012, `line ${phone} already exists`);
+      const line: PhoneLine = {
+        id: newUuid(),
+        tenant_id: tenant.id,
+        phone_number: phone,
+        service: 'imessage',
+        driver: input.driver,
+        driver_config: input.driver_config ?? {},
+        capabilities: input.capabilities ?? DEFAULT_CAPABILITIES,
+        is_active: input.is_active ?? true,
+        created_at: clock.now(),
+      };
+      await store.lines.insert(line);
+      return { line, tenant };
+    },
+
+    async update(id: string, patch: Partial<Omit<LineInput, 'phone_number'>>) {
+      const line = await store.lines.get(id);
+      if (!line) throw new ApiError(2011, `phone line ${id} not found`);
+      const next: PhoneLine = { ...line };
+      if (patch.tenant !== undefined) next.tenant_id = (await tenantBySlug(patch.tenant)).id;
+      if (patch.driver !== undefined) {
+        assertDriver(patch.driver);
+        next.driver = patch.driver;
+      }
+      if (patch.driver_config !== undefined) next.driver_config = patch.driver_config;
+      if (patch.capabilities !== undefined) next.capabilities = patch.capabilities;
+      if (patch.is_active !== undefined) next.is_active = patch.is_active;
+      await store.lines.replace(next);
+      const tenant = (await store.tenants.getById(next.tenant_id))!;
+      return { line: next, tenant };
+    },
+
+    async listWithTenants() {
+      const [lines, tenants] = await Promise.all([store.lines.list(), store.tenants.list()]);
+      const slugOf = new Map(tenants.map((t) => [t.id, t.slug]));
+      return lines.map((l) => ({ line: l, tenantSlug: slugOf.get(l.tenant_id) ?? '' }));
+    },
+
+    listForTenant: (tenantId: string) => store.lines.listByTenant(tenantId),
+  };
+}
+
+export type LinesService = ReturnType<typeof linesService>;

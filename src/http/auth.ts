@@ -1,0 +1,59 @@
+/**
+ * Authentication hook. Runs after the body is read (HMAC needs the raw bytes)
+ * and before schema validation, so unauthenticated callers only ever see auth
+ * errors. Each route declares its mode in `config.auth`; anything under /api/
+ * defaults to tenant auth, so a route can't be left open by omission.
+ */
+import { timingSafeEqual, createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiError } from '../errors/registry.js';
+import type { Authenticator } from '../domain/accounts-tenants/auth.js';
+import type { AuthMode } from './types.js';
+
+const EMPTY = Buffer.alloc(0);
+
+function header(req: FastifyRequest, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** Constant-time compare of two strings of any length (hash first, then compare). */
+function sameSecret(a: string, b: string): boolean {
+  const x = createHash('sha256').update(a).digest();
+  const y = createHash('sha256').update(b).digest();
+  return timingSafeEqual(x, y);
+}
+
+export function registerAuth(app: FastifyInstance, deps: { auth: Authenticator; adminToken: string }): void {
+  const { auth, adminToken } = deps;
+
+  app.addHook('preValidation', async (req) => {
+    const mode: AuthMode = req.routeOptions.config?.auth ?? (req.url.startsWith('/api/') ? 'tenant' : 'none');
+    if (mode === 'admin') {
+      const authorization = header(req, 'authorization');
+      if (!authorization) throw new ApiError(2012, 'send Authorization: Bearer <ADMIN_TOKEN>');
+      const token = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization)?.[1];
+      if (!token || !sameSecret(token, adminToken)) {
+        throw new ApiError(2004, 'invalid admin token (tenant signing secrets are not accepted here)');
+      }
+    } else if (mode !== 'none') {
+      req.principal = await auth.authenticate({
+        authorization: header(req, 'authorization'),
+        signature: header(req, auth.signatureHeader),
+        tenantSlug: header(req, auth.tenantHeader),
+        rawBody: req.rawBody ?? EMPTY,
+        requireTenantHeader: mode === 'tenant-header',
+        bearerOnly: mode === 'bearer-only',
+      });
+    }
+    if (req.jsonError) throw new ApiError(1004, `request body is not valid JSON: ${req.jsonError.message}`);
+    // A bodyless POST/PATCH validates as {}: its required fields then read as missing (1001).
+    if (req.body === undefined && (req.method === 'POST' || req.method === 'PATCH')) req.body = {};
+  });
+}
+
+/** The authenticated principal of a tenant route (set by the hook above). */
+export function principalOf(req: FastifyRequest) {
+  if (!req.principal) throw new ApiError(3001, 'route reached without authentication');
+  return req.principal;
+}

@@ -1,0 +1,77 @@
+/**
+ * Entry point: config → store → app → listen; demo sandbox on first start;
+ * graceful shutdown on SIGTERM/SIGINT.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { ConfigError, loadConfig } from './config.js';
+import { systemClock, testClock } from './clock.js';
+import { openStore } from './store/index.js';
+import { buildApp } from './app.js';
+import { createLogger } from './logging.js';
+import { loadAdminToken, loadMasterKey } from './bootstrap.js';
+import { createDemoSandbox } from './domain/accounts-tenants/demo.js';
+
+async function main() {
+  const config = loadConfig();
+  const logger = createLogger({ level: config.logLevel, brand: config.headerBrand });
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  const masterKey = loadMasterKey(config);
+  const adminToken = loadAdminToken(config);
+  const clock = config.testClock ? testClock() : systemClock();
+  const store = await openStore({
+    databaseUrl: config.databaseUrl,
+    sqlitePath: path.join(config.dataDir, 'blueline.sqlite'),
+    masterKey,
+  });
+  const { app, services } = await buildApp({ config, store, clock, adminToken, logger });
+
+  const address = await app.listen({ port: config.port, host: config.host });
+  const baseUrl = config.publicBaseUrl ?? address;
+  logger.info({ address, store: store.database.dialect, data_dir: config.dataDir, test_clock: config.testClock }, 'blueline listening');
+
+  if ((await store.accounts.count()) === 0) {
+    const demo = await createDemoSandbox(services, { baseUrl, adminToken });
+    const demoFile = path.join(config.dataDir, 'demo.json');
+    fs.writeFileSync(demoFile, JSON.stringify(demo, null, 2) + '\n', { mode: 0o600 });
+    // The one place a secret is printed: the first-start banner for the operator.
+    process.stdout.write(
+      [
+        '',
+        'Blueline demo sandbox created (first start, empty store):',
+        `  base_url        ${demo.base_url}`,
+        `  tenant          ${demo.tenant}`,
+        `  signing_secret  ${demo.signing_secret}`,
+        `  admin_token     ${demo.admin_token}`,
+        `  phone_line_ids  ${demo.phone_line_ids.join(', ')}`,
+        `  saved to        ${demoFile}`,
+        '',
+        `Try: curl -s ${demo.base_url}/api/v1/phone-numbers -H "Authorization: Bearer $(node -p "require('${demoFile}').signing_secret")"`,
+        '',
+      ].join('\n'),
+    );
+  }
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    logger.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 10_000).unref();
+    try {
+      await app.close();
+      await store.close();
+    } finally {
+      clearTimeout(force);
+      process.exit(0);
+    }
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+main().catch((err) => {
+  const message = err instanceof ConfigError ? `configuration error: ${err.message}` : (err as Error).stack ?? String(err);
+  process.stderr.write(`blueline failed to start: ${message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,131 @@
+import type { Kysely } from 'kysely';
+import type { DB } from './schema.js';
+import type { SecretBox } from './secret-box.js';
+
+export interface Account {
+  id: string;
+  name: string;
+  multi_tenant: boolean;
+  email_verified: boolean;
+  created_at: number;
+}
+
+type Row = DB['accounts'];
+const toAccount = (r: Row): Account => ({
+  id: r.id,
+  name: r.name,
+  multi_tenant: r.multi_tenant === 1,
+  email_verified: r.email_verified === 1,
+  created_at: Number(r.created_at),
+});
+
+export function accountsRepo(db: Kysely<DB>, box: SecretBox) {
+  return {
+    async insert(a: Account, secret: { id: string; plain: string }): Promise<void> {
+      await db.transaction().execute(async (tx) => {
+        await tx
+          .insertInto('accounts')
+          .values({
+            id: a.id,
+            name: a.name,
+            multi_tenant: a.multi_tenant ? 1 : 0,
+            email_verified: a.email_verified ? 1 : 0,
+            created_at: a.created_at,
+          })
+          .execute();
+        await tx
+          .insertInto('account_secrets')
+          .values({
+            id: secret.id,
+            account_id: a.id,
+            lookup_hash: box.lookupHash(secret.plain),
+            secret_enc: box.seal(secret.plain),
+            created_at: a.created_at,
+            expires_at: null,
+          })
+          .execute();
+      });
+    },
+
+    async get(id: string): Promise<Account | undefined> {
+      const r = await db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+      return r && toAccount(r);
+    },
+
+    async list(): Promise<Account[]> {
+      const rows = await db.selectFrom('accounts').selectAll().orderBy('created_at').orderBy('id').execute();
+      return rows.map(toAccount);
+    },
+
+    async count(): Promise<number> {
+      const r = await db.selectFrom('accounts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+      return Number(r?.n ?? 0);
+    },
+
+    async update(id: string, patch: Partial<Pick<Account, 'name' | 'multi_tenant' | 'email_verified'>>) {
+      const values: Partial<Row> = {};
+      if (patch.name !== undefined) values.name = patch.name;
+      if (patch.multi_tenant !== undefined) values.multi_tenant = patch.multi_tenant ? 1 : 0;
+      if (patch.email_verified !== undefined) values.email_verified = patch.email_verified ? 1 : 0;
+      if (Object.keys(values).length > 0) await db.updateTable('accounts').set(values).where('id', '=', id).execute();
+      return this.get(id);
+    },
+
+    /** The account whose live (current or in-overlap) secret is exactly `plain`. */
+    async findBySecret(plain: string, nowMs: number): Promise<Account | undefined> {
+      const r = await db
+        .selectFrom('account_secrets as s')
+        .innerJoin('accounts as a', 'a.id', 's.account_id')
+        .selectAll('a')
+        .where('s.lookup_hash', '=', box.lookupHash(plain))
+        .where((eb) => eb.or([eb('s.expires_at', 'is', null), eb('s.expires_at', '>', nowMs)]))
+        .executeTakeFirst();
+      return r && toAccount(r);
+    },
+
+    /** Live secrets in plaintext, newest first: HMAC checks try each. */
+    async liveSecrets(accountId: string, nowMs: number): Promise<string[]> {
+      const rows = await db
+        .selectFrom('account_secrets')
+        .select(['secret_enc'])
+        .where('account_id', '=', accountId)
+        .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', nowMs)]))
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .execute();
+      return rows.map((r) => box.open(r.secret_enc));
+    },
+
+    /** New current secret; the previous current one lives on until `overlapUntil`. */
+    async rotateSecret(accountId: string, next: { id: string; plain: string }, nowMs: number, overlapUntil: number) {
+      await db.transaction().execute(async (tx) => {
+        await tx
+          .updateTable('account_secrets')
+          .set({ expires_at: overlapUntil })
+          .where('account_id', '=', accountId)
+          .where('expires_at', 'is', null)
+          .execute();
+        // A secret already in overlap never gets a later end than it had.
+        await tx
+          .updateTable('account_secrets')
+          .set({ expires_at: overlapUntil })
+          .where('account_id', '=', accountId)
+          .where('expires_at', '>', overlapUntil)
+          .execute();
+        await tx
+          .insertInto('account_secrets')
+          .values({
+            id: next.id,
+            account_id: accountId,
+            lookup_hash: box.lookupHash(next.plain),
+            secret_enc: box.seal(next.plain),
+            created_at: nowMs,
+            expires_at: null,
+          })
+          .execute();
+      });
+    },
+  };
+}
+
+export type AccountsRepo = ReturnType<typeof accountsRepo>;

@@ -1,0 +1,70 @@
+/**
+ * Opens the store: SQLite (WAL) under DATA_DIR by default, PostgreSQL when a
+ * postgres:// URL is given. Migrations run on open; on PostgreSQL kysely's
+ * migrator takes an advisory lock, so several processes can start together.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import pg from 'pg';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { migrations } from './migrations/index.js';
+import type { DB } from './schema.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface Database {
+  db: Kysely<DB>;
+  dialect: Dialect;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+// int8 (bigint) columns hold millisecond times and counts that fit in a double.
+pg.types.setTypeParser(20, (v) => Number(v));
+
+export interface OpenOptions {
+  databaseUrl?: string;
+  /** SQLite file; ':memory:' for throwaway stores */
+  sqlitePath?: string;
+}
+
+export async function openDatabase(opts: OpenOptions): Promise<Database> {
+  let db: Kysely<DB>;
+  let dialect: Dialect;
+  if (opts.databaseUrl) {
+    dialect = 'postgres';
+    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
+    db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  } else {
+    dialect = 'sqlite';
+    const file = opts.sqlitePath ?? ':memory:';
+    if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+    const sqlite = new SqliteDatabase(file);
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma('busy_timeout = 5000');
+    sqlite.pragma('foreign_keys = ON');
+    db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
+  }
+  await migrate(db);
+  return {
+    db,
+    dialect,
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}
+
+async function migrate(db: Kysely<DB>): Promise<void> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error');
+    throw new Error(`migration ${failed?.migrationName ?? '?'} failed: ${(error as Error).message}`);
+  }
+}

@@ -1,0 +1,75 @@
+import type { Kysely } from 'kysely';
+import type { DB } from './schema.js';
+import type { SecretBox } from './secret-box.js';
+
+export interface PhoneLine {
+  id: string;
+  tenant_id: string;
+  phone_number: string;
+  service: 'imessage';
+  driver: string;
+  /** decrypted; only the domain and drivers see it, never the API */
+  driver_config: Record<string, unknown>;
+  capabilities: string[];
+  is_active: boolean;
+  created_at: number;
+}
+
+export function linesRepo(db: Kysely<DB>, box: SecretBox) {
+  const toLine = (r: DB['phone_lines']): PhoneLine => ({
+    id: r.id,
+    tenant_id: r.tenant_id,
+    phone_number: r.phone_number,
+    service: 'imessage',
+    driver: r.driver,
+    driver_config: JSON.parse(box.open(r.driver_config_enc)) as Record<string, unknown>,
+    capabilities: JSON.parse(r.capabilities) as string[],
+    is_active: r.is_active === 1,
+    created_at: Number(r.created_at),
+  });
+  const toRow = (l: PhoneLine): DB['phone_lines'] => ({
+    id: l.id,
+    tenant_id: l.tenant_id,
+    phone_number: l.phone_number,
+    service: l.service,
+    driver: l.driver,
+    driver_config_enc: box.seal(JSON.stringify(l.driver_config)),
+    capabilities: JSON.stringify(l.capabilities),
+    is_active: l.is_active ? 1 : 0,
+    created_at: l.created_at,
+  });
+
+  return {
+    async insert(l: PhoneLine): Promise<void> {
+      await db.insertInto('phone_lines').values(toRow(l)).execute();
+    },
+    async get(id: string): Promise<PhoneLine | undefined> {
+      const r = await db.selectFrom('phone_lines').selectAll().where('id', '=', id).executeTakeFirst();
+      return r && toLine(r);
+    },
+    async getByNumber(phoneNumber: string): Promise<PhoneLine | undefined> {
+      const r = await db.selectFrom('phone_lines').selectAll().where('phone_number', '=', phoneNumber).executeTakeFirst();
+      return r && toLine(r);
+    },
+    async listByTenant(tenantId: string): Promise<PhoneLine[]> {
+      const rows = await db
+        .selectFrom('phone_lines')
+        .selectAll()
+        .where('tenant_id', '=', tenantId)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute();
+      return rows.map(toLine);
+    },
+    async list(): Promise<PhoneLine[]> {
+      const rows = await db.selectFrom('phone_lines').selectAll().orderBy('created_at').orderBy('id').execute();
+      return rows.map(toLine);
+    },
+    async replace(l: PhoneLine): Promise<void> {
+      const { id, ...rest } = toRow(l);
+      await db.updateTable('phone_lines').set(rest).where('id', '=', id).execute();
+    },
+  };
+}
+
+export type LinesRepo = ReturnType<typeof linesRepo>;

@@ -1,0 +1,7 @@
+import type { Migration } from 'kysely';
+import * as m001 from './001_foundation.js';
+
+/** Numbered migrations, applied in key order; never edit one that has shipped. */
+export const migrations: Record<string, Migration> = {
+  '001_foundation': m001,
+};

@@ -1,0 +1,33 @@
+/**
+ * Encrypts secrets at rest (AES-256-GCM under the master key) and derives the
+ * keyed lookup hash used to find an account by its bearer token.
+ */
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
+
+export interface SecretBox {
+  seal(plain: string): string;
+  open(sealed: string): string;
+  lookupHash(secret: string): string;
+}
+
+export function secretBox(masterKey: Buffer): SecretBox {
+  if (masterKey.length !== 32) throw new Error('master key must be 32 bytes');
+  return {
+    seal(plain) {
+      const iv = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', masterKey, iv);
+      const ct = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+      return ['v1', iv.toString('base64'), cipher.getAuthTag().toString('base64'), ct.toString('base64')].join(':');
+    },
+    open(sealed) {
+      const [version, iv, tag, ct] = sealed.split(':');
+      if (version !== 'v1' || !iv || !tag || ct === undefined) throw new Error('unrecognized sealed secret');
+      const decipher = createDecipheriv('aes-256-gcm', masterKey, Buffer.from(iv, 'base64'));
+      decipher.setAuthTag(Buffer.from(tag, 'base64'));
+      return Buffer.concat([decipher.update(Buffer.from(ct, 'base64')), decipher.final()]).toString('utf8');
+    },
+    lookupHash(secret) {
+      return createHmac('sha256', masterKey).update('lookup:').update(secret).digest('hex');
+    },
+  };
+}

@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../support/app.js';
+
+describe('admin API', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp('sqlite');
+  });
+  afterAll(async () => t.close());
+
+  it('refuses missing credentials (2012), wrong tokens and tenant signing secrets (2004)', async () => {
+    expect((await t.request({ method: 'GET', url: '/admin/v1/tenants' })).json().error.code).toBe(2012);
+    for (const token of ['nope', t.demo.signing_secret]) {
+      const res = await t.request({ method: 'GET', url: '/admin/v1/tenants', headers: { authorization: `Bearer ${token}` } });
+      expect(res.statusCode).toBe(401);
+      expect(res.json().error.code).toBe(2004);
+    }
+  });
+
+  it('never lets the admin token act as a tenant credential', async () => {
+    const res = await t.api('GET', '/api/v1/phone-numbers', undefined, { secret: t.adminToken });
+    expect(res.statusCode).toBe(401);
+  });
+
+  it('creates an account whose secret is shown once, then tenants and lines', async () => {
+    const created = await t.admin('POST', '/admin/v1/accounts', { name: 'Acme' });
+    expect(created.statusCode).toBe(201);
+    const { account, signing_secret } = created.json();
+    expect(signing_secret).toMatch(/^bl_sk_[A-Za-z0-9_-]{43}$/);
+    expect(account).toMatchObject({ name: 'Acme', multi_tenant: false, email_verified: true });
+    const listed = await t.admin('GET', '/admin/v1/accounts');
+    expect(JSON.stringify(listed.json())).not.toContain(signing_secret);
+
+    const tenant = await t.admin('POST', '/admin/v1/tenants', {
+      account_id: account.id,
+      slug: 'acme',
+      timezone: 'Europe/Berlin',
+      sending_window: { start: '08:00', end: '20:00' },
+      daily_first_touch_cap: 50,
+      rate_limit: { per_second: 5, burst: 10 },
+    });
+    expect(tenant.statusCode).toBe(201);
+    expect(tenant.json().tenant).toMatchObject({ slug: 'acme', name: 'acme', timezone: 'Europe/Berlin', status: 'active', daily_first_touch_cap: 50 });
+    expect((await t.admin('GET', '/admin/v1/tenants/acme')).json().tenant.sending_window).toEqual({ start: '08:00', end: '20:00' });
+    const patched = await t.admin('PATCH', '/admin/v1/tenants/acme', { daily_first_touch_cap: 7, name: 'Acme GmbH' });
+    expect(patched.json().tenant).toMatchObject({ daily_first_touch_cap: 7, name: 'Acme GmbH', timezone: 'Europe/Berlin' });
+
+    const line = await t.admin('POST', '/admin/v1/lines', {
+      tenant: 'acme',
+      phone_number: '+49 (30) 1234-5678',
+      driver: 'bluebubbles',
+      driver_config: { url: 'http://mac.local:1234', password: 'hunter2-bb' },
+    });
+    expect(line.statusCode).toBe(201);
+    const pl = line.json().phone_line;
+    expect(pl).toMatchObject({ phone_number: '+493012345678', tenant: 'acme', driver: 'bluebubbles', driver_config_keys: ['password', 'url'] });
+    expect(line.body).not.toContain('hunter2-bb');
+    const off = await t.admin('PATCH', `/admin/v1/lines/${pl.id}`, { is_active: false });
+    expect(off.json().phone_line.is_active).toBe(false);
+    const all = await t.admin('GET', '/admin/v1/lines');
+    expect(all.body).not.toContain('hunter2-bb');
+    expect(all.json().phone_lines.map((l: { tenant: string }) => l.tenant)).toContain('acme');
+    const tenantView = await t.api('GET', '/api/v1/phone-numbers', undefined, { secret: signing_secret });
+    expect(tenantView.json().phone_numbers).toEqual([expect.objectContaining({ phone_number: '+493012345678', is_active: false })]);
+  });
+
+  it('validates settings with the spec codes', async () => {
+    const acct = (await t.admin('POST', '/admin/v1/accounts', { name: 'V' })).json().account.id;
+    const bad = async (body: object, code: number) => {
+      const res = await t.admin('POST', '/admin/v1/tenants', { account_id: acct, ...body });
+      expect(res.json().error?.code, JSON.stringify(body)).toBe(code);
+    };
+    await bad({ slug: 'Bad Slug' }, 1002);
+    await bad({ slug: 'tz-co', timezone: 'Mars/Olympus' }, 1002);
+    await bad({ slug: 'win-co', sending_window: { start: '25:00', end: '10:00' } }, 1002);
+    await bad({ slug: 'demo' }, 1012);
+    await bad({}, 1001);
+    const unknownAccount = await t.admin('POST', '/admin/v1/tenants', { account_id: 'acct_nope', slug: 'zz' });
+    expect(unknownAccount.json().error.code).toBe(2011);
+    const badPhone = await t.admin('POST', '/admin/v1/lines', { tenant: 'demo', phone_number: '555-0100', driver: 'simulator' });
+    expect(badPhone.json().error.code).toBe(1003);
+    const badDriver = await t.admin('POST', '/admin/v1/lines', { tenant: 'demo', phone_number: '+14155550999', driver: 'carrier-pigeon' });
+    expect(badDriver.json().error.code).toBe(1002);
+    const dup = await t.admin('POST', '/admin/v1/lines', { tenant: 'demo', phone_number: '+15550100001', driver: 'simulator' });
+    expect(dup.json().error.code).toBe(1012);
+    const noTenant = await t.admin('PATCH', '/admin/v1/tenants/nope', { name: 'x' });
+    expect(noTenant.json().error.code).toBe(2001);
+  });
+
+  it('moves business time with the test clock', async () => {
+    const before = t.clock.now();
+    const res = await t.admin('POST', '/admin/v1/clock/advance', { ms: 3_600_000 });
+    expect(res.statusCode).toBe(200);
+    expect(Date.parse(res.json().now) - before).toBeGreaterThanOrEqual(3_600_000);
+    expect((await t.admin('POST', '/admin/v1/clock/advance', { ms: -5 })).json().error.code).toBe(1002);
+  });
+});
+
+describe('admin API without the test clock', () => {
+  it('has no clock route (404)', async () => {
+    const t = await startTestApp('sqlite', { BLUELINE_TEST_CLOCK: '0' });
+    try {
+      const res = await t.admin('POST', '/admin/v1/clock/advance', { ms: 1000 });
+      expect(res.statusCode).toBe(404);
+      expect(res.json().success).toBe(false);
+    } finally {
+      await t.close();
+    }
+  });
+});

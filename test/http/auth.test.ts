@@ -1,0 +1,227 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STORE_KINDS } from '../support/stores.js';
+import { signRequest, startTestApp, type TestApp } from '../support/app.js';
+
+const LINES = '/api/v1/phone-numbers';
+
+describe.each(STORE_KINDS)('authentication on %s', (kind) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(kind);
+  });
+  afterAll(async () => t.close());
+
+  const sigHeader = () => `x-${t.config.headerBrand}-signature`;
+  const tenantHeader = () => `x-${t.config.headerBrand}-tenant`;
+
+  it('lists the tenant lines with a bearer token, in the spec shape', async () => {
+    const res = await t.api('GET', LINES);
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body.phone_numbers).toHaveLength(2);
+    for (const line of body.phone_numbers) {
+      expect(Object.keys(line).sort()).toEqual(['capabilities', 'id', 'is_active', 'phone_line_id', 'phone_number', 'service']);
+      expect(line.id).toBe(line.phone_line_id);
+      expect(line.phone_number).toMatch(/^\+[1-9]\d+$/);
+      expect(line.service).toBe('imessage');
+      expect(line.is_active).toBe(true);
+      expect(line.capabilities).toEqual(expect.arrayContaining(['imessage', 'send', 'receive']));
+    }
+    expect(body.phone_numbers.map((l: { id: string }) => l.id).sort()).toEqual([...t.demo.phone_line_ids].sort());
+    expect(res.headers['x-trace-id']).toMatch(/^tr_[0-9a-f]{24}$/);
+  });
+
+  it('answers 2012 with the envelope and trace id when no credentials are sent', async () => {
+    const res = await t.request({ method: 'GET', url: LINES });
+    expect(res.statusCode).toBe(401);
+    const body = res.json();
+    expect(body).toEqual({
+      success: false,
+      error: { status: 401, code: 2012, message: expect.any(String), retryable: false },
+      trace_id: res.headers['x-trace-id'],
+    });
+  });
+
+  it('answers 2004 to a wrong bearer token and to a non-bearer Authorization', async () => {
+    for (const authorization of ['Bearer bl_sk_wrong', 'Basic dXNlcjpwYXNz', 'Bearer']) {
+      const res = await t.request({ method: 'GET', url: LINES, headers: { authorization } });
+      expect(res.statusCode, authorization).toBe(401);
+      expect(res.json().error.code, authorization).toBe(2004);
+    }
+  });
+
+  it('accepts an HMAC signature over "<ts>." for a request without a body', async () => {
+    const res = await t.request({
+      method: 'GET',
+      url: LINES,
+      headers: { [sigHeader()]: signRequest(t.demo.signing_secret, ''), [tenantHeader()]: 'demo' },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().phone_numbers).toHaveLength(2);
+  });
+
+  it('checks the HMAC over the exact raw body bytes', async () => {
+    // No tenant route takes a body yet; an unknown route still authenticates
+    // first, so a good signature reaches the 404 and a bad one stops at 401.
+    const raw = '{"b": 1,  "a":"é"}';
+    const good = await t.request({
+      method: 'POST',
+      url: '/api/v1/nothing-here',
+      payload: raw,
+      headers: { 'content-type': 'application/json', [sigHeader()]: signRequest(t.demo.signing_secret, raw), [tenantHeader()]: 'demo' },
+    });
+    expect(good.statusCode).toBe(404);
+    expect(good.json().error.code).toBe(2011);
+    const reordered = '{"a":"é","b":1}';
+    const bad = await t.request({
+      method: 'POST',
+      url: '/api/v1/nothing-here',
+      payload: reordered,
+      headers: { 'content-type': 'application/json', [sigHeader()]: signRequest(t.demo.signing_secret, raw), [tenantHeader()]: 'demo' },
+    });
+    expect(bad.statusCode).toBe(401);
+    expect(bad.json().error.code).toBe(2004);
+  });
+
+  it('answers 2013 outside the 300 s window in both directions, and accepts inside it', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const call = (ts: number) =>
+      t.request({
+        method: 'GET',
+        url: LINES,
+        headers: { [sigHeader()]: signRequest(t.demo.signing_secret, '', ts), [tenantHeader()]: 'demo' },
+      });
+    expect((await call(now - 310)).json().error.code).toBe(2013);
+    expect((await call(now + 310)).json().error.code).toBe(2013);
+    expect((await call(now - 290)).statusCode).toBe(200);
+    expect((await call(now + 290)).statusCode).toBe(200);
+  });
+
+  it('rejects malformed signature headers with 2004, never a 5xx', async () => {
+    const ts = Math.floor(Date.now() / 1000);
+    const hex = signRequest(t.demo.signing_secret, '', ts).split(',')[2]!;
+    const cases = [
+      'v1',
+      'v1,abc,00',
+      `v1,${ts}`,
+      `v1,${ts},${hex.slice(0, 63)}`,
+      `v1,${ts},${hex}00`,
+      `v1,${ts},${'z'.repeat(64)}`,
+      `v1,${ts},${hex},extra`,
+      `v2,${ts},${hex}`,
+      `v1,12a4,${hex}`,
+      `v1,-${ts},${hex}`,
+      `t=${ts},v1=${hex}`,
+      '💥'.repeat(20),
+    ];
+    for (const header of cases) {
+      const res = await t.request({ method: 'GET', url: LINES, headers: { [sigHeader()]: header, [tenantHeader()]: 'demo' } });
+      expect(res.statusCode, header).toBe(401);
+      expect(res.json().error.code, header).toBe(2004);
+    }
+  });
+
+  it('needs the tenant header with HMAC, and does not reveal whether a tenant exists', async () => {
+    const noTenant = await t.request({ method: 'GET', url: LINES, headers: { [sigHeader()]: signRequest(t.demo.signing_secret, '') } });
+    expect(noTenant.statusCode).toBe(401);
+    expect(noTenant.json().error.code).toBe(2012);
+    const unknown = await t.request({
+      method: 'GET',
+      url: LINES,
+      headers: { [sigHeader()]: signRequest(t.demo.signing_secret, ''), [tenantHeader()]: 'no-such-tenant' },
+    });
+    expect(unknown.json().error.code).toBe(2004);
+  });
+
+  describe('multi-tenant accounts and isolation', () => {
+    let multi: { secret: string; accountId: string };
+    let other: { secret: string };
+    beforeAll(async () => {
+      const a = (await t.admin('POST', '/admin/v1/accounts', { name: 'Agency', multi_tenant: true })).json();
+      multi = { secret: a.signing_secret, accountId: a.account.id };
+      for (const [slug, n] of [['agency-east', '+14155550111'], ['agency-west', '+14155550122']] as const) {
+        expect((await t.admin('POST', '/admin/v1/tenants', { account_id: a.account.id, slug })).statusCode).toBe(201);
+        expect((await t.admin('POST', '/admin/v1/lines', { tenant: slug, phone_number: n, driver: 'simulator' })).statusCode).toBe(201);
+      }
+      const b = (await t.admin('POST', '/admin/v1/accounts', { name: 'Other' })).json();
+      other = { secret: b.signing_secret };
+      await t.admin('POST', '/admin/v1/tenants', { account_id: b.account.id, slug: 'other-co' });
+      await t.admin('POST', '/admin/v1/lines', { tenant: 'other-co', phone_number: '+14155550133', driver: 'simulator' });
+    });
+
+    it('selects each of its tenants with the tenant header, by bearer and by HMAC', async () => {
+      for (const [slug, number] of [['agency-east', '+14155550111'], ['agency-west', '+14155550122']]) {
+        const bearer = await t.api('GET', LINES, undefined, { secret: multi.secret, tenant: slug });
+        expect(bearer.json().phone_numbers.map((l: { phone_number: string }) => l.phone_number)).toEqual([number]);
+        const hmac = await t.request({
+          method: 'GET',
+          url: LINES,
+          headers: { [sigHeader()]: signRequest(multi.secret, ''), [tenantHeader()]: slug },
+        });
+        expect(hmac.json().phone_numbers.map((l: { phone_number: string }) => l.phone_number)).toEqual([number]);
+      }
+    });
+
+    it('needs the tenant header on a multi-tenant account (2001)', async () => {
+      const res = await t.api('GET', LINES, undefined, { secret: multi.secret });
+      expect(res.statusCode).toBe(404);
+      expect(res.json().error.code).toBe(2001);
+      expect(res.json().error.message).toContain('x-service-tenant');
+    });
+
+    it('never shows or accepts another account\'s tenant (2001, same as unknown)', async () => {
+      const foreign = await t.api('GET', LINES, undefined, { secret: other.secret, tenant: 'agency-east' });
+      const unknown = await t.api('GET', LINES, undefined, { secret: other.secret, tenant: 'agency-nowhere' });
+      expect(foreign.statusCode).toBe(404);
+      expect(foreign.json().error.code).toBe(2001);
+      expect(foreign.json().error.message).toBe(unknown.json().error.message.replace('agency-nowhere', 'agency-east'));
+      const own = await t.api('GET', LINES, undefined, { secret: other.secret });
+      expect(own.json().phone_numbers.map((l: { phone_number: string }) => l.phone_number)).toEqual(['+14155550133']);
+      const demo = await t.api('GET', LINES);
+      expect(JSON.stringify(demo.json())).not.toContain('+14155550133');
+    });
+
+    it('answers 2001 for odd tenant slugs without failing', async () => {
+      for (const slug of ['../etc/passwd', 'UPPER', 'a'.repeat(300), 'x y', "o'hara", '%00', '-lead']) {
+        const res = await t.api('GET', LINES, undefined, { secret: multi.secret, tenant: slug });
+        expect(res.statusCode, slug).toBe(404);
+        expect(res.json().error.code, slug).toBe(2001);
+      }
+    });
+  });
+
+  it('answers 2005 for a suspended tenant and 2007 for an unverified account', async () => {
+    const a = (await t.admin('POST', '/admin/v1/accounts', { name: 'Susp' })).json();
+    await t.admin('POST', '/admin/v1/tenants', { account_id: a.account.id, slug: 'susp-co' });
+    expect((await t.api('GET', LINES, undefined, { secret: a.signing_secret })).statusCode).toBe(200);
+    expect((await t.admin('PATCH', '/admin/v1/tenants/susp-co', { status: 'suspended' })).json().tenant.status).toBe('suspended');
+    const suspended = await t.api('GET', LINES, undefined, { secret: a.signing_secret });
+    expect(suspended.statusCode).toBe(403);
+    expect(suspended.json().error.code).toBe(2005);
+    await t.admin('PATCH', '/admin/v1/tenants/susp-co', { status: 'active' });
+    await t.admin('PATCH', `/admin/v1/accounts/${a.account.id}`, { email_verified: false });
+    const unverified = await t.api('GET', LINES, undefined, { secret: a.signing_secret });
+    expect(unverified.statusCode).toBe(403);
+    expect(unverified.json().error.code).toBe(2007);
+  });
+
+  it('keeps the old secret working through the rotation overlap, then retires it', async () => {
+    const a = (await t.admin('POST', '/admin/v1/accounts', { name: 'Rotating' })).json();
+    await t.admin('POST', '/admin/v1/tenants', { account_id: a.account.id, slug: 'rot-co' });
+    const old = a.signing_secret;
+    const rotated = await t.admin('POST', `/admin/v1/accounts/${a.account.id}/rotate-secret`);
+    expect(rotated.statusCode).toBe(200);
+    const fresh = rotated.json().signing_secret;
+    expect(fresh).not.toBe(old);
+    for (const secret of [old, fresh]) {
+      expect((await t.api('GET', LINES, undefined, { secret })).statusCode).toBe(200);
+      const hmac = await t.request({ method: 'GET', url: LINES, headers: { [sigHeader()]: signRequest(secret, ''), [tenantHeader()]: 'rot-co' } });
+      expect(hmac.statusCode).toBe(200);
+    }
+    t.clock.advance(24 * 3600_000 + 1_000);
+    expect((await t.api('GET', LINES, undefined, { secret: old })).json().error.code).toBe(2004);
+    const oldHmac = await t.request({ method: 'GET', url: LINES, headers: { [sigHeader()]: signRequest(old, ''), [tenantHeader()]: 'rot-co' } });
+    expect(oldHmac.json().error.code).toBe(2004);
+    expect((await t.api('GET', LINES, undefined, { secret: fresh })).statusCode).toBe(200);
+  });
+});

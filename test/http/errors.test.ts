@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signRequest, startTestApp, type TestApp } from '../support/app.js';
+
+describe('error envelope and bad input', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp('sqlite');
+  });
+  afterAll(async () => t.close());
+
+  const adminPost = (payload: string | Buffer, headers: Record<string, string> = {}) =>
+    t.request({
+      method: 'POST',
+      url: '/admin/v1/accounts',
+      payload,
+      headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': 'application/json', ...headers },
+    });
+
+  it('answers invalid JSON with 1004 — after authentication', async () => {
+    const res = await adminPost('{"name": ');
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toMatchObject({ code: 1004, status: 400, retryable: false });
+    const anonymous = await t.request({ method: 'POST', url: '/admin/v1/accounts', payload: '{"name": ', headers: { 'content-type': 'application/json' } });
+    expect(anonymous.json().error.code).toBe(2012);
+  });
+
+  it('rejects unknown fields, wrong types and missing fields with 1002/1002/1001', async () => {
+    const unknown = await adminPost(JSON.stringify({ name: 'x', nmae: 'typo' }));
+    expect(unknown.json().error).toMatchObject({ code: 1002, message: "unknown body field 'nmae'" });
+    const wrongType = await adminPost(JSON.stringify({ name: 42 }));
+    expect(wrongType.json().error).toMatchObject({ code: 1002, message: "body field 'name' must be string" });
+    const notObject = await adminPost('[1,2]');
+    expect(notObject.json().error.code).toBe(1002);
+    const missing = await adminPost('{}');
+    expect(missing.json().error).toMatchObject({ code: 1001, message: "missing required body field 'name'" });
+    const nested = await t.admin('PATCH', '/admin/v1/tenants/demo', { rate_limit: { per_second: 'fast', burst: 1 } });
+    expect(nested.json().error).toMatchObject({ code: 1002, message: "body field 'rate_limit.per_second' must be number" });
+  });
+
+  it('answers a 10 MB body on a JSON route with a 4xx envelope and keeps serving', async () => {
+    const big = Buffer.alloc(10 * 1024 * 1024, 'a');
+    const res = await adminPost(big);
+    expect(res.statusCode).toBe(413);
+    expect(res.json()).toMatchObject({ success: false, error: { code: 1002, status: 413 } });
+    expect(res.headers['x-trace-id']).toBeTruthy();
+    expect((await t.api('GET', '/api/v1/phone-numbers')).statusCode).toBe(200);
+  });
+
+  it('answers a non-JSON content type with a 415 envelope', async () => {
+    const res = await adminPost('name=x', { 'content-type': 'application/x-www-form-urlencoded' });
+    expect(res.statusCode).toBe(415);
+    expect(res.json().error.code).toBe(1002);
+  });
+
+  it('answers unknown routes with a 404 envelope carrying the trace id', async () => {
+    const res = await t.request({ method: 'GET', url: '/no/such/thing?x=1' });
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toEqual({
+      success: false,
+      error: { status: 404, code: 2011, message: 'no route for GET /no/such/thing', retryable: false },
+      trace_id: res.headers['x-trace-id'],
+    });
+  });
+
+  it('puts X-Trace-ID on successes, distinct per request', async () => {
+    const a = await t.request({ method: 'GET', url: '/healthz' });
+    const b = await t.request({ method: 'GET', url: '/healthz' });
+    expect(a.headers['x-trace-id']).toMatch(/^tr_/);
+    expect(a.headers['x-trace-id']).not.toBe(b.headers['x-trace-id']);
+  });
+
+  it('serves OpenAPI 3.1 generated from the route schemas, and a docs page', async () => {
+    const spec = (await t.request({ method: 'GET', url: '/openapi.json' })).json();
+    expect(spec.openapi).toBe('3.1.0');
+    expect(spec.paths['/api/v1/phone-numbers'].get.responses['200']).toBeTruthy();
+    expect(spec.paths['/admin/v1/tenants'].post.requestBody).toBeTruthy();
+    const docs = await t.request({ method: 'GET', url: '/docs/' });
+    expect(docs.statusCode).toBe(200);
+    expect(docs.headers['content-type']).toContain('text/html');
+  });
+
+  it('reports liveness and store readiness', async () => {
+    expect((await t.request({ method: 'GET', url: '/healthz' })).json()).toEqual({ ok: true });
+    expect((await t.request({ method: 'GET', url: '/readyz' })).json()).toEqual({ ok: true, store: 'sqlite' });
+  });
+
+  it('keeps secrets out of the logs, whatever the request did', async () => {
+    const ts = Math.floor(Date.now() / 1000);
+    await t.api('GET', '/api/v1/phone-numbers');
+    await t.api('GET', '/api/v1/phone-numbers', undefined, { secret: t.demo.signing_secret + 'x' });
+    await t.request({ method: 'GET', url: '/api/v1/phone-numbers', headers: { 'x-service-signature': signRequest(t.demo.signing_secret, '', ts), 'x-service-tenant': 'demo' } });
+    const created = (await t.admin('POST', '/admin/v1/accounts', { name: 'Logged' })).json();
+    await t.admin('POST', '/admin/v1/lines', { tenant: 'demo', phone_number: '+14155550777', driver: 'bluebubbles', driver_config: { password: 'bb-secret-pw' } });
+    await t.admin('POST', `/admin/v1/accounts/${created.account.id}/rotate-secret`);
+    const logs = t.logs.join('');
+    expect(logs).toContain('"path":"/api/v1/phone-numbers"');
+    for (const secret of [t.demo.signing_secret, created.signing_secret, t.adminToken, 'bb-secret-pw']) {
+      expect(logs).not.toContain(secret);
+    }
+  });
+});
+
+describe('unexpected failures', () => {
+  it('answers 3001 without internals when the store fails, and says not ready', async () => {
+    const t = await startTestApp('sqlite');
+    await t.testStore.store.close();
+    const res = await t.api('GET', '/api/v1/phone-numbers');
+    expect(res.statusCode).toBe(500);
+    expect(res.json().error).toEqual({ status: 500, code: 3001, message: 'internal error; quote the trace_id to support', retryable: true });
+    expect(res.body).not.toMatch(/sqlite|select|kysely|Error:/i);
+    expect(t.logs.join('')).toContain(res.json().trace_id);
+    expect((await t.request({ method: 'GET', url: '/readyz' })).statusCode).toBe(503);
+    await t.app.close();
+  });
+});

@@ -1,0 +1,119 @@
+import fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { openStore } from '../../src/store/index.js';
+import { STORE_KINDS, createTestStore, type TestStore } from './../support/stores.js';
+
+const SECRET = 'bl_sk_plaintext-canary-9f3b2c';
+const PASSWORD = 'bluebubbles-password-canary-77a1';
+
+describe.each(STORE_KINDS)('store on %s', (kind) => {
+  let ts: TestStore;
+  beforeAll(async () => {
+    ts = await createTestStore(kind);
+  });
+  afterAll(async () => ts.cleanup());
+
+  const account = (id: string, over: Partial<{ multi_tenant: boolean }> = {}) => ({
+    id,
+    name: `Account ${id}`,
+    multi_tenant: false,
+    email_verified: true,
+    created_at: 1_000,
+    ...over,
+  });
+
+  it('finds an account by its secret and returns live secrets in plaintext', async () => {
+    await ts.store.accounts.insert(account('acct_a'), { id: 'sec_a1', plain: SECRET });
+    expect((await ts.store.accounts.findBySecret(SECRET, 2_000))?.id).toBe('acct_a');
+    expect(await ts.store.accounts.findBySecret(SECRET + 'x', 2_000)).toBeUndefined();
+    expect(await ts.store.accounts.liveSecrets('acct_a', 2_000)).toEqual([SECRET]);
+  });
+
+  it('keeps a rotated secret alive until the overlap ends, newest first', async () => {
+    await ts.store.accounts.insert(account('acct_r'), { id: 'sec_r1', plain: 'old-secret' });
+    await ts.store.accounts.rotateSecret('acct_r', { id: 'sec_r2', plain: 'new-secret' }, 5_000, 10_000);
+    expect(await ts.store.accounts.liveSecrets('acct_r', 9_999)).toEqual(['new-secret', 'old-secret']);
+    expect((await ts.store.accounts.findBySecret('old-secret', 9_999))?.id).toBe('acct_r');
+    expect(await ts.store.accounts.findBySecret('old-secret', 10_000)).toBeUndefined();
+    expect(await ts.store.accounts.liveSecrets('acct_r', 10_000)).toEqual(['new-secret']);
+    // A second rotation never extends the first secret's overlap.
+    await ts.store.accounts.rotateSecret('acct_r', { id: 'sec_r3', plain: 'newest' }, 6_000, 50_000);
+    expect(await ts.store.accounts.liveSecrets('acct_r', 20_000)).toEqual(['newest', 'new-secret']);
+  });
+
+  it('stores tenants with their settings and lines with encrypted driver config', async () => {
+    await ts.store.tenants.insert({
+      id: 'ten_1',
+      account_id: 'acct_a',
+      slug: 'acme',
+      name: 'Acme',
+      timezone: 'America/New_York',
+      sending_window: { start: '09:00', end: '17:30' },
+      daily_first_touch_cap: 25,
+      rate_limit: { per_second: 2.5, burst: 5 },
+      status: 'active',
+      created_at: 1_000,
+    });
+    const t = await ts.store.tenants.getBySlug('acme');
+    expect(t).toMatchObject({ slug: 'acme', sending_window: { start: '09:00', end: '17:30' }, rate_limit: { per_second: 2.5, burst: 5 } });
+    await ts.store.tenants.replace({ ...t!, status: 'suspended' });
+    expect((await ts.store.tenants.getById('ten_1'))?.status).toBe('suspended');
+
+    await ts.store.lines.insert({
+      id: '6f1c6b43-8a57-4c53-9b0a-2f5b0e0f6a11',
+      tenant_id: 'ten_1',
+      phone_number: '+14155550100',
+      service: 'imessage',
+      driver: 'bluebubbles',
+      driver_config: { url: 'http://mac.local:1234', password: PASSWORD },
+      capabilities: ['imessage', 'send', 'receive'],
+      is_active: true,
+      created_at: 1_000,
+    });
+    const lines = await ts.store.lines.listByTenant('ten_1');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]!.driver_config).toEqual({ url: 'http://mac.local:1234', password: PASSWORD });
+    expect(lines[0]!.is_active).toBe(true);
+  });
+
+  it('never holds a signing secret or a driver password in plaintext', async () => {
+    let dump: string;
+    if (kind === 'sqlite') {
+      // The database file and its WAL, as bytes.
+      dump = ['', '-wal'].map((s) => (fs.existsSync(ts.location + s) ? fs.readFileSync(ts.location + s).toString('latin1') : '')).join('');
+    } else {
+      const c = new pg.Client({ connectionString: ts.location });
+      await c.connect();
+      const parts: string[] = [];
+      for (const table of ['accounts', 'account_secrets', 'tenants', 'phone_lines']) {
+        parts.push(JSON.stringify((await c.query(`select * from ${table}`)).rows));
+      }
+      await c.end();
+      dump = parts.join('\n');
+    }
+    expect(dump).toContain('acme'); // the dump really has the data
+    expect(dump).not.toContain(SECRET);
+    expect(dump).not.toContain(PASSWORD);
+    expect(dump).not.toContain('new-secret');
+  });
+
+  it('re-opening runs no migration twice and keeps the data', async () => {
+    const again = await openStore({
+      ...(kind === 'sqlite' ? { sqlitePath: ts.location } : { databaseUrl: ts.location }),
+      masterKey: ts.masterKey,
+    });
+    expect((await again.accounts.get('acct_a'))?.name).toBe('Account acct_a');
+    await again.close();
+  });
+
+  it('cannot read secrets with another master key', async () => {
+    const other = await openStore({
+      ...(kind === 'sqlite' ? { sqlitePath: ts.location } : { databaseUrl: ts.location }),
+      masterKey: Buffer.alloc(32, 7),
+    });
+    expect(await other.accounts.findBySecret(SECRET, 2_000)).toBeUndefined();
+    await expect(other.accounts.liveSecrets('acct_a', 2_000)).rejects.toThrow();
+    await other.close();
+  });
+});

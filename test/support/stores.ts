@@ -1,0 +1,73 @@
+/**
+ * Real stores for tests: SQLite in a temp file, or a fresh database on the
+ * run's PostgreSQL server. Never a mock of our own store.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { openStore, type Store } from '../../src/store/index.js';
+
+export const STORE_KINDS = ['sqlite', 'postgres'] as const;
+export type StoreKind = (typeof STORE_KINDS)[number];
+
+export interface TestStore {
+  store: Store;
+  kind: StoreKind;
+  masterKey: Buffer;
+  /** SQLite file path, or PostgreSQL URL of the test database. */
+  location: string;
+  cleanup(): Promise<void>;
+}
+
+export async function createPgDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const adminUrl = inject('pgUrl');
+  const name = `t_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: adminUrl });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    },
+  };
+}
+
+export async function createTestStore(kind: StoreKind, masterKey = randomBytes(32)): Promise<TestStore> {
+  if (kind === 'sqlite') {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'blueline-sqlite-'));
+    const file = path.join(dir, 'blueline.sqlite');
+    const store = await openStore({ sqlitePath: file, masterKey });
+    return {
+      store,
+      kind,
+      masterKey,
+      location: file,
+      async cleanup() {
+        await store.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
+  const db = await createPgDatabase();
+  const store = await openStore({ databaseUrl: db.url, masterKey });
+  return {
+    store,
+    kind,
+    masterKey,
+    location: db.url,
+    async cleanup() {
+      await store.close();
+      await db.drop();
+    },
+  };
+}
