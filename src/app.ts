@@ -3,7 +3,7 @@
  * plugins (trace id, JSON body, validation, auth, errors, docs) and routes;
  * the caller owns the store and the clock.
  */
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.js';
@@ -39,10 +39,11 @@ export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
 export function buildServices(deps: Pick<AppDeps, 'store' | 'clock' | 'config'>) {
   const { store, clock, config } = deps;
+  const auth = authenticator({ store, clock, brand: config.headerBrand });
   return {
-    accounts: accountsService({ store, clock, secretOverlapMs: config.secretOverlapMs }),
+    accounts: accountsService({ store, clock, secretOverlapMs: config.secretOverlapMs, onChange: auth.invalidate }),
     lines: linesService({ store, clock }),
-    auth: authenticator({ store, clock, brand: config.headerBrand }),
+    auth,
   };
 }
 
@@ -53,7 +54,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
   const app = Fastify({
     loggerInstance: deps.logger as unknown as FastifyBaseLogger,
     // Request lines come from our own onResponse hook: one cheap line, no headers.
-    logController: new LogController({ disableRequestLogging: true }),
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'trace_id' }),
     genReqId: () => ids.trace(),
     bodyLimit: DEFAULT_BODY_LIMIT,
     trustProxy: false,
@@ -62,14 +63,20 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
 
   const services = buildServices(deps);
 
-  app.addHook('onRequest', async (req, reply) => {
+  // Callback-style hooks: no promise per request on the hot path.
+  app.addHook('onRequest', (req, reply, done) => {
     reply.header('X-Trace-ID', req.id);
+    done();
   });
-  if (config.logRequests) {
-    app.addHook('onResponse', async (req, reply) => {
+  if (config.logRequests !== 'off') {
+    const minStatus = config.logRequests === 'all' ? 0 : 400;
+    app.addHook('onResponse', (req, reply, done) => {
+      if (reply.statusCode >= minStatus) logRequest(req, reply);
+      done();
+    });
+    const logRequest = (req: FastifyRequest, reply: FastifyReply) =>
       req.log.info(
         {
-          trace_id: req.id,
           method: req.method,
           path: req.url.split('?')[0],
           status: reply.statusCode,
@@ -78,7 +85,6 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
         },
         'request',
       );
-    });
   }
 
   registerJsonBody(app);

@@ -22,8 +22,8 @@ export interface Config {
   /** How long a rotated signing secret keeps working. */
   secretOverlapMs: number;
   logLevel: string;
-  /** One pino line per request (method, url, status, ms). */
-  logRequests: boolean;
+  /** Request lines (method, path, status, ms): every request, only 4xx/5xx, or none. */
+  logRequests: 'all' | 'errors' | 'off';
 }
 
 export class ConfigError extends Error {}
@@ -36,6 +36,13 @@ function bool(env: Env, name: string, fallback: boolean): boolean {
   if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
   if (['0', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false;
   throw new ConfigError(`${name} must be 1/0 or true/false, got "${raw}"`);
+}
+
+function oneOf<T extends string>(env: Env, name: string, values: readonly T[]): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return values[0]!;
+  if ((values as readonly string[]).includes(raw)) return raw as T;
+  throw new ConfigError(`${name} must be one of ${values.join(', ')}, got "${raw}"`);
 }
 
 function int(env: Env, name: string, fallback: number, min: number, max: number): number {
@@ -78,6 +85,6 @@ export function loadConfig(env: Env = process.env): Config {
     masterKey: env.BLUELINE_MASTER_KEY || undefined,
     secretOverlapMs: int(env, 'BLUELINE_SECRET_OVERLAP_HOURS', 24, 0, 24 * 90) * 3600_000,
     logLevel: env.LOG_LEVEL || 'info',
-    logRequests: bool(env, 'BLUELINE_LOG_REQUESTS', true),
+    logRequests: oneOf(env, 'BLUELINE_LOG_REQUESTS', ['errors', 'all', 'off'] as const),
   };
 }

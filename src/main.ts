@@ -8,7 +8,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { systemClock, testClock } from './clock.js';
 import { openStore } from './store/index.js';
 import { buildApp } from './app.js';
-import { createLogger } from './logging.js';
+import { createLogger, flushLogs } from './logging.js';
 import { loadAdminToken, loadMasterKey } from './bootstrap.js';
 import { createDemoSandbox } from './domain/accounts-tenants/demo.js';
 
@@ -63,6 +63,7 @@ async function main() {
       await store.close();
     } finally {
       clearTimeout(force);
+      await flushLogs(logger);
       process.exit(0);
     }
   };

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
@@ -54,10 +54,19 @@ export async function startBaseline(port: number, body: string): Promise<Proc> {
   return { url, child, stop: stopper(child) };
 }
 
-/** Blueline from source (tsx only transpiles at load) on a fresh data dir. */
+let built = false;
+/** Builds once per run, so the bench measures the compiled service users run. */
+function buildOnce() {
+  if (built) return;
+  execFileSync('npm', ['run', 'build', '--silent'], { cwd: repoRoot, stdio: 'inherit' });
+  built = true;
+}
+
+/** Blueline as `npm start` runs it (dist/main.js), on a fresh data dir. */
 export async function startBlueline(port: number, env: Record<string, string> = {}): Promise<Proc & { demo: { signing_secret: string; tenant: string; phone_line_ids: string[]; admin_token: string } }> {
+  buildOnce();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'blueline-bench-'));
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src/main.ts')], {
+  const child = spawn(process.execPath, [path.join(repoRoot, 'dist/main.js')], {
     cwd: repoRoot,
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env },
     stdio: 'ignore',

@@ -5,6 +5,15 @@ export const newUuid = (): string => randomUUID();
 
 export const randomHex = (bytes: number): string => randomBytes(bytes).toString('hex');
 
+// Trace ids: a random per-process prefix and a counter, unique across processes
+// without drawing entropy on every request.
+const tracePrefix = randomHex(6);
+let traceCounter = 0;
+function nextTraceId(): string {
+  traceCounter = (traceCounter + 1) % 0x1000000000000;
+  return `tr_${tracePrefix}${traceCounter.toString(16).padStart(12, '0')}`;
+}
+
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
 /** ULID-like: 10 chars of millisecond time then 16 random chars; sorts by creation time. */
@@ -27,5 +36,5 @@ export const ids = {
   secret: () => `sec_${randomHex(12)}`,
   /** An API signing secret: 32 random bytes, url-safe. */
   signingSecret: () => `bl_sk_${randomBytes(32).toString('base64url')}`,
-  trace: () => `tr_${randomHex(12)}`,
+  trace: nextTraceId,
 };

@@ -73,27 +73,41 @@ export function accountsRepo(db: Kysely<DB>, box: SecretBox) {
 
     /** The account whose live (current or in-overlap) secret is exactly `plain`. */
     async findBySecret(plain: string, nowMs: number): Promise<Account | undefined> {
+      const found = await this.findSecretOwner(plain);
+      return found && (found.expires_at === null || found.expires_at > nowMs) ? found.account : undefined;
+    },
+
+    /** The account owning secret `plain`, with when the secret stops working (null: never). */
+    async findSecretOwner(plain: string): Promise<{ account: Account; expires_at: number | null } | undefined> {
       const r = await db
         .selectFrom('account_secrets as s')
         .innerJoin('accounts as a', 'a.id', 's.account_id')
         .selectAll('a')
+        .select('s.expires_at')
         .where('s.lookup_hash', '=', box.lookupHash(plain))
-        .where((eb) => eb.or([eb('s.expires_at', 'is', null), eb('s.expires_at', '>', nowMs)]))
         .executeTakeFirst();
-      return r && toAccount(r);
+      if (!r) return undefined;
+      const { expires_at, ...account } = r;
+      return { account: toAccount(account), expires_at: expires_at === null ? null : Number(expires_at) };
     },
 
     /** Live secrets in plaintext, newest first: HMAC checks try each. */
     async liveSecrets(accountId: string, nowMs: number): Promise<string[]> {
+      const all = await this.secretsWithExpiry(accountId, nowMs);
+      return all.map((s) => s.plain);
+    },
+
+    /** Secrets alive at `nowMs`, newest first, with when each stops working. */
+    async secretsWithExpiry(accountId: string, nowMs: number): Promise<{ plain: string; expires_at: number | null }[]> {
       const rows = await db
         .selectFrom('account_secrets')
-        .select(['secret_enc'])
+        .select(['secret_enc', 'expires_at'])
         .where('account_id', '=', accountId)
         .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', nowMs)]))
         .orderBy('created_at', 'desc')
         .orderBy('id', 'desc')
         .execute();
-      return rows.map((r) => box.open(r.secret_enc));
+      return rows.map((r) => ({ plain: box.open(r.secret_enc), expires_at: r.expires_at === null ? null : Number(r.expires_at) }));
     },
 
     /** New current secret; the previous current one lives on until `overlapUntil`. */

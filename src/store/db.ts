@@ -45,7 +45,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
-    db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
+    db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   }
   await migrate(db);
   return {
@@ -56,6 +56,26 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     },
     async close() {
       await db.destroy();
+    },
+  };
+}
+
+/**
+ * kysely prepares every query anew; better-sqlite3 statements are reusable, and
+ * preparing dominates a simple indexed lookup. Cache them by SQL text (bounded).
+ */
+function withStatementCache(sqlite: SqliteDatabase.Database, max = 500) {
+  const cache = new Map<string, SqliteDatabase.Statement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(query: string) {
+      let stmt = cache.get(query);
+      if (!stmt) {
+        stmt = sqlite.prepare(query);
+        if (cache.size >= max) cache.delete(cache.keys().next().value!);
+        cache.set(query, stmt);
+      }
+      return stmt;
     },
   };
 }

@@ -16,17 +16,26 @@ export interface PhoneLine {
 }
 
 export function linesRepo(db: Kysely<DB>, box: SecretBox) {
-  const toLine = (r: DB['phone_lines']): PhoneLine => ({
-    id: r.id,
-    tenant_id: r.tenant_id,
-    phone_number: r.phone_number,
-    service: 'imessage',
-    driver: r.driver,
-    driver_config: JSON.parse(box.open(r.driver_config_enc)) as Record<string, unknown>,
-    capabilities: JSON.parse(r.capabilities) as string[],
-    is_active: r.is_active === 1,
-    created_at: Number(r.created_at),
-  });
+  const toLine = (r: DB['phone_lines']): PhoneLine => {
+    const line = {
+      id: r.id,
+      tenant_id: r.tenant_id,
+      phone_number: r.phone_number,
+      service: 'imessage',
+      driver: r.driver,
+      capabilities: JSON.parse(r.capabilities) as string[],
+      is_active: r.is_active === 1,
+      created_at: Number(r.created_at),
+    } as PhoneLine;
+    // Decrypted on first read only: listings never need the driver's secrets.
+    let config: Record<string, unknown> | undefined;
+    Object.defineProperty(line, 'driver_config', {
+      enumerable: true,
+      get: () => (config ??= JSON.parse(box.open(r.driver_config_enc)) as Record<string, unknown>),
+      set: (v: Record<string, unknown>) => (config = v),
+    });
+    return line;
+  };
   const toRow = (l: PhoneLine): DB['phone_lines'] => ({
     id: l.id,
     tenant_id: l.tenant_id,

@@ -93,7 +93,7 @@ describe('error envelope and bad input', () => {
     await t.admin('POST', '/admin/v1/lines', { tenant: 'demo', phone_number: '+14155550777', driver: 'bluebubbles', driver_config: { password: 'bb-secret-pw' } });
     await t.admin('POST', `/admin/v1/accounts/${created.account.id}/rotate-secret`);
     const logs = t.logs.join('');
-    expect(logs).toContain('"path":"/api/v1/phone-numbers"');
+    expect(logs).toContain('"path":"/api/v1/phone-numbers","status":401');
     for (const secret of [t.demo.signing_secret, created.signing_secret, t.adminToken, 'bb-secret-pw']) {
       expect(logs).not.toContain(secret);
     }

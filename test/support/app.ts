@@ -34,7 +34,7 @@ export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
 export async function startTestApp(kind: StoreKind = 'sqlite', env: Record<string, string> = {}): Promise<TestApp> {
   const testStore = await createTestStore(kind);
-  const config = loadConfig({ BLUELINE_TEST_CLOCK: '1', LOG_LEVEL: 'debug', ...env });
+  const config = loadConfig({ BLUELINE_TEST_CLOCK: '1', LOG_LEVEL: 'debug', BLUELINE_LOG_REQUESTS: 'all', ...env });
   const clock = testClock();
   const logs: string[] = [];
   const stream = new Writable({

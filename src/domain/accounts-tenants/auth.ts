@@ -3,14 +3,20 @@
  * (`x-<brand>-signature: v1,<ts>,<hex>` over `<ts>.<raw body>`), then tenant
  * resolution and account/tenant state checks. Returns the principal or throws
  * the spec's code.
+ *
+ * Successful lookups are cached for a short time (real time), since every API
+ * request authenticates. Changes made through this process clear the cache
+ * at once; other processes see them within AUTH_CACHE_MS.
  */
 import { ApiError } from '../../errors/registry.js';
 import { realNowMs, type Clock } from '../../clock.js';
 import { hmacHex, sameHex } from '../../crypto/hmac.js';
 import type { Store, Account, Tenant } from '../../store/index.js';
 import { isValidSlug } from './settings.js';
+import { ttlCache } from '../ttl-cache.js';
 
 export const SIGNATURE_WINDOW_SECONDS = 300;
+export const AUTH_CACHE_MS = 2_000;
 
 export interface Principal {
   account: Account;
@@ -47,20 +53,42 @@ export function authenticator(deps: { store: Store; clock: Clock; brand: string 
   const { store, clock, brand } = deps;
   const tenantHeader = `x-${brand}-tenant`;
   const signatureHeader = `x-${brand}-signature`;
+  // A secret's owner and expiry; a tenant slug's account and live secrets; an account's tenants.
+  const bearerCache = ttlCache<{ account: Account; expires_at: number | null } | undefined>(AUTH_CACHE_MS);
+  const signerCache = ttlCache<{ account: Account | undefined; secrets: { plain: string; expires_at: number | null }[] }>(AUTH_CACHE_MS);
+  const tenantCache = ttlCache<Tenant[]>(AUTH_CACHE_MS);
+
+  async function bearerOwner(token: string): Promise<Account | undefined> {
+    const found = await bearerCache.get(token, () => store.accounts.findSecretOwner(token));
+    return found && (found.expires_at === null || found.expires_at > clock.now()) ? found.account : undefined;
+  }
+
+  /** The account behind a tenant slug and its secrets, for HMAC checks. */
+  function signerFor(slug: string) {
+    return signerCache.get(slug, async () => {
+      const tenant = isValidSlug(slug) ? await store.tenants.getBySlug(slug) : undefined;
+      const account = tenant && (await store.accounts.get(tenant.account_id));
+      const secrets = account ? await store.accounts.secretsWithExpiry(account.id, clock.now()) : [];
+      return { account, secrets };
+    });
+  }
+
+  const tenantsOf = (accountId: string) => tenantCache.get(accountId, () => store.tenants.listByAccount(accountId));
 
   async function resolveTenant(account: Account, slug: string | undefined, requireHeader: boolean): Promise<Tenant> {
+    const tenants = await tenantsOf(account.id);
     if (slug === undefined) {
       if (requireHeader) throw new ApiError(2001, `this endpoint requires the ${tenantHeader} header`);
       if (account.multi_tenant) {
         throw new ApiError(2001, `multi-tenant accounts must name the tenant in ${tenantHeader}`);
       }
-      const [only] = await store.tenants.listByAccount(account.id);
+      const [only] = tenants;
       if (!only) throw new ApiError(2001, 'this account has no tenant yet');
       return only;
     }
-    const tenant = isValidSlug(slug) ? await store.tenants.getBySlug(slug) : undefined;
     // Another account's tenant reads exactly like a missing one: nothing leaks.
-    if (!tenant || tenant.account_id !== account.id) throw new ApiError(2001, `tenant "${slug}" not found`);
+    const tenant = tenants.find((t) => t.slug === slug);
+    if (!tenant) throw new ApiError(2001, `tenant "${slug}" not found`);
     return tenant;
   }
 
@@ -73,12 +101,19 @@ export function authenticator(deps: { store: Store; clock: Clock; brand: string 
     tenantHeader,
     signatureHeader,
 
+    /** Forget cached lookups: called after any change to accounts, secrets or tenants. */
+    invalidate() {
+      bearerCache.clear();
+      signerCache.clear();
+      tenantCache.clear();
+    },
+
     async authenticate(c: RequestCredentials): Promise<Principal> {
       const slug = c.tenantSlug?.trim() || undefined;
       if (c.authorization !== undefined && c.authorization.trim() !== '') {
         const token = bearerToken(c.authorization);
         if (!token) throw new ApiError(2004, 'Authorization must be "Bearer <signing secret>"');
-        const account = await store.accounts.findBySecret(token, clock.now());
+        const account = await bearerOwner(token);
         if (!account) throw new ApiError(2004, 'invalid bearer token');
         const tenant = await resolveTenant(account, slug, c.requireTenantHeader);
         checkState(account, tenant);
@@ -96,10 +131,11 @@ export function authenticator(deps: { store: Store; clock: Clock; brand: string 
         }
         // HMAC names no account: the tenant header says whose secret to check.
         if (!slug) throw new ApiError(2012, `HMAC-signed requests must send ${tenantHeader}`);
-        const claimed = isValidSlug(slug) ? await store.tenants.getBySlug(slug) : undefined;
-        const account = claimed && (await store.accounts.get(claimed.account_id));
-        const secrets = account ? await store.accounts.liveSecrets(account.id, clock.now()) : [];
-        const valid = secrets.some((s) => sameHex(hmacHex(s, sig.ts, c.rawBody), sig.hex));
+        const { account, secrets } = await signerFor(slug);
+        const now = clock.now();
+        const valid = secrets.some(
+          (s) => (s.expires_at === null || s.expires_at > now) && sameHex(hmacHex(s.plain, sig.ts, c.rawBody), sig.hex),
+        );
         // Unknown tenant and bad signature answer alike, so slugs can't be probed.
         if (!account || !valid) throw new ApiError(2004, 'signature does not match');
         const tenant = await resolveTenant(account, slug, c.requireTenantHeader);

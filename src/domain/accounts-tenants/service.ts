@@ -17,8 +17,15 @@ export interface TenantSettingsInput {
   status?: 'active' | 'suspended';
 }
 
-export function accountsService(deps: { store: Store; clock: Clock; secretOverlapMs: number }) {
+export function accountsService(deps: {
+  store: Store;
+  clock: Clock;
+  secretOverlapMs: number;
+  /** Told after every change, so cached authentication forgets at once. */
+  onChange?: () => void;
+}) {
   const { store, clock } = deps;
+  const changed = () => deps.onChange?.();
 
   function applySettings(t: Tenant, s: TenantSettingsInput): Tenant {
     const next: Tenant = {
@@ -61,7 +68,9 @@ export function accountsService(deps: { store: Store; clock: Clock; secretOverla
 
     async updateAccount(id: string, patch: { name?: string; multi_tenant?: boolean; email_verified?: boolean }) {
       await this.getAccount(id);
-      return (await store.accounts.update(id, patch))!;
+      const account = (await store.accounts.update(id, patch))!;
+      changed();
+      return account;
     },
 
     /** New secret now; the old one keeps working until the overlap ends. */
@@ -73,6 +82,7 @@ export function accountsService(deps: { store: Store; clock: Clock; secretOverla
       const now = clock.now();
       const previous_expires_at = now + overlapMs;
       await store.accounts.rotateSecret(accountId, { id: ids.secret(), plain: signing_secret }, now, previous_expires_at);
+      changed();
       return { signing_secret, previous_secret_expires_at: new Date(previous_expires_at).toISOString() };
     },
 
@@ -92,6 +102,7 @@ export function accountsService(deps: { store: Store; clock: Clock; secretOverla
       };
       const tenant = applySettings(base, input);
       await store.tenants.insert(tenant);
+      changed();
       return tenant;
     },
 
@@ -104,6 +115,7 @@ export function accountsService(deps: { store: Store; clock: Clock; secretOverla
     async updateTenant(slug: string, patch: TenantSettingsInput): Promise<Tenant> {
       const next = applySettings(await this.getTenant(slug), patch);
       await store.tenants.replace(next);
+      changed();
       return next;
     },
 

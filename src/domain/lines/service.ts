@@ -4,6 +4,10 @@ import type { Clock } from '../../clock.js';
 import type { Store, PhoneLine } from '../../store/index.js';
 import { newUuid } from '../ids.js';
 import { normalizeE164 } from '../handles.js';
+import { ttlCache } from '../ttl-cache.js';
+
+/** How long another process may serve a tenant's line list after a change. */
+export const LINES_CACHE_MS = 2_000;
 
 export const LINE_DRIVERS = ['simulator', 'bluebubbles'] as const;
 export type LineDriverName = (typeof LINE_DRIVERS)[number];
@@ -43,6 +47,7 @@ export interface LineInput {
 
 export function linesService(deps: { store: Store; clock: Clock }) {
   const { store, clock } = deps;
+  const byTenant = ttlCache<PhoneLine[]>(LINES_CACHE_MS);
 
   async function tenantBySlug(slug: string) {
     const t = await store.tenants.getBySlug(slug);
@@ -75,6 +80,7 @@ export function linesService(deps: { store: Store; clock: Clock }) {
         created_at: clock.now(),
       };
       await store.lines.insert(line);
+      byTenant.delete(tenant.id);
       return { line, tenant };
     },
 
@@ -91,6 +97,8 @@ export function linesService(deps: { store: Store; clock: Clock }) {
       if (patch.capabilities !== undefined) next.capabilities = patch.capabilities;
       if (patch.is_active !== undefined) next.is_active = patch.is_active;
       await store.lines.replace(next);
+      byTenant.delete(line.tenant_id);
+      byTenant.delete(next.tenant_id);
       const tenant = (await store.tenants.getById(next.tenant_id))!;
       return { line: next, tenant };
     },
@@ -101,7 +109,8 @@ export function linesService(deps: { store: Store; clock: Clock }) {
       return lines.map((l) => ({ line: l, tenantSlug: slugOf.get(l.tenant_id) ?? '' }));
     },
 
-    listForTenant: (tenantId: string) => store.lines.listByTenant(tenantId),
+    /** The tenant's lines for listing (cached briefly); sending reads the store directly. */
+    listForTenant: (tenantId: string) => byTenant.get(tenantId, () => store.lines.listByTenant(tenantId)),
   };
 }
 
