@@ -25,6 +25,13 @@ import { adminAccountRoutes } from './http/routes/admin/accounts.js';
 import { adminTenantRoutes } from './http/routes/admin/tenants.js';
 import { adminLineRoutes } from './http/routes/admin/lines.js';
 import { adminClockRoutes } from './http/routes/admin/clock.js';
+import { simulatorRoutes } from './http/routes/admin/simulator.js';
+import { postSend } from './http/routes/send/post.js';
+import { chatRoutes } from './http/routes/chats/routes.js';
+import { messageRoutes } from './http/routes/messages/routes.js';
+import { driverRegistry } from './drivers/registry.js';
+import { lineEvents } from './domain/messaging/line-events.js';
+import { messaging, noMedia, type MediaSource } from './domain/messaging/index.js';
 
 export interface AppDeps {
   config: Config;
@@ -37,13 +44,18 @@ export interface AppDeps {
 /** JSON routes accept up to 1 MiB; routes that take more say so themselves. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
-export function buildServices(deps: Pick<AppDeps, 'store' | 'clock' | 'config'>) {
+export function buildServices(deps: Pick<AppDeps, 'store' | 'clock' | 'config'> & { media?: MediaSource }) {
   const { store, clock, config } = deps;
   const auth = authenticator({ store, clock, brand: config.headerBrand });
+  const events = lineEvents({ store, clock });
+  const drivers = driverRegistry({ events, state: store.lineRuntime, now: () => clock.now() });
   return {
     accounts: accountsService({ store, clock, secretOverlapMs: config.secretOverlapMs, onChange: auth.invalidate }),
     lines: linesService({ store, clock }),
     auth,
+    events,
+    drivers,
+    messaging: messaging({ store, clock, drivers, media: deps.media ?? noMedia }),
   };
 }
 
@@ -91,6 +103,10 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
   registerValidation(app);
   registerErrorHandling(app);
   registerAuth(app, { auth: services.auth, adminToken: deps.adminToken });
+  // After authentication and validation, so only well-formed requests spend tokens.
+  app.addHook('preHandler', async (req) => {
+    if (req.routeOptions.config?.rateLimited && req.principal) await services.messaging.limits.takeRateToken(req.principal.tenant);
+  });
   await registerDocs(app, { brand: config.headerBrand });
 
   healthRoutes(app, { store });
@@ -99,6 +115,10 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
   adminTenantRoutes(app, services);
   adminLineRoutes(app, services);
   adminClockRoutes(app, { clock });
+  simulatorRoutes(app, { store, clock, events: services.events });
+  postSend(app, services);
+  chatRoutes(app, services);
+  messageRoutes(app, services);
 
   await app.ready();
   return { app, services };

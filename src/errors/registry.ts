@@ -42,7 +42,9 @@ export const ERROR_CODES = {
   5002: { http: 400, retryable: false, message: 'Attachment too large' },
   5003: { http: 400, retryable: false, message: 'Unsupported MIME type' },
   5004: { http: 400, retryable: false, message: 'Attachment not yet uploaded' },
-} as const satisfies Record<number, { http: number; retryable: boolean; message: string }>;
+  // The one string code (legacy, kept for compatibility): same idempotency key, different request.
+  idempotency_collision: { http: 422, retryable: false, message: 'Idempotency key reused with a different request' },
+} as const satisfies Record<number | string, { http: number; retryable: boolean; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
@@ -63,6 +65,8 @@ export class ApiError extends Error {
   readonly http: number;
   readonly retryable: boolean;
   readonly extras: ErrorExtras;
+  /** Ids known when the failure happened (lead, chat, line): the send route's flat shape reports them. */
+  context?: Record<string, unknown>;
 
   constructor(code: ErrorCode, message?: string, options: ApiErrorOptions = {}) {
     const entry = ERROR_CODES[code];

@@ -35,21 +35,59 @@ function fromFastifyError(err: FastifyError): ApiError | undefined {
   }
 }
 
-export function toApiError(err: unknown): ApiError {
+export function toApiError(err: unknown, missingFieldCode?: 1001 | 1002 | 1003): ApiError {
   if (isApiError(err)) return err;
   const fe = err as FastifyError;
-  if (fe && Array.isArray(fe.validation)) return validationToApiError(fe.validation, fe.validationContext ?? 'body');
+  if (fe && Array.isArray(fe.validation)) return validationToApiError(fe.validation, fe.validationContext ?? 'body', missingFieldCode);
   return (fe && fromFastifyError(fe)) ?? new ApiError(3001, 'internal error; quote the trace_id to support');
+}
+
+/** Short names for the send route's `error` field. */
+function sendErrorName(code: ApiError['code']): string {
+  if (typeof code === 'string') return code;
+  if (code === 4001) return 'send_failed';
+  if (code === 4002) return 'lines_saturated';
+  if (code === 1007) return 'rate_limited';
+  if (code === 3002 || code === 3003 || code === 3004) return 'delivery_unavailable';
+  if (code === 4098) return 'unknown_effect';
+  if (code === 4099) return 'unsupported';
+  if (code === 2006) return 'line_not_assigned';
+  if (code >= 5001) return 'attachment_error';
+  if (code === 2004 || code === 2012 || code === 2013) return 'unauthorized';
+  if (code === 2005 || code === 2007) return 'forbidden';
+  if (code === 2001) return 'tenant_not_found';
+  if (code === 3001) return 'internal_error';
+  return 'invalid_request';
+}
+
+/** The send route's flat failure shape (spec rule 5): no envelope, no trace_id in the body. */
+export function sendFailure(err: ApiError) {
+  const ctx = err.context ?? {};
+  const internal = err.code === 3001;
+  return {
+    status: 'failed' as const,
+    error: sendErrorName(err.code),
+    code: err.code,
+    reason: internal ? 'internal error; quote the X-Trace-ID header to support' : err.message,
+    retryable: err.retryable,
+    lead_id: internal ? null : (ctx.lead_id ?? null),
+    chat_id: internal ? null : (ctx.chat_id ?? null),
+    lead_created: internal ? false : (ctx.lead_created ?? false),
+    convo_id: internal ? null : (ctx.convo_id ?? null),
+    phone_line_id: internal ? null : (ctx.phone_line_id ?? null),
+    ...err.extras,
+  };
 }
 
 export function sendError(reply: FastifyReply, req: FastifyRequest, apiErr: ApiError) {
   if (apiErr.extras.retry_after !== undefined) reply.header('Retry-After', String(Math.ceil(apiErr.extras.retry_after)));
-  return reply.status(apiErr.http).send(errorEnvelope(apiErr, req.id));
+  const flat = req.routeOptions?.config?.errorShape === 'send';
+  return reply.status(apiErr.http).send(flat ? sendFailure(apiErr) : errorEnvelope(apiErr, req.id));
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err, req, reply) => {
-    const apiErr = toApiError(err);
+    const apiErr = toApiError(err, req.routeOptions?.config?.missingFieldCode);
     if (apiErr.code === 3001) req.log.error({ err, trace_id: req.id }, 'unhandled error');
     return sendError(reply, req, apiErr);
   });

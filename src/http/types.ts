@@ -13,5 +13,11 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     auth?: AuthMode;
+    /** 'send': failures use the send route's flat shape (spec rule 5) instead of the envelope. */
+    errorShape?: 'envelope' | 'send';
+    /** The code for a missing required field on this route (spec: 1001; chat parts 1003; edit 1002). */
+    missingFieldCode?: 1001 | 1002 | 1003;
+    /** Takes a token from the tenant's rate-limit bucket before the handler runs. */
+    rateLimited?: boolean;
   }
 }

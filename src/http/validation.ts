@@ -35,7 +35,7 @@ export function registerValidation(app: FastifyInstance): void {
 const PART_NAMES: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };
 
 /** Ajv's first error → the spec's code: a missing field is 1001, anything else 1002. */
-export function validationToApiError(errors: FastifySchemaValidationError[], context: string): ApiError {
+export function validationToApiError(errors: FastifySchemaValidationError[], context: string, missingFieldCode: 1001 | 1002 | 1003 = 1001): ApiError {
   const e = errors[0];
   const where = PART_NAMES[context] ?? context;
   if (!e) return new ApiError(1002, `invalid ${where}`);
@@ -44,7 +44,7 @@ export function validationToApiError(errors: FastifySchemaValidationError[], con
   const params = e.params as Record<string, unknown>;
   switch (e.keyword) {
     case 'required':
-      return new ApiError(1001, `missing required ${where} field '${field(String(params.missingProperty))}'`);
+      return new ApiError(missingFieldCode, `missing required ${where} field '${field(String(params.missingProperty))}'`);
     case 'additionalProperties':
       return new ApiError(1002, `unknown ${where} field '${field(String(params.additionalProperty))}'`);
     case 'type':

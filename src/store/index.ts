@@ -7,12 +7,20 @@ import { accountsRepo } from './accounts.js';
 import { tenantsRepo } from './tenants.js';
 import { linesRepo } from './lines.js';
 import { secretBox } from './secret-box.js';
+import { conversationsRepo } from './conversations.js';
+import { messagesRepo } from './messages.js';
+import { idempotencyRepo } from './idempotency.js';
+import { lineRuntimeRepo } from './line-runtime.js';
 
 export interface Store {
   database: Database;
   accounts: ReturnType<typeof accountsRepo>;
   tenants: ReturnType<typeof tenantsRepo>;
   lines: ReturnType<typeof linesRepo>;
+  conversations: ReturnType<typeof conversationsRepo>;
+  messages: ReturnType<typeof messagesRepo>;
+  idempotency: ReturnType<typeof idempotencyRepo>;
+  lineRuntime: ReturnType<typeof lineRuntimeRepo>;
   close(): Promise<void>;
 }
 
@@ -24,6 +32,10 @@ export async function openStore(opts: OpenOptions & { masterKey: Buffer }): Prom
     accounts: accountsRepo(database.db, box),
     tenants: tenantsRepo(database.db),
     lines: linesRepo(database.db, box),
+    conversations: conversationsRepo(database.db),
+    messages: messagesRepo(database.db),
+    idempotency: idempotencyRepo(database.db),
+    lineRuntime: lineRuntimeRepo(database.db, database.dialect),
     close: () => database.close(),
   };
 }
@@ -31,3 +43,6 @@ export async function openStore(opts: OpenOptions & { masterKey: Buffer }): Prom
 export type { Account } from './accounts.js';
 export type { Tenant } from './tenants.js';
 export type { PhoneLine } from './lines.js';
+export type { Lead, Chat } from './conversations.js';
+export type { Message, MessagePart } from './messages.js';
+export type { IdempotencyRecord } from './idempotency.js';

@@ -51,7 +51,98 @@ export interface PhoneLinesTable {
   created_at: number;
 }
 
+export interface LeadsTable {
+  id: string;
+  tenant_id: string;
+  handle: string;
+  created_at: number;
+}
+
+export interface ChatsTable {
+  id: string;
+  tenant_id: string;
+  is_group: number;
+  lead_id: string | null;
+  /** the line pinned to the conversation */
+  line_id: string | null;
+  convo_id: string;
+  /** the provider's chat identifier (group chats) */
+  chat_key: string | null;
+  display_name: string | null;
+  created_at: number;
+}
+
+export interface ChatParticipantsTable {
+  chat_id: string;
+  handle: string;
+  added_at: number;
+}
+
+export interface MessagesTable {
+  id: string;
+  tenant_id: string;
+  chat_id: string;
+  line_id: string | null;
+  direction: 'outbound' | 'inbound';
+  sender_handle: string | null;
+  /** JSON array of parts */
+  parts: string;
+  effect: string | null;
+  status: 'sent' | 'delivered' | 'read' | 'failed' | 'received';
+  provider_guid: string | null;
+  first_touch: number;
+  error_code: number | null;
+  sent_at: number;
+  delivered_at: number | null;
+  read_at: number | null;
+  edited_at: number | null;
+}
+
+export interface IdempotencyKeysTable {
+  tenant_id: string;
+  route: string;
+  key: string;
+  /** hash of the whole request */
+  fingerprint: string;
+  /** JSON of the fields whose change is a collision (recipient, body, voice note) */
+  identity: string;
+  state: 'in_progress' | 'done';
+  http_status: number | null;
+  response: string | null;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface RateBucketsTable {
+  tenant_id: string;
+  tokens: number;
+  updated_at: number;
+}
+
+export interface LineStateTable {
+  line_id: string;
+  service_epoch: string;
+  /** reservation of the line's last first touch (compare-and-set, so processes can't both take it) */
+  last_first_touch_at: number | null;
+  updated_at: number;
+}
+
+export interface SimulatorSentTable {
+  id: string;
+  line_id: string;
+  entry: string;
+  created_at: number;
+}
+
 export interface DB {
+  leads: LeadsTable;
+  chats: ChatsTable;
+  chat_participants: ChatParticipantsTable;
+  messages: MessagesTable;
+  idempotency_keys: IdempotencyKeysTable;
+  rate_buckets: RateBucketsTable;
+  line_state: LineStateTable;
+  simulator_sent: SimulatorSentTable;
   accounts: AccountsTable;
   account_secrets: AccountSecretsTable;
   tenants: TenantsTable;

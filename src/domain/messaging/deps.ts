@@ -1,0 +1,22 @@
+import type { Clock } from '../../clock.js';
+import type { Store } from '../../store/index.js';
+import type { DriverRegistry } from '../../drivers/registry.js';
+import type { OutboundFile } from '../../drivers/types.js';
+
+/**
+ * Where outbound media and staged voice notes come from. The media area
+ * implements these; until an id resolves, sends fail with 5001.
+ */
+export interface MediaSource {
+  /** Uploaded attachments of the tenant, in order; throws 5001/5004 with attachment_index. */
+  attachments(tenantId: string, ids: string[]): Promise<OutboundFile[]>;
+  /** A staged voice note usable on `lineId` now; throws 5001 when unknown, expired, elsewhere or stale. */
+  voiceNote(tenantId: string, lineId: string, voiceNoteId: string): Promise<OutboundFile>;
+}
+
+export interface MessagingDeps {
+  store: Store;
+  clock: Clock;
+  drivers: DriverRegistry;
+  media: MediaSource;
+}

@@ -1,0 +1,120 @@
+/**
+ * Sending limits: the tenant rate limit (token bucket, 1007), and first-touch
+ * rules: per line 10 minutes between first touches and 30 a day, the tenant's
+ * daily cap, and the tenant's sending window in its timezone. Days are the
+ * tenant's local calendar days.
+ */
+import { ApiError } from '../../errors/registry.js';
+import type { PhoneLine, Tenant } from '../../store/index.js';
+import type { MessagingDeps } from './deps.js';
+import type { DriverCapability } from '../../drivers/types.js';
+
+export const FIRST_TOUCH_GAP_MS = 10 * 60_000;
+export const FIRST_TOUCH_PER_LINE_PER_DAY = 30;
+const DAY_MS = 86_400_000;
+
+/** Local wall-clock parts of `ms` in `tz`. */
+function localParts(ms: number, tz: string) {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone: tz,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  }).formatToParts(new Date(ms));
+  const get = (t: string) => Number(parts.find((p) => p.type === t)?.value ?? 0);
+  return { hour: get('hour'), minute: get('minute'), second: get('second') };
+}
+
+/** Start of the tenant's local day containing `ms` (DST days are off by at most the shift). */
+export function localDayStart(ms: number, tz: string): number {
+  const p = localParts(ms, tz);
+  return ms - ((p.hour * 60 + p.minute) * 60 + p.second) * 1000 - (ms % 1000);
+}
+
+const toMinutes = (hhmm: string) => {
+  const [h, m] = hhmm.split(':').map(Number);
+  return h! * 60 + m!;
+};
+
+/** 0 when `ms` is inside the window, else milliseconds until it opens. */
+export function msUntilWindowOpens(ms: number, tenant: Tenant): number {
+  const p = localParts(ms, tenant.timezone);
+  const now = p.hour * 60 + p.minute;
+  const start = toMinutes(tenant.sending_window.start);
+  const end = toMinutes(tenant.sending_window.end);
+  const inside = start < end ? now >= start && now < end : now >= start || now < end;
+  if (inside) return 0;
+  const minutes = (start - now + 1440) % 1440;
+  return minutes * 60_000 - p.second * 1000 - (ms % 1000);
+}
+
+export function limits(deps: MessagingDeps) {
+  const { store, clock } = deps;
+
+  return {
+    /** Takes one request token from the tenant's bucket, or throws 1007 with retry_after. */
+    async takeRateToken(tenant: Tenant): Promise<void> {
+      const wait = await store.lineRuntime.takeToken(tenant.id, tenant.rate_limit.per_second, tenant.rate_limit.burst, clock.now());
+      if (wait > 0) {
+        const retry_after = Math.max(1, Math.ceil(wait));
+        throw new ApiError(1007, `rate limit of ${tenant.rate_limit.per_second}/s (burst ${tenant.rate_limit.burst}) exceeded`, { retry_after });
+      }
+    },
+
+    /** The tenant's active lines that can do `need`, least recently used for first touch first. */
+    async candidateLines(tenant: Tenant, need: DriverCapability): Promise<PhoneLine[]> {
+      const lines = (await store.lines.listByTenant(tenant.id)).filter(
+        (l) => l.is_active && deps.drivers.has(l.driver) && deps.drivers.forLine(l).capabilities().has(need),
+      );
+      if (lines.length === 0) throw new ApiError(3002, 'no active phone line of this project can send this message');
+      return lines;
+    },
+
+    /**
+     * Chooses and reserves a line for a first touch now, or throws 4002 with
+     * retry_after until the earliest moment one could take it.
+     */
+    async reserveFirstTouchLine(tenant: Tenant, need: DriverCapability, preferred?: PhoneLine): Promise<PhoneLine> {
+      const now = clock.now();
+      const windowWait = msUntilWindowOpens(now, tenant);
+      if (windowWait > 0) {
+        throw new ApiError(4002, `outside the project's sending window (${tenant.sending_window.start}–${tenant.sending_window.end} ${tenant.timezone}) for first-touch messages`, {
+          retry_after: Math.ceil(windowWait / 1000),
+        });
+      }
+      const dayStart = localDayStart(now, tenant.timezone);
+      const nextDay = dayStart + DAY_MS;
+      if ((await store.messages.tenantFirstTouches(tenant.id, dayStart)) >= tenant.daily_first_touch_cap) {
+        throw new ApiError(4002, `daily cap reached: the project's daily first-touch cap (${tenant.daily_first_touch_cap}) is used up`, {
+          retry_after: Math.ceil((nextDay - now) / 1000),
+        });
+      }
+      const lines = preferred ? [preferred] : await this.candidateLines(tenant, need);
+      const scored = await Promise.all(
+        lines.map(async (line) => {
+          const [today, last] = await Promise.all([
+            store.messages.firstTouchStats(line.id, dayStart),
+            store.lineRuntime.lastFirstTouch(line.id),
+          ]);
+          const freeAt = today.count >= FIRST_TOUCH_PER_LINE_PER_DAY ? nextDay : last === null ? now : Math.max(now, last + FIRST_TOUCH_GAP_MS);
+          return { line, freeAt, last: last ?? 0 };
+        }),
+      );
+      // Least recently used first, so first touches spread over the lines.
+      scored.sort((a, b) => a.last - b.last);
+      for (const s of scored) {
+        if (s.freeAt <= now && (await store.lineRuntime.reserveFirstTouch(s.line.id, now, FIRST_TOUCH_GAP_MS))) return s.line;
+      }
+      const earliest = Math.min(...scored.map((s) => (s.freeAt <= now ? now + 1000 : s.freeAt)));
+      throw new ApiError(4002, 'every phone line is at its first-touch limit right now', {
+        retry_after: Math.max(1, Math.ceil((earliest - now) / 1000)),
+      });
+    },
+  };
+}
+
+export type Limits = ReturnType<typeof limits>;

@@ -1,0 +1,132 @@
+/**
+ * The one path every outbound message takes: choose the line (a conversation
+ * sticks to its line; a first touch gets a free line under the limits),
+ * record the message, hand it to the driver, record the outcome. The message
+ * row exists before the driver is called, so a crash never leaves a sent
+ * message unrecorded.
+ */
+import { ApiError } from '../../errors/registry.js';
+import type { Chat, Message, MessagePart, PhoneLine, Tenant } from '../../store/index.js';
+import type { DriverCapability, LineDriver, OutboundFile, Target } from '../../drivers/types.js';
+import { timeSortableId } from '../ids.js';
+import type { MessagingDeps } from './deps.js';
+import type { Limits } from './limits.js';
+import { toApiError } from './driver-errors.js';
+
+export type OutboundContent =
+  | { kind: 'text'; text: string; effect?: string; richLinkUrl?: string }
+  | { kind: 'rich_link'; url: string }
+  | { kind: 'media'; files: OutboundFile[]; grouped: boolean }
+  | { kind: 'voice_note'; file: OutboundFile; voiceNoteId: string };
+
+const NEEDS: Record<OutboundContent['kind'], DriverCapability> = {
+  text: 'text',
+  rich_link: 'text',
+  media: 'media',
+  voice_note: 'voice_notes',
+};
+
+export const newMessageId = (nowMs: number) => `msg_${timeSortableId(nowMs)}`;
+
+function partsOf(c: OutboundContent): MessagePart[] {
+  switch (c.kind) {
+    case 'text':
+      return [{ type: 'text', value: c.text }, ...(c.richLinkUrl ? [{ type: 'rich_link' as const, url: c.richLinkUrl }] : [])];
+    case 'rich_link':
+      return [{ type: 'rich_link', url: c.url }];
+    case 'media':
+      return c.files.map((f) => ({ type: 'media' as const, attachment_id: f.attachmentId, filename: f.filename, mime_type: f.mimeType, size_bytes: f.sizeBytes }));
+    case 'voice_note':
+      return [{ type: 'voice_note', voice_note_id: c.voiceNoteId }];
+  }
+}
+
+async function deliver(driver: LineDriver, target: Target, c: OutboundContent): Promise<string> {
+  switch (c.kind) {
+    case 'text':
+      return (await driver.sendText(target, c.text, { effect: c.effect, richLinkUrl: c.richLinkUrl })).guid;
+    case 'rich_link':
+      return (await driver.sendText(target, c.url, { richLinkUrl: c.url })).guid;
+    case 'media':
+      return (await driver.sendMedia(target, c.files, { grouped: c.grouped })).guids[0]!;
+    case 'voice_note':
+      return (await driver.sendVoiceNote(target, c.file)).guid;
+  }
+}
+
+export function outbound(deps: MessagingDeps, lim: Limits) {
+  const { store, clock, drivers } = deps;
+
+  /** The line for this message, and whether it is a first touch. */
+  async function lineFor(tenant: Tenant, chat: Chat, need: DriverCapability, pinned?: PhoneLine): Promise<{ line: PhoneLine; firstTouch: boolean }> {
+    if (pinned) {
+      if (!pinned.is_active) throw new ApiError(3002, 'the phone line is not active');
+      if (!drivers.forLine(pinned).capabilities().has(need)) {
+        throw new ApiError(4099, `this line does not support ${need.replace('_', ' ')}`, { http: 501 });
+      }
+      if (chat.line_id) return { line: pinned, firstTouch: false };
+      return { line: await lim.reserveFirstTouchLine(tenant, need, pinned), firstTouch: true };
+    }
+    if (chat.line_id) {
+      const current = await store.lines.get(chat.line_id);
+      if (current && current.is_active && current.tenant_id === tenant.id) {
+        if (!drivers.forLine(current).capabilities().has(need)) {
+          throw new ApiError(4099, `this conversation's line does not support ${need.replace('_', ' ')}`, { http: 501 });
+        }
+        return { line: current, firstTouch: false };
+      }
+      // The pinned line went away: move the conversation to another active line.
+      const [next] = await lim.candidateLines(tenant, need);
+      return { line: next!, firstTouch: false };
+    }
+    return { line: await lim.reserveFirstTouchLine(tenant, need), firstTouch: true };
+  }
+
+  return {
+    lineFor,
+
+    /** Sends `content` into `chat`; returns the recorded message. */
+    async send(tenant: Tenant, chat: Chat, content: OutboundContent, opts: { pinnedLine?: PhoneLine } = {}): Promise<{ message: Message; line: PhoneLine }> {
+      const { line, firstTouch } = await lineFor(tenant, chat, NEEDS[content.kind], opts.pinnedLine);
+      const now = clock.now();
+      const message: Message = {
+        id: newMessageId(now),
+        tenant_id: tenant.id,
+        chat_id: chat.id,
+        line_id: line.id,
+        direction: 'outbound',
+        sender_handle: line.phone_number,
+        parts: partsOf(content),
+        effect: content.kind === 'text' ? content.effect ?? null : null,
+        status: 'sent',
+        provider_guid: null,
+        first_touch: firstTouch,
+        error_code: null,
+        sent_at: now,
+        delivered_at: null,
+        read_at: null,
+        edited_at: null,
+      };
+      await store.messages.insert(message);
+      const target: Target = chat.is_group ? { kind: 'group', chatKey: chat.chat_key ?? '' } : { kind: 'direct', handle: (await store.conversations.participants(chat.id))[0] ?? '' };
+      try {
+        const guid = await deliver(drivers.forLine(line), target, content);
+        await store.messages.update(message.id, { provider_guid: guid });
+        message.provider_guid = guid;
+      } catch (err) {
+        const apiErr = toApiError(err, content.kind === 'voice_note' ? 'voice notes' : undefined);
+        const code = apiErr instanceof ApiError && typeof apiErr.code === 'number' ? apiErr.code : 3001;
+        await store.messages.update(message.id, { status: 'failed', error_code: code });
+        if (apiErr instanceof ApiError) apiErr.context = { phone_line_id: line.id, message_id: message.id };
+        throw apiErr;
+      }
+      if (!chat.line_id || chat.line_id !== line.id) {
+        await store.conversations.pinLine(chat.id, line.id);
+        chat.line_id = line.id;
+      }
+      return { message, line };
+    },
+  };
+}
+
+export type Outbound = ReturnType<typeof outbound>;

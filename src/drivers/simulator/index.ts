@@ -1,0 +1,168 @@
+/**
+ * The simulator: a sandbox Mac line. It keeps its device log and service
+ * epoch in the database (through the driver state port), assigns guids,
+ * reports delivered then read receipts shortly after a send, and can be
+ * configured per line:
+ *   { "voice_notes": false, "edits": false, "auto_reply": "text",
+ *     "receipt_delay_ms": 200 }
+ */
+import { randomUUID } from 'node:crypto';
+import type { DriverCapability, DriverContext, LineDriver, OutboundFile, SendOptions, Tapback, Target } from '../types.js';
+import { DRIVER_CAPABILITIES, DriverFailure } from '../types.js';
+import { SIMULATOR_RECIPIENTS } from './reserved.js';
+
+const DEFAULT_RECEIPT_DELAY_MS = 250;
+
+/** The admin path that serves the exact bytes of a file the device was asked to send. */
+export const deviceContentPath = (lineId: string, attachmentId: string) =>
+  `/admin/v1/lines/${lineId}/simulate/content/${attachmentId}`;
+
+export function simulatorDriver(ctx: DriverContext): LineDriver {
+  const cfg = ctx.config;
+  const caps = new Set<DriverCapability>(DRIVER_CAPABILITIES);
+  if (cfg.voice_notes === false) caps.delete('voice_notes');
+  if (cfg.edits === false) caps.delete('edit');
+  if (cfg.reactions === false) caps.delete('react');
+  const receiptDelay = typeof cfg.receipt_delay_ms === 'number' ? cfg.receipt_delay_ms : DEFAULT_RECEIPT_DELAY_MS;
+  let seq = 0;
+
+  const newGuid = () => `sim-${randomUUID()}`;
+
+  /** Log ids sort in the order the device received them. */
+  const logId = () => `dev_${ctx.now().toString(36).padStart(10, '0')}_${(seq++).toString(36).padStart(6, '0')}_${randomUUID().slice(0, 8)}`;
+
+  function recipientOf(target: Target): string | undefined {
+    return target.kind === 'direct' ? target.handle : undefined;
+  }
+
+  function checkReachable(target: Target) {
+    const to = recipientOf(target);
+    if (to === SIMULATOR_RECIPIENTS.unreachable) throw new DriverFailure('unreachable', `simulated: ${to} is not reachable on iMessage`);
+    if (to === SIMULATOR_RECIPIENTS.lineDown) throw new DriverFailure('line_down', 'simulated: the line is down');
+  }
+
+  async function log(entry: Record<string, unknown>) {
+    await ctx.state.appendDeviceLog(logId(), ctx.lineId, { ...entry, at: new Date(ctx.now()).toISOString() }, ctx.now());
+  }
+
+  function scheduleReceipts(target: Target, guid: string) {
+    if (recipientOf(target) === SIMULATOR_RECIPIENTS.undelivered) return;
+    const fire = (kind: 'delivered' | 'read', delay: number) =>
+      setTimeout(() => {
+        ctx.events.receipt(ctx.lineId, guid, kind, ctx.now()).catch(() => {
+          /* a receipt for a message the service no longer knows is dropped */
+        });
+      }, delay).unref();
+    fire('delivered', receiptDelay);
+    fire('read', receiptDelay * 2);
+  }
+
+  function maybeAutoReply(target: Target) {
+    const reply = cfg.auto_reply;
+    if (typeof reply !== 'string' || target.kind !== 'direct') return;
+    setTimeout(() => {
+      ctx.events
+        .inbound(ctx.lineId, { guid: newGuid(), from: target.handle, parts: [{ type: 'text', value: reply }], sentAt: ctx.now() })
+        .catch(() => {});
+    }, receiptDelay * 3).unref();
+  }
+
+  const describeTarget = (target: Target) => (target.kind === 'direct' ? { to: target.handle } : { chat_key: target.chatKey });
+  const describeFile = (f: OutboundFile) => ({
+    attachment_id: f.attachmentId,
+    filename: f.filename,
+    mime_type: f.mimeType,
+    size_bytes: f.sizeBytes,
+    content_path: deviceContentPath(ctx.lineId, f.attachmentId),
+  });
+
+  function require(cap: DriverCapability, what: string) {
+    if (!caps.has(cap)) throw new DriverFailure('unsupported', `${what} is turned off on this simulated line`);
+  }
+
+  return {
+    capabilities: () => caps,
+
+    async serviceEpoch() {
+      const epoch = await ctx.state.serviceEpoch(ctx.lineId);
+      if (epoch) return epoch;
+      const first = `epoch-${randomUUID()}`;
+      await ctx.state.setServiceEpoch(ctx.lineId, first, ctx.now());
+      return (await ctx.state.serviceEpoch(ctx.lineId)) ?? first;
+    },
+
+    async sendText(target, text, opts: SendOptions = {}) {
+      checkReachable(target);
+      const guid = newGuid();
+      await log({ kind: 'text', guid, ...describeTarget(target), text, ...(opts.effect && { effect: opts.effect }), ...(opts.richLinkUrl && { rich_link: opts.richLinkUrl }) });
+      scheduleReceipts(target, guid);
+      maybeAutoReply(target);
+      return { guid };
+    },
+
+    async sendMedia(target, files, opts) {
+      require('media', 'media');
+      checkReachable(target);
+      if (opts.grouped) {
+        const guid = newGuid();
+        await log({ kind: 'media_group', guid, ...describeTarget(target), parts: files.map(describeFile) });
+        scheduleReceipts(target, guid);
+        return { guids: [guid] };
+      }
+      const guids: string[] = [];
+      for (const f of files) {
+        const guid = newGuid();
+        await log({ kind: 'media', guid, ...describeTarget(target), parts: [describeFile(f)] });
+        scheduleReceipts(target, guid);
+        guids.push(guid);
+      }
+      return { guids };
+    },
+
+    async sendVoiceNote(target, file) {
+      require('voice_notes', 'voice notes');
+      checkReachable(target);
+      const guid = newGuid();
+      await log({ kind: 'voice_note', guid, ...describeTarget(target), is_audio_message: true, parts: [describeFile(file)] });
+      scheduleReceipts(target, guid);
+      return { guid };
+    },
+
+    async edit(guid, partIndex, newText) {
+      require('edit', 'editing');
+      await log({ kind: 'edit', guid, part_index: partIndex, text: newText });
+    },
+
+    async react(guid, tapback: Tapback, remove) {
+      require('react', 'reactions');
+      await log({ kind: 'reaction', guid, tapback, remove });
+    },
+
+    async addParticipant(chatKey, handle) {
+      require('participants', 'participant changes');
+      if (handle === SIMULATOR_RECIPIENTS.rejectsParticipantAdd) {
+        throw new DriverFailure('rejected', `simulated: ${handle} cannot be added to the group`);
+      }
+      await log({ kind: 'add_participant', chat_key: chatKey, handle });
+    },
+
+    async createGroup(handles, text) {
+      require('create_group', 'group creation');
+      for (const h of handles) {
+        if (h === SIMULATOR_RECIPIENTS.unreachable) throw new DriverFailure('unreachable', `simulated: ${h} is not reachable on iMessage`);
+      }
+      const chatKey = `iMessage;+;chat${randomUUID().replace(/-/g, '').slice(0, 18)}`;
+      const guid = newGuid();
+      await log({ kind: 'create_group', guid, chat_key: chatKey, handles, text });
+      scheduleReceipts({ kind: 'group', chatKey }, guid);
+      return { chatKey, guid };
+    },
+  };
+}
+
+/** A simulated restart of the line's messaging service: a new epoch. */
+export async function restartSimulatedService(ctx: Pick<DriverContext, 'lineId' | 'state' | 'now'>): Promise<string> {
+  const epoch = `epoch-${randomUUID()}`;
+  await ctx.state.setServiceEpoch(ctx.lineId, epoch, ctx.now());
+  return epoch;
+}

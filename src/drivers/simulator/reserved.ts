@@ -1,0 +1,14 @@
+/**
+ * Reserved recipients that force outcomes in the simulator, like test card
+ * numbers in a payment sandbox. Anything else behaves like a happy iPhone.
+ */
+export const SIMULATOR_RECIPIENTS = {
+  /** Every send fails: 502 / 4001, retryable. */
+  unreachable: '+15005550001',
+  /** Accepted (`sent`) but never delivered or read. */
+  undelivered: '+15005550002',
+  /** Adding this handle to a group is rejected: 502 / 4001. */
+  rejectsParticipantAdd: '+15005550003',
+  /** The line acts as down for this recipient: 503 / 3002. */
+  lineDown: '+15005550004',
+} as const;

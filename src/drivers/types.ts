@@ -1,0 +1,85 @@
+/**
+ * The line driver contract: what a phone line can do and how it reports back.
+ * Drivers never touch the store; the domain hands them a context with the
+ * callbacks and persistence ports they may use.
+ */
+import type { Readable } from 'node:stream';
+
+export const DRIVER_CAPABILITIES = ['text', 'media', 'grouped_media', 'voice_notes', 'edit', 'react', 'participants', 'create_group'] as const;
+export type DriverCapability = (typeof DRIVER_CAPABILITIES)[number];
+
+/** Where a message goes: a person's handle, or a group chat by the provider's chat key. */
+export type Target = { kind: 'direct'; handle: string } | { kind: 'group'; chatKey: string };
+
+export interface OutboundFile {
+  attachmentId: string;
+  filename: string;
+  mimeType: string;
+  sizeBytes: number;
+  open(): Readable;
+}
+
+export type DriverFailureKind = 'unreachable' | 'line_down' | 'unsupported' | 'rejected' | 'not_found';
+
+/** A typed failure the domain maps onto the spec's codes. */
+export class DriverFailure extends Error {
+  constructor(
+    readonly kind: DriverFailureKind,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'DriverFailure';
+  }
+}
+
+export const TAPBACKS = ['love', 'like', 'dislike', 'laugh', 'emphasize', 'question'] as const;
+export type Tapback = (typeof TAPBACKS)[number];
+
+export interface InboundMessage {
+  guid: string;
+  /** the sender's handle, normalized */
+  from: string;
+  /** set for group messages: the provider's chat key and the members */
+  group?: { chatKey: string; handles: string[]; displayName?: string };
+  parts: ({ type: 'text'; value: string } | { type: 'media'; filename?: string; mimeType?: string; bytes: Buffer })[];
+  sentAt: number;
+}
+
+export interface DriverEvents {
+  inbound(lineId: string, message: InboundMessage): Promise<void>;
+  receipt(lineId: string, guid: string, kind: 'delivered' | 'read', atMs: number): Promise<void>;
+}
+
+/** Persistence a driver may keep in the database through the domain (the simulator's device log, epochs). */
+export interface DriverStatePort {
+  serviceEpoch(lineId: string): Promise<string | undefined>;
+  setServiceEpoch(lineId: string, epoch: string, nowMs: number): Promise<void>;
+  appendDeviceLog(id: string, lineId: string, entry: unknown, nowMs: number): Promise<void>;
+}
+
+export interface DriverContext {
+  lineId: string;
+  phoneNumber: string;
+  config: Record<string, unknown>;
+  events: DriverEvents;
+  state: DriverStatePort;
+  now(): number;
+}
+
+export interface SendOptions {
+  effect?: string;
+  richLinkUrl?: string;
+}
+
+export interface LineDriver {
+  capabilities(): ReadonlySet<DriverCapability>;
+  /** Changes whenever the line's messaging service restarts. */
+  serviceEpoch(): Promise<string>;
+  sendText(target: Target, text: string, opts?: SendOptions): Promise<{ guid: string }>;
+  sendMedia(target: Target, files: OutboundFile[], opts: { grouped: boolean }): Promise<{ guids: string[] }>;
+  sendVoiceNote(target: Target, file: OutboundFile): Promise<{ guid: string }>;
+  edit(guid: string, partIndex: number, newText: string): Promise<void>;
+  react(guid: string, tapback: Tapback, remove: boolean): Promise<void>;
+  addParticipant(chatKey: string, handle: string): Promise<void>;
+  createGroup(handles: string[], text: string): Promise<{ chatKey: string; guid: string }>;
+}

@@ -1,0 +1,94 @@
+/** Leads, chats (direct and group) and group participants. */
+import type { Kysely } from 'kysely';
+import type { DB } from './schema.js';
+
+export interface Lead {
+  id: string;
+  tenant_id: string;
+  handle: string;
+  created_at: number;
+}
+
+export interface Chat {
+  id: string;
+  tenant_id: string;
+  is_group: boolean;
+  lead_id: string | null;
+  line_id: string | null;
+  convo_id: string;
+  chat_key: string | null;
+  display_name: string | null;
+  created_at: number;
+}
+
+const toChat = (r: DB['chats']): Chat => ({ ...r, is_group: r.is_group === 1, created_at: Number(r.created_at) });
+
+function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: string; message?: string };
+  return e.code === '23505' || e.code === 'SQLITE_CONSTRAINT_UNIQUE' || e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+export function conversationsRepo(db: Kysely<DB>) {
+  return {
+    async findLead(tenantId: string, handle: string): Promise<Lead | undefined> {
+      const r = await db.selectFrom('leads').selectAll().where('tenant_id', '=', tenantId).where('handle', '=', handle).executeTakeFirst();
+      return r && { ...r, created_at: Number(r.created_at) };
+    },
+
+    /** Find or create; `created` is true only for the call that inserted it (races included). */
+    async upsertLead(lead: Lead): Promise<{ lead: Lead; created: boolean }> {
+      const existing = await this.findLead(lead.tenant_id, lead.handle);
+      if (existing) return { lead: existing, created: false };
+      try {
+        await db.insertInto('leads').values(lead).execute();
+        return { lead, created: true };
+      } catch (err) {
+        if (!isUniqueViolation(err)) throw err;
+        return { lead: (await this.findLead(lead.tenant_id, lead.handle))!, created: false };
+      }
+    },
+
+    async getChat(tenantId: string, id: string): Promise<Chat | undefined> {
+      const r = await db.selectFrom('chats').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+      return r && toChat(r);
+    },
+
+    /** Inserts unless a chat with that id exists; returns the stored chat. */
+    async ensureChat(chat: Chat): Promise<Chat> {
+      try {
+        await db.insertInto('chats').values({ ...chat, is_group: chat.is_group ? 1 : 0 }).execute();
+        return chat;
+      } catch (err) {
+        if (!isUniqueViolation(err)) throw err;
+        return (await this.getChat(chat.tenant_id, chat.id))!;
+      }
+    },
+
+    async pinLine(chatId: string, lineId: string, chatKey?: string): Promise<void> {
+      await db
+        .updateTable('chats')
+        .set({ line_id: lineId, ...(chatKey !== undefined && { chat_key: chatKey }) })
+        .where('id', '=', chatId)
+        .execute();
+    },
+
+    async participants(chatId: string): Promise<string[]> {
+      const rows = await db.selectFrom('chat_participants').select('handle').where('chat_id', '=', chatId).orderBy('added_at').orderBy('handle').execute();
+      return rows.map((r) => r.handle);
+    },
+
+    /** Adds if absent; false when it was already there. */
+    async addParticipant(chatId: string, handle: string, at: number): Promise<boolean> {
+      try {
+        await db.insertInto('chat_participants').values({ chat_id: chatId, handle, added_at: at }).execute();
+        return true;
+      } catch (err) {
+        if (!isUniqueViolation(err)) throw err;
+        return false;
+      }
+    },
+  };
+}
+
+export type ConversationsRepo = ReturnType<typeof conversationsRepo>;
+export { isUniqueViolation };

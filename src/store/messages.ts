@@ -1,0 +1,117 @@
+/** Messages of a chat, in and out, with their delivery state. */
+import { sql, type Kysely } from 'kysely';
+import type { DB } from './schema.js';
+
+export type MessagePart =
+  | { type: 'text'; value: string }
+  | { type: 'media'; attachment_id: string; filename?: string; mime_type?: string; size_bytes?: number }
+  | { type: 'voice_note'; voice_note_id: string; duration_seconds?: number }
+  | { type: 'rich_link'; url: string };
+
+export interface Message {
+  id: string;
+  tenant_id: string;
+  chat_id: string;
+  line_id: string | null;
+  direction: 'outbound' | 'inbound';
+  sender_handle: string | null;
+  parts: MessagePart[];
+  effect: string | null;
+  status: 'sent' | 'delivered' | 'read' | 'failed' | 'received';
+  provider_guid: string | null;
+  first_touch: boolean;
+  error_code: number | null;
+  sent_at: number;
+  delivered_at: number | null;
+  read_at: number | null;
+  edited_at: number | null;
+}
+
+const num = (v: number | null) => (v === null ? null : Number(v));
+const toMessage = (r: DB['messages']): Message => ({
+  ...r,
+  parts: JSON.parse(r.parts) as MessagePart[],
+  first_touch: r.first_touch === 1,
+  sent_at: Number(r.sent_at),
+  delivered_at: num(r.delivered_at),
+  read_at: num(r.read_at),
+  edited_at: num(r.edited_at),
+});
+
+export function messagesRepo(db: Kysely<DB>) {
+  return {
+    async insert(m: Message): Promise<void> {
+      await db.insertInto('messages').values({ ...m, parts: JSON.stringify(m.parts), first_touch: m.first_touch ? 1 : 0 }).execute();
+    },
+
+    async get(tenantId: string, id: string): Promise<Message | undefined> {
+      const r = await db.selectFrom('messages').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+      return r && toMessage(r);
+    },
+
+    async byProviderGuid(lineId: string, guid: string): Promise<Message | undefined> {
+      const r = await db.selectFrom('messages').selectAll().where('line_id', '=', lineId).where('provider_guid', '=', guid).executeTakeFirst();
+      return r && toMessage(r);
+    },
+
+    /** Newest first; the cursor is the last row's (sent_at, id). */
+    async listByChat(chatId: string, limit: number, before?: { sent_at: number; id: string }): Promise<Message[]> {
+      let q = db.selectFrom('messages').selectAll().where('chat_id', '=', chatId);
+      if (before) {
+        q = q.where((eb) =>
+          eb.or([eb('sent_at', '<', before.sent_at), eb.and([eb('sent_at', '=', before.sent_at), eb('id', '<', before.id)])]),
+        );
+      }
+      const rows = await q.orderBy('sent_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+      return rows.map(toMessage);
+    },
+
+    async update(id: string, patch: Partial<Pick<Message, 'status' | 'parts' | 'delivered_at' | 'read_at' | 'edited_at' | 'provider_guid' | 'error_code'>>) {
+      const { parts, ...rest } = patch;
+      await db
+        .updateTable('messages')
+        .set({ ...rest, ...(parts !== undefined && { parts: JSON.stringify(parts) }) })
+        .where('id', '=', id)
+        .execute();
+    },
+
+    /** First-touch sends from a line since `sinceMs`, and the latest one's time. */
+    async firstTouchStats(lineId: string, sinceMs: number): Promise<{ count: number; lastAt: number | null }> {
+      const r = await db
+        .selectFrom('messages')
+        .select([sql<number>`count(*)`.as('n'), sql<number | null>`max(sent_at)`.as('last')])
+        .where('line_id', '=', lineId)
+        .where('first_touch', '=', 1)
+        .where('status', '!=', 'failed')
+        .where('sent_at', '>=', sinceMs)
+        .executeTakeFirst();
+      return { count: Number(r?.n ?? 0), lastAt: r?.last == null ? null : Number(r.last) };
+    },
+
+    /** The latest first touch from a line at any time (for the 10-minute gap across days). */
+    async lastFirstTouch(lineId: string): Promise<number | null> {
+      const r = await db
+        .selectFrom('messages')
+        .select(sql<number | null>`max(sent_at)`.as('last'))
+        .where('line_id', '=', lineId)
+        .where('first_touch', '=', 1)
+        .where('status', '!=', 'failed')
+        .executeTakeFirst();
+      return r?.last == null ? null : Number(r.last);
+    },
+
+    async tenantFirstTouches(tenantId: string, sinceMs: number): Promise<number> {
+      const r = await db
+        .selectFrom('messages')
+        .select(sql<number>`count(*)`.as('n'))
+        .where('tenant_id', '=', tenantId)
+        .where('first_touch', '=', 1)
+        .where('status', '!=', 'failed')
+        .where('sent_at', '>=', sinceMs)
+        .executeTakeFirst();
+      return Number(r?.n ?? 0);
+    },
+  };
+}
+
+export type MessagesRepo = ReturnType<typeof messagesRepo>;

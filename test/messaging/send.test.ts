@@ -1,0 +1,187 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../support/app.js';
+import { STORE_KINDS } from '../support/stores.js';
+import { allDeviceLogs, deviceLog, eventually, firstTouch, newRecipient, prepareSandbox } from '../support/messaging.js';
+import { SIMULATOR_RECIPIENTS } from '../../src/drivers/simulator/reserved.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+describe('POST /api/v1/send', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp('sqlite');
+    await prepareSandbox(t);
+  });
+  afterAll(async () => t.close());
+
+  it('sends a text and answers exactly the spec fields; the device receives exactly it', async () => {
+    const phone = newRecipient();
+    const res = await firstTouch(t, { phone, body: 'Hello from Blueline' });
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(Object.keys(body).sort()).toEqual(['chat_id', 'convo_id', 'lead_created', 'lead_id', 'message_id', 'phone_line_id', 'status']);
+    expect(body).toMatchObject({ status: 'sent', lead_created: true });
+    expect(body.lead_id).toMatch(UUID);
+    expect(body.chat_id).toBe(body.lead_id);
+    expect(body.convo_id).toMatch(UUID);
+    expect(body.message_id).toMatch(/^msg_[0-9A-Z]{26}$/);
+    expect(t.demo.phone_line_ids).toContain(body.phone_line_id);
+    const log = await deviceLog(t, body.phone_line_id);
+    expect(log[0]).toMatchObject({ kind: 'text', to: phone, text: 'Hello from Blueline' });
+
+    const again = await t.api('POST', '/api/v1/send', { phone, body: 'second' });
+    expect(again.json()).toMatchObject({ lead_id: body.lead_id, chat_id: body.chat_id, convo_id: body.convo_id, lead_created: false, phone_line_id: body.phone_line_id });
+  });
+
+  it('reports delivered then read on the message status', async () => {
+    const sent = (await firstTouch(t, { phone: newRecipient(), body: 'track me' })).json();
+    const read = await eventually(
+      async () => (await t.api('GET', `/api/v1/messages/${sent.message_id}`)).json().message,
+      (m) => m.status === 'read',
+    );
+    expect(read).toMatchObject({ id: sent.message_id, direction: 'outbound', status: 'read', chat_id: sent.chat_id });
+    expect(Date.parse(read.delivered_at)).toBeLessThanOrEqual(Date.parse(read.read_at));
+  });
+
+  it('keeps messages to the "undelivered" number at sent', async () => {
+    const sent = (await firstTouch(t, { phone: SIMULATOR_RECIPIENTS.undelivered, body: 'into the void' })).json();
+    await new Promise((r) => setTimeout(r, 100));
+    const m = (await t.api('GET', `/api/v1/messages/${sent.message_id}`)).json().message;
+    expect(m).toMatchObject({ status: 'sent', delivered_at: null, read_at: null });
+  });
+
+  it('lowercases email handles and keeps one lead per handle', async () => {
+    const first = (await firstTouch(t, { phone: 'Jane.Doe@iCloud.com', body: 'hi' })).json();
+    const second = (await t.api('POST', '/api/v1/send', { phone: 'jane.doe@icloud.com', body: 'again' })).json();
+    expect(second.lead_id).toBe(first.lead_id);
+    const log = await deviceLog(t, first.phone_line_id);
+    expect(log.find((e) => e.text === 'hi')).toMatchObject({ to: 'jane.doe@icloud.com' });
+  });
+
+  it('answers every failure in the flat shape, with no trace_id in the body', async () => {
+    const res = await t.api('POST', '/api/v1/send', { phone: '555-CALL-NOW', body: 'x' });
+    expect(res.statusCode).toBe(400);
+    const body = res.json();
+    expect(body).toEqual({
+      status: 'failed', error: 'invalid_request', code: 1003, reason: expect.stringContaining('E.164'), retryable: false,
+      lead_id: null, chat_id: null, lead_created: false, convo_id: null, phone_line_id: null,
+    });
+    expect(res.headers['x-trace-id']).toBeTruthy();
+    const unauth = await t.request({ method: 'POST', url: '/api/v1/send', payload: { phone: '+14155550100', body: 'x' } });
+    expect(unauth.statusCode).toBe(401);
+    expect(unauth.json()).toMatchObject({ status: 'failed', code: 2012, error: 'unauthorized' });
+  });
+
+  it('rejects unknown effects with the allowed list, and sends known ones', async () => {
+    const bad = await t.api('POST', '/api/v1/send', { phone: '+14155550101', body: 'x', effect: 'fireworks' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toMatchObject({ code: 4098, allowed_effects: ['celebration', 'balloons', 'confetti', 'fireball', 'heart', 'laser', 'lasers', 'shootingstar', 'sparkles', 'spotlight'] });
+    const ok = (await firstTouch(t, { phone: newRecipient(), body: 'yay', effect: 'confetti' })).json();
+    expect((await deviceLog(t, ok.phone_line_id))[0]).toMatchObject({ text: 'yay', effect: 'confetti' });
+  });
+
+  it('enforces voice-note exclusivity and lookup rules', async () => {
+    const line = t.demo.phone_line_ids[0];
+    const vn = { voice_note_id: 'vn_0123456789abcdef' };
+    const withBody = await t.api('POST', '/api/v1/send', { phone: '+14155550102', phone_line_id: line, voice_note: vn, body: 'x' });
+    expect(withBody.statusCode).toBe(400);
+    expect(withBody.json()).toMatchObject({ code: 1011, status: 'failed' });
+    const withEffect = await t.api('POST', '/api/v1/send', { phone: '+14155550102', phone_line_id: line, voice_note: vn, effect: 'heart' });
+    expect(withEffect.json().code).toBe(1011);
+    const withLink = await t.api('POST', '/api/v1/send', { phone: '+14155550102', phone_line_id: line, voice_note: vn, rich_link: 'https://example.com' });
+    expect(withLink.statusCode).toBe(501);
+    expect(withLink.json().code).toBe(4099);
+    const inAttachments = await t.api('POST', '/api/v1/send', { phone: '+14155550102', attachments: ['vn_0123456789abcdef'] });
+    expect(inAttachments.json()).toMatchObject({ code: 1011, attachment_index: 0 });
+    const unknown = await t.api('POST', '/api/v1/send', { phone: '+14155550102', phone_line_id: line, voice_note: vn });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json().code).toBe(5001);
+  });
+
+  it('answers 501/4099 for a voice note on a line without voice-note support', async () => {
+    const line = t.demo.phone_line_ids[1]!;
+    await t.admin('PATCH', `/admin/v1/lines/${line}`, { driver_config: { receipt_delay_ms: 5, voice_notes: false } });
+    const res = await t.api('POST', '/api/v1/send', { phone: '+14155550103', phone_line_id: line, voice_note: { voice_note_id: 'vn_00' } });
+    expect(res.statusCode).toBe(501);
+    expect(res.json()).toMatchObject({ code: 4099, status: 'failed' });
+    await t.admin('PATCH', `/admin/v1/lines/${line}`, { driver_config: { receipt_delay_ms: 5 } });
+  });
+
+  it('refuses a phone_line_id that is not the tenant\'s (2006)', async () => {
+    const other = (await t.admin('POST', '/admin/v1/accounts', { name: 'Other' })).json();
+    await t.admin('POST', '/admin/v1/tenants', { account_id: other.account.id, slug: 'other-send' });
+    const line = (await t.admin('POST', '/admin/v1/lines', { tenant: 'other-send', phone_number: '+14155550900', driver: 'simulator' })).json().phone_line;
+    const res = await t.api('POST', '/api/v1/send', { phone: '+14155550104', body: 'x', phone_line_id: line.id });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().code).toBe(2006);
+  });
+
+  it('answers an unreachable recipient with 502/4001, retryable, with the ids, and records the failure', async () => {
+    t.clock.advance(11 * 60_000);
+    const res = await t.api('POST', '/api/v1/send', { phone: SIMULATOR_RECIPIENTS.unreachable, body: 'anyone?' });
+    expect(res.statusCode).toBe(502);
+    const body = res.json();
+    expect(body).toMatchObject({ status: 'failed', error: 'send_failed', code: 4001, retryable: true, lead_created: true });
+    expect(body.lead_id).toMatch(UUID);
+    expect(body.chat_id).toBe(body.lead_id);
+    expect(t.demo.phone_line_ids).toContain(body.phone_line_id);
+    const history = (await t.api('GET', `/api/v1/chats/${body.chat_id}/messages`)).json().messages;
+    expect(history[0]).toMatchObject({ status: 'failed', error_code: 4001 });
+  });
+
+  it('returns the recorded result for a repeated idempotency key and refuses a changed one', async () => {
+    const phone = newRecipient();
+    const first = await firstTouch(t, { phone, body: 'once', idempotency_key: 'order-1' });
+    const again = await t.api('POST', '/api/v1/send', { phone, body: 'once', idempotency_key: 'order-1' });
+    expect(again.statusCode).toBe(200);
+    expect(again.json()).toEqual(first.json());
+    const log = await deviceLog(t, first.json().phone_line_id);
+    expect(log.filter((e) => e.text === 'once')).toHaveLength(1);
+
+    for (const changed of [{ phone, body: 'twice' }, { phone: newRecipient(), body: 'once' }]) {
+      const res = await t.api('POST', '/api/v1/send', { ...changed, idempotency_key: 'order-1' });
+      expect(res.statusCode).toBe(422);
+      expect(res.json()).toMatchObject({ status: 'failed', code: 'idempotency_collision', error: 'idempotency_collision', retryable: false });
+    }
+    // Six hours later the key is free again.
+    t.clock.advance(6 * 3600_000 + 1_000);
+    const later = await t.api('POST', '/api/v1/send', { phone, body: 'twice', idempotency_key: 'order-1' });
+    expect(later.statusCode).toBe(200);
+    expect(later.json().message_id).not.toBe(first.json().message_id);
+  });
+
+  it('rate-limits per tenant with 429/1007, retry_after and Retry-After', async () => {
+    await t.admin('PATCH', '/admin/v1/tenants/demo', { rate_limit: { per_second: 0.5, burst: 2 } });
+    const phone = newRecipient();
+    await firstTouch(t, { phone, body: 'r0' }); // the clock move refills the bucket
+    await t.api('POST', '/api/v1/send', { phone, body: 'r1' });
+    const limited = await t.api('POST', '/api/v1/send', { phone, body: 'r2' });
+    expect(limited.statusCode).toBe(429);
+    expect(limited.json()).toMatchObject({ status: 'failed', code: 1007, retryable: true, retry_after: 2 });
+    expect(limited.headers['retry-after']).toBe('2');
+    t.clock.advance(2_000);
+    expect((await t.api('POST', '/api/v1/send', { phone, body: 'r3' })).statusCode).toBe(200);
+    await t.admin('PATCH', '/admin/v1/tenants/demo', { rate_limit: { per_second: 10_000, burst: 10_000 } });
+  });
+});
+
+describe.each(STORE_KINDS)('idempotent sends racing on %s', (kind) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(kind);
+    await prepareSandbox(t);
+  });
+  afterAll(async () => t.close());
+
+  it('turns 50 identical requests at once into one message, and every caller gets its answer', async () => {
+    const phone = newRecipient();
+    t.clock.advance(11 * 60_000);
+    const request = { phone, body: 'exactly once', idempotency_key: `race-${kind}` };
+    const responses = await Promise.all(Array.from({ length: 50 }, () => t.api('POST', '/api/v1/send', request)));
+    expect(responses.map((r) => r.statusCode)).toEqual(Array(50).fill(200));
+    const ids = new Set(responses.map((r) => r.json().message_id));
+    expect(ids.size).toBe(1);
+    const sent = (await allDeviceLogs(t)).filter((e) => e.text === 'exactly once');
+    expect(sent).toHaveLength(1);
+  });
+});

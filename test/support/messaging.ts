@@ -1,0 +1,44 @@
+/** Helpers for messaging tests: fast simulator receipts, lifted limits, first touches. */
+import { expect } from 'vitest';
+import type { TestApp } from './app.js';
+
+export const FIRST_TOUCH_GAP_MS = 10 * 60_000;
+
+/** Simulator receipts after `ms`, and a rate limit high enough not to interfere. */
+export async function prepareSandbox(t: TestApp, opts: { receiptDelayMs?: number; rate?: { per_second: number; burst: number } } = {}) {
+  for (const id of t.demo.phone_line_ids) {
+    const res = await t.admin('PATCH', `/admin/v1/lines/${id}`, { driver_config: { receipt_delay_ms: opts.receiptDelayMs ?? 5 } });
+    expect(res.statusCode).toBe(200);
+  }
+  await t.admin('PATCH', '/admin/v1/tenants/demo', { rate_limit: opts.rate ?? { per_second: 10_000, burst: 10_000 } });
+}
+
+let counter = 0;
+/** A recipient the tenant has never talked to. */
+export const newRecipient = () => `+1415555${String(1000 + (counter++ % 9000)).padStart(4, '0')}`;
+
+/** Sends a first touch after moving the clock past every line's 10-minute gap. */
+export async function firstTouch(t: TestApp, body: Record<string, unknown>) {
+  t.clock.advance(FIRST_TOUCH_GAP_MS + 1_000);
+  return t.api('POST', '/api/v1/send', body);
+}
+
+export async function deviceLog(t: TestApp, lineId: string): Promise<Record<string, unknown>[]> {
+  const res = await t.admin('GET', `/admin/v1/lines/${lineId}/simulate/sent`);
+  expect(res.statusCode).toBe(200);
+  return res.json().sent;
+}
+
+export async function allDeviceLogs(t: TestApp) {
+  return (await Promise.all(t.demo.phone_line_ids.map((id) => deviceLog(t, id)))).flat();
+}
+
+/** Polls until `check` passes (receipts arrive on real timers), failing after `ms`. */
+export async function eventually<T>(fn: () => Promise<T>, check: (v: T) => boolean, ms = 3_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (check(v) || Date.now() > deadline) return v;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
