@@ -1,0 +1,146 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../support/app.js';
+import { deviceLog, firstTouch, newRecipient, prepareSandbox } from '../support/messaging.js';
+import { SIMULATOR_RECIPIENTS } from '../../src/drivers/simulator/reserved.js';
+
+describe('chats', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp('sqlite');
+    await prepareSandbox(t);
+  });
+  afterAll(async () => t.close());
+
+  const createChat = (body: object) => {
+    t.clock.advance(11 * 60_000);
+    return t.api('POST', '/api/v1/chats', body);
+  };
+  const text = (value: string) => ({ type: 'text', value });
+
+  it('creates a direct chat whose id is the lead id', async () => {
+    const phone = newRecipient();
+    const res = await createChat({ to: phone, message: { parts: [text('Welcome!')] } });
+    expect(res.statusCode).toBe(201);
+    const { chat, message } = res.json();
+    expect(chat).toMatchObject({ is_group: false, handles: [phone] });
+    expect(chat.id).toBe(chat.lead_id);
+    expect(message).toMatchObject({ chat_id: chat.id, direction: 'outbound', status: 'sent', parts: [text('Welcome!')] });
+    const viaSend = (await t.api('POST', '/api/v1/send', { phone, body: 'same chat' })).json();
+    expect(viaSend.chat_id).toBe(chat.id);
+  });
+
+  it('creates a group with a ch_ id, its roster and the pinned line', async () => {
+    const members = [newRecipient(), newRecipient()];
+    const res = await createChat({ to: members, message: { parts: [text('Team chat')] }, display_name: 'Team' });
+    expect(res.statusCode).toBe(201);
+    const { chat } = res.json();
+    expect(chat.id).toMatch(/^ch_[0-9a-f]{32}$/);
+    expect(chat).toMatchObject({ is_group: true, display_name: 'Team' });
+    expect(chat.handles.sort()).toEqual([...members].sort());
+    const log = await deviceLog(t, chat.phone_line_id);
+    expect(log[0]).toMatchObject({ kind: 'create_group', handles: members, text: 'Team chat' });
+  });
+
+  it('applies the first-message and part rules with the spec codes', async () => {
+    const cases: [object, number][] = [
+      [{ to: newRecipient(), message: { parts: [text('see https://example.com')] } }, 1005],
+      [{ to: newRecipient(), message: { parts: [text('visit www.example.org today')] } }, 1005],
+      [{ to: newRecipient(), message: { parts: [{ type: 'link', url: 'https://x.io' }] } }, 1005],
+      [{ to: [newRecipient(), newRecipient()], message: { parts: [{ type: 'media', attachment_id: 'att_1' }] } }, 1002],
+      [{ to: newRecipient(), message: { parts: Array.from({ length: 11 }, (_, i) => (i % 2 ? { type: 'media', attachment_id: `att_${i}` } : text(`t${i}`))) } }, 1006],
+      [{ to: newRecipient(), message: { parts: [text('a'), text('b')] } }, 1008],
+      [{ to: newRecipient(), message: { parts: [text('x'.repeat(10_001))] } }, 1009],
+      [{ to: newRecipient(), service: 'sms', message: { parts: [text('hi')] } }, 1010],
+      [{ to: newRecipient(), message: { parts: [text('hi'), { type: 'media' }] } }, 1003],
+      [{ to: 'not-a-number', message: { parts: [text('hi')] } }, 1003],
+    ];
+    for (const [body, code] of cases) {
+      const res = await createChat(body);
+      expect(res.json().error?.code, JSON.stringify(body).slice(0, 120)).toBe(code);
+      expect(res.json().success).toBe(false);
+    }
+  });
+
+  it('sends parts into an existing chat and lists history newest first across pages', async () => {
+    const phone = newRecipient();
+    const chat = (await createChat({ to: phone, message: { parts: [text('m0')] } })).json().chat;
+    for (let i = 1; i <= 4; i++) {
+      const res = await t.api('POST', `/api/v1/chats/${chat.id}/messages`, { message: { parts: [text(`m${i}`)] } });
+      expect(res.statusCode).toBe(200);
+      expect(Object.keys(res.json().message).sort()).toEqual(['chat_id', 'delivered_at', 'id', 'status']);
+    }
+    await t.admin('POST', `/admin/v1/lines/${chat.phone_line_id}/simulate/inbound`, { from: phone, text: 'inbound reply' });
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { messages: { parts: { value: string }[] }[]; next_cursor: string | null } = (
+        await t.api('GET', `/api/v1/chats/${chat.id}/messages?limit=2${cursor ? `&cursor=${cursor}` : ''}`)
+      ).json();
+      expect(page.messages.length).toBeLessThanOrEqual(2);
+      seen.push(...page.messages.map((m) => m.parts[0]!.value));
+      cursor = page.next_cursor;
+    } while (cursor);
+    expect(seen).toEqual(['inbound reply', 'm4', 'm3', 'm2', 'm1', 'm0']);
+    expect((await t.api('GET', `/api/v1/chats/${chat.id}/messages?cursor=garbage`)).json().error.code).toBe(1002);
+  });
+
+  it('checks chat message parts: missing fields 1003, parallel_attachments needs 2+ media, unknown chat 2002', async () => {
+    const chat = (await createChat({ to: newRecipient(), message: { parts: [text('x')] } })).json().chat;
+    const missing = await t.api('POST', `/api/v1/chats/${chat.id}/messages`, {});
+    expect(missing.json().error.code).toBe(1003);
+    const one = await t.api('POST', `/api/v1/chats/${chat.id}/messages`, { message: { parts: [{ type: 'media', attachment_id: 'att_1' }] }, parallel_attachments: true });
+    expect(one.json().error.code).toBe(1002);
+    const notUploaded = await t.api('POST', `/api/v1/chats/${chat.id}/messages`, { message: { parts: [{ type: 'media', attachment_id: 'att_nope' }] } });
+    expect(notUploaded.json().error).toMatchObject({ code: 5001, attachment_index: 0 });
+    expect((await t.api('POST', '/api/v1/chats/ch_0000/messages', { message: { parts: [text('x')] } })).json().error.code).toBe(2002);
+  });
+
+  it('replays chat creation under the same idempotency key and refuses a changed one', async () => {
+    const phone = newRecipient();
+    const body = { to: phone, message: { parts: [text('only once')] }, idempotency_key: 'chat-key-1' };
+    const first = await createChat(body);
+    const again = await t.api('POST', '/api/v1/chats', body);
+    expect(again.statusCode).toBe(201);
+    expect(again.json()).toEqual(first.json());
+    const collision = await t.api('POST', '/api/v1/chats', { ...body, message: { parts: [text('changed')] } });
+    expect(collision.statusCode).toBe(422);
+    expect(collision.json()).toMatchObject({ success: false, error: { code: 'idempotency_collision', status: 422, retryable: false } });
+  });
+
+  describe('participants', () => {
+    let group: { id: string; phone_line_id: string; handles: string[] };
+    beforeAll(async () => {
+      group = (await createChat({ to: [newRecipient(), newRecipient()], message: { parts: [text('group')] } })).json().chat;
+    });
+    const add = (id: string, body: object) => t.api('POST', `/api/v1/chats/${id}/participants`, body);
+
+    it('adds a normalized address once; adding again is a no-op', async () => {
+      const res = await add(group.id, { address: '+1 (415) 555-7777' });
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toEqual({ chat_id: group.id, added: '+14155557777', participants: [...group.handles, '+14155557777'] });
+      const again = await add(group.id, { handle: '+14155557777' });
+      expect(again.json()).toEqual(res.json());
+      const log = await deviceLog(t, group.phone_line_id);
+      expect(log.filter((e) => e.kind === 'add_participant' && e.handle === '+14155557777')).toHaveLength(1);
+    });
+
+    it('answers 1001, 1006, 2002, 4001 and 4099/422 as the spec says', async () => {
+      expect((await add(group.id, {})).json().error.code).toBe(1001);
+      const direct = (await createChat({ to: newRecipient(), message: { parts: [text('d')] } })).json().chat;
+      expect((await add(direct.id, { address: '+14155550001' })).json().error.code).toBe(1006);
+      expect((await add('ch_ffffffffffffffffffffffffffffffff', { address: '+14155550001' })).json().error.code).toBe(2002);
+      const rejected = await add(group.id, { address: SIMULATOR_RECIPIENTS.rejectsParticipantAdd });
+      expect(rejected.statusCode).toBe(502);
+      expect(rejected.json().error).toMatchObject({ code: 4001, retryable: true });
+      // A group known only from inbound traffic, with no pinned line: nothing can act on it.
+      const tenant = (await t.admin('GET', '/admin/v1/tenants/demo')).json().tenant;
+      await t.testStore.store.conversations.ensureChat({
+        id: 'ch_' + 'a'.repeat(32), tenant_id: tenant.id, is_group: true, lead_id: null, line_id: null,
+        convo_id: '00000000-0000-4000-8000-000000000000', chat_key: null, display_name: null, created_at: 0,
+      });
+      const keyless = await add('ch_' + 'a'.repeat(32), { address: '+14155550001' });
+      expect(keyless.statusCode).toBe(422);
+      expect(keyless.json().error.code).toBe(4099);
+    });
+  });
+});

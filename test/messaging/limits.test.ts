@@ -1,0 +1,93 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../support/app.js';
+import { FIRST_TOUCH_GAP_MS, newRecipient, prepareSandbox } from '../support/messaging.js';
+
+const DAY = 86_400_000;
+
+/** Moves the test clock to `hh:mm` UTC of the next day (tenants here use UTC). */
+function advanceToNextUtc(t: TestApp, hh: number, mm = 0) {
+  const now = t.clock.now();
+  const target = Math.floor(now / DAY) * DAY + DAY + (hh * 60 + mm) * 60_000;
+  t.clock.advance(target - now);
+}
+
+describe('first-touch limits and line selection', () => {
+  let t: TestApp;
+  beforeEach(async () => {
+    t = await startTestApp('sqlite');
+    await prepareSandbox(t);
+    advanceToNextUtc(t, 1);
+  });
+  afterEach(async () => t.close());
+
+  const send = (phone: string, body = 'hi') => t.api('POST', '/api/v1/send', { phone, body });
+
+  it('spreads first touches over the lines, then waits 10 minutes per line (4002 with retry_after)', async () => {
+    const a = (await send(newRecipient())).json();
+    const b = (await send(newRecipient())).json();
+    expect(new Set([a.phone_line_id, b.phone_line_id]).size).toBe(2);
+    const c = await send(newRecipient());
+    expect(c.statusCode).toBe(503);
+    expect(c.json()).toMatchObject({ status: 'failed', code: 4002, retryable: true, retry_after: 600 });
+    expect(c.headers['retry-after']).toBe('600');
+    t.clock.advance(FIRST_TOUCH_GAP_MS - 2_000);
+    expect((await send(newRecipient())).json().code).toBe(4002);
+    t.clock.advance(2_000);
+    expect((await send(newRecipient())).statusCode).toBe(200);
+  });
+
+  it('lets replies through at once, on the conversation\'s own line', async () => {
+    const phone = newRecipient();
+    const first = (await send(phone)).json();
+    await send(newRecipient()); // the other line's first touch: both lines now in their gap
+    const reply = await send(phone, 'a reply is not a first touch');
+    expect(reply.statusCode).toBe(200);
+    expect(reply.json().phone_line_id).toBe(first.phone_line_id);
+  });
+
+  it('allows 30 first touches per line per day, then 4002 until the next day', async () => {
+    await t.admin('PATCH', `/admin/v1/lines/${t.demo.phone_line_ids[1]}`, { is_active: false });
+    await t.admin('PATCH', '/admin/v1/tenants/demo', { daily_first_touch_cap: 1000 });
+    for (let i = 0; i < 30; i++) {
+      const res = await send(newRecipient());
+      expect(res.statusCode, `first touch ${i + 1}`).toBe(200);
+      t.clock.advance(FIRST_TOUCH_GAP_MS);
+    }
+    const over = await send(newRecipient());
+    expect(over.json()).toMatchObject({ code: 4002 });
+    const untilMidnight = DAY - (t.clock.now() % DAY);
+    expect(over.json().retry_after).toBe(Math.ceil(untilMidnight / 1000));
+    advanceToNextUtc(t, 0, 1);
+    expect((await send(newRecipient())).statusCode).toBe(200);
+  });
+
+  it('stops at the project\'s daily first-touch cap with "daily cap reached"', async () => {
+    await t.admin('PATCH', '/admin/v1/tenants/demo', { daily_first_touch_cap: 2 });
+    expect((await send(newRecipient())).statusCode).toBe(200);
+    expect((await send(newRecipient())).statusCode).toBe(200);
+    t.clock.advance(FIRST_TOUCH_GAP_MS);
+    const capped = await send(newRecipient());
+    expect(capped.statusCode).toBe(503);
+    expect(capped.json()).toMatchObject({ code: 4002, reason: expect.stringContaining('daily cap reached') });
+  });
+
+  it('holds first touches outside the sending window, in the tenant\'s timezone', async () => {
+    // 09:00–17:00 in New York; it is 01:00 UTC = 20:00 or 21:00 the day before there.
+    await t.admin('PATCH', '/admin/v1/tenants/demo', { timezone: 'America/New_York', sending_window: { start: '09:00', end: '17:00' } });
+    const held = await send(newRecipient());
+    expect(held.statusCode).toBe(503);
+    expect(held.json()).toMatchObject({ code: 4002, reason: expect.stringContaining('sending window') });
+    const wait = held.json().retry_after as number;
+    expect(wait).toBeGreaterThan(11 * 3600);
+    expect(wait).toBeLessThanOrEqual(13 * 3600);
+    t.clock.advance(wait * 1000);
+    expect((await send(newRecipient())).statusCode).toBe(200);
+  });
+
+  it('answers 3002 when no line of the tenant can send', async () => {
+    for (const id of t.demo.phone_line_ids) await t.admin('PATCH', `/admin/v1/lines/${id}`, { is_active: false });
+    const res = await send(newRecipient());
+    expect(res.statusCode).toBe(503);
+    expect(res.json()).toMatchObject({ code: 3002, retryable: true });
+  });
+});

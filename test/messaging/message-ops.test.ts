@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../support/app.js';
+import { deviceLog, firstTouch, newRecipient, prepareSandbox } from '../support/messaging.js';
+
+describe('edits, reactions and isolation', () => {
+  let t: TestApp;
+  let sent: { message_id: string; chat_id: string; phone_line_id: string; lead_id: string };
+  let phone: string;
+  beforeAll(async () => {
+    t = await startTestApp('sqlite');
+    await prepareSandbox(t);
+    phone = newRecipient();
+    sent = (await firstTouch(t, { phone, body: 'Meet at 5' })).json();
+  });
+  afterAll(async () => t.close());
+
+  const edit = (id: string, body: unknown) => t.api('POST', `/api/v1/messages/${id}/edit`, body);
+
+  it('edits an outbound message within 15 minutes, with the exact result fields', async () => {
+    const res = await edit(sent.message_id, { new_text: 'Meet at 6' });
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body).toEqual({ status: 'edited', message_id: sent.message_id, new_text: 'Meet at 6', date_edited: expect.any(String), edit_history: null });
+    expect((await deviceLog(t, sent.phone_line_id))[0]).toMatchObject({ kind: 'edit', part_index: 0, text: 'Meet at 6' });
+    const m = (await t.api('GET', `/api/v1/messages/${sent.message_id}`)).json().message;
+    expect(m.parts).toEqual([{ type: 'text', value: 'Meet at 6' }]);
+    expect(m.edited_at).toBe(body.date_edited);
+    // Not idempotent: a second edit is a second edit.
+    expect((await edit(sent.message_id, { new_text: 'Meet at 7' })).statusCode).toBe(200);
+  });
+
+  it('answers the spec codes for bad edits', async () => {
+    expect((await edit(sent.message_id, { new_text: '' })).json().error.code).toBe(1002);
+    expect((await edit(sent.message_id, {})).json().error.code).toBe(1002);
+    expect((await edit(sent.message_id, { new_text: 'x', edited_part_index: 3 })).json().error.code).toBe(1002);
+    const badJson = await t.request({
+      method: 'POST', url: `/api/v1/messages/${sent.message_id}/edit`, payload: '{"new_text":',
+      headers: { authorization: `Bearer ${t.demo.signing_secret}`, 'content-type': 'application/json' },
+    });
+    expect(badJson.json().error.code).toBe(1004);
+    expect((await edit('msg_nope', { new_text: 'x' })).json().error.code).toBe(2003);
+  });
+
+  it('refuses edits after 15 minutes (4001) and on lines without edits (4099/501)', async () => {
+    const fresh = (await t.api('POST', '/api/v1/send', { phone, body: 'old news' })).json();
+    t.clock.advance(15 * 60_000 + 1_000);
+    const late = await edit(fresh.message_id, { new_text: 'too late' });
+    expect(late.statusCode).toBe(502);
+    expect(late.json().error.code).toBe(4001);
+    await t.admin('PATCH', `/admin/v1/lines/${sent.phone_line_id}`, { driver_config: { receipt_delay_ms: 5, edits: false } });
+    const recent = (await t.api('POST', '/api/v1/send', { phone, body: 'no edits here' })).json();
+    const off = await edit(recent.message_id, { new_text: 'x' });
+    expect(off.statusCode).toBe(501);
+    expect(off.json().error.code).toBe(4099);
+    await t.admin('PATCH', `/admin/v1/lines/${sent.phone_line_id}`, { driver_config: { receipt_delay_ms: 5 } });
+  });
+
+  it('reacts to outbound and inbound messages, removes reactions, refuses unknown ones', async () => {
+    const out = await t.api('POST', `/api/v1/messages/${sent.message_id}/react`, { reaction: 'love' });
+    expect(out.statusCode).toBe(200);
+    expect(out.json()).toMatchObject({ status: 'reacted', message_id: sent.message_id, reaction: 'love' });
+    await t.admin('POST', `/admin/v1/lines/${sent.phone_line_id}/simulate/inbound`, { from: phone, text: 'see you', guid: 'in-guid-1' });
+    const inbound = (await t.api('GET', `/api/v1/chats/${sent.chat_id}/messages`)).json().messages[0];
+    expect(inbound).toMatchObject({ direction: 'inbound', sender_handle: phone, parts: [{ type: 'text', value: 'see you' }] });
+    const r = await t.api('POST', `/api/v1/messages/${inbound.id}/react`, { reaction: 'laugh' });
+    expect(r.json()).toMatchObject({ status: 'reacted', reaction: 'laugh' });
+    const removed = await t.api('POST', `/api/v1/messages/${inbound.id}/react`, { reaction: 'laugh', remove: true });
+    expect(removed.json().status).toBe('removed');
+    const log = await deviceLog(t, sent.phone_line_id);
+    expect(log.filter((e) => e.kind === 'reaction').map((e) => [e.guid === 'in-guid-1', e.tapback, e.remove])).toEqual([
+      [true, 'laugh', true],
+      [true, 'laugh', false],
+      [false, 'love', false],
+    ]);
+    expect((await t.api('POST', `/api/v1/messages/${sent.message_id}/react`, { reaction: 'wow' })).json().error.code).toBe(1002);
+    // Editing an inbound message is a kind mismatch.
+    expect((await edit(inbound.id, { new_text: 'x' })).json().error.code).toBe(1011);
+  });
+
+  it('never lets another tenant see or act on these messages and chats', async () => {
+    const other = (await t.admin('POST', '/admin/v1/accounts', { name: 'Intruder' })).json();
+    await t.admin('POST', '/admin/v1/tenants', { account_id: other.account.id, slug: 'intruder' });
+    const as = (method: string, url: string, body?: unknown) => t.api(method, url, body, { secret: other.signing_secret });
+    expect((await as('GET', `/api/v1/messages/${sent.message_id}`)).json().error.code).toBe(2003);
+    expect((await as('POST', `/api/v1/messages/${sent.message_id}/edit`, { new_text: 'x' })).json().error.code).toBe(2003);
+    expect((await as('POST', `/api/v1/messages/${sent.message_id}/react`, { reaction: 'like' })).json().error.code).toBe(2003);
+    expect((await as('GET', `/api/v1/chats/${sent.chat_id}/messages`)).json().error.code).toBe(2002);
+    expect((await as('POST', `/api/v1/chats/${sent.chat_id}/messages`, { message: { parts: [{ type: 'text', value: 'x' }] } })).json().error.code).toBe(2002);
+    expect((await as('POST', `/api/v1/chats/${sent.chat_id}/participants`, { address: '+14155550001' })).json().error.code).toBe(2002);
+    const send = await as('POST', '/api/v1/send', { phone: '+14155550123', body: 'x', phone_line_id: sent.phone_line_id });
+    expect(send.json().code).toBe(2006);
+  });
+});
