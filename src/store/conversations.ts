@@ -79,13 +79,12 @@ export function conversationsRepo(db: Kysely<DB>) {
 
     /** Adds if absent; false when it was already there. */
     async addParticipant(chatId: string, handle: string, at: number): Promise<boolean> {
-      try {
-        await db.insertInto('chat_participants').values({ chat_id: chatId, handle, added_at: at }).execute();
-        return true;
-      } catch (err) {
-        if (!isUniqueViolation(err)) throw err;
-        return false;
-      }
+      const r = await db
+        .insertInto('chat_participants')
+        .values({ chat_id: chatId, handle, added_at: at })
+        .onConflict((oc) => oc.columns(['chat_id', 'handle']).doNothing())
+        .executeTakeFirst();
+      return Number(r.numInsertedOrUpdatedRows ?? 0) > 0;
     },
   };
 }

@@ -14,8 +14,15 @@ export function conversations(deps: { store: Store; clock: Clock }) {
   return {
     /** Finds or creates the lead and its direct chat (chat id = lead id). */
     async direct(tenant: Tenant, handle: string): Promise<DirectConversation> {
+      const known = await store.conversations.findLead(tenant.id, handle);
+      if (known) {
+        const chat = await store.conversations.getChat(tenant.id, known.id);
+        if (chat) return { lead: known, leadCreated: false, chat };
+      }
       const now = clock.now();
-      const { lead, created } = await store.conversations.upsertLead({ id: newUuid(), tenant_id: tenant.id, handle, created_at: now });
+      const { lead, created } = known
+        ? { lead: known, created: false }
+        : await store.conversations.upsertLead({ id: newUuid(), tenant_id: tenant.id, handle, created_at: now });
       const chat = await store.conversations.ensureChat({
         id: lead.id,
         tenant_id: tenant.id,
@@ -27,7 +34,7 @@ export function conversations(deps: { store: Store; clock: Clock }) {
         display_name: null,
         created_at: now,
       });
-      if (created) await store.conversations.addParticipant(chat.id, handle, now);
+      await store.conversations.addParticipant(chat.id, handle, now);
       return { lead, leadCreated: created, chat };
     },
   };

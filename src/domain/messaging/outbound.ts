@@ -86,7 +86,7 @@ export function outbound(deps: MessagingDeps, lim: Limits) {
     lineFor,
 
     /** Sends `content` into `chat`; returns the recorded message. */
-    async send(tenant: Tenant, chat: Chat, content: OutboundContent, opts: { pinnedLine?: PhoneLine } = {}): Promise<{ message: Message; line: PhoneLine }> {
+    async send(tenant: Tenant, chat: Chat, content: OutboundContent, opts: { pinnedLine?: PhoneLine; recipient?: string } = {}): Promise<{ message: Message; line: PhoneLine }> {
       const { line, firstTouch } = await lineFor(tenant, chat, NEEDS[content.kind], opts.pinnedLine);
       const now = clock.now();
       const message: Message = {
@@ -108,7 +108,9 @@ export function outbound(deps: MessagingDeps, lim: Limits) {
         edited_at: null,
       };
       await store.messages.insert(message);
-      const target: Target = chat.is_group ? { kind: 'group', chatKey: chat.chat_key ?? '' } : { kind: 'direct', handle: (await store.conversations.participants(chat.id))[0] ?? '' };
+      const target: Target = chat.is_group
+        ? { kind: 'group', chatKey: chat.chat_key ?? '' }
+        : { kind: 'direct', handle: opts.recipient ?? (await store.conversations.participants(chat.id))[0] ?? '' };
       try {
         const guid = await deliver(drivers.forLine(line), target, content);
         await store.messages.update(message.id, { provider_guid: guid });

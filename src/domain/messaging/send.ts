@@ -99,7 +99,7 @@ export function sendService(deps: MessagingDeps, out: Outbound, idem: Idempotenc
         if (files.length === 0) throw new ApiError(1002, 'attachments is empty');
         if (req.body !== undefined) {
           // Text goes as its own bubble first, then the media.
-          await out.send(tenant, chat, { kind: 'text', text: req.body, effect: req.effect }, { pinnedLine: chat.line_id ? undefined : pinned });
+          await out.send(tenant, chat, { kind: 'text', text: req.body, effect: req.effect }, { pinnedLine: chat.line_id ? undefined : pinned, recipient: phone });
         }
         content = { kind: 'media', files, grouped: false };
       } else if (req.body !== undefined) {
@@ -111,7 +111,7 @@ export function sendService(deps: MessagingDeps, out: Outbound, idem: Idempotenc
       }
       // A voice note goes out on its staging line; anything else follows the conversation.
       const usePinned = req.voice_note ? pinned : chat.line_id ? undefined : pinned;
-      const { message, line } = await out.send(tenant, chat, content, { pinnedLine: usePinned });
+      const { message, line } = await out.send(tenant, chat, content, { pinnedLine: usePinned, recipient: phone });
       const body: SendResult = { status: 'sent', message_id: message.id, ...ids, phone_line_id: line.id };
       return { status: 200, body };
     } catch (err) {
