@@ -1,0 +1,13 @@
+/** Outbound HTTP with SSRF protection: see guarded-request.ts and DESIGN §5. */
+export { forbiddenAddressReason, isForbiddenAddress, parseIPv4, parseIPv6 } from './address-policy.js';
+export { createAddressGuard, defaultAddressGuard, type AddressGuard, type BaseLookup } from './guarded-lookup.js';
+export {
+  fetchBytes,
+  postJson,
+  type FetchBytesOptions,
+  type PostJsonOptions,
+  type PostJsonResult,
+  type TrustRoots,
+} from './guarded-request.js';
+export { NetError, type NetErrorKind } from './net-error.js';
+export { validateWebhookUrl, type WebhookUrlCheck } from './webhook-url.js';
