@@ -31,7 +31,10 @@ import { chatRoutes } from './http/routes/chats/routes.js';
 import { messageRoutes } from './http/routes/messages/routes.js';
 import { driverRegistry } from './drivers/registry.js';
 import { lineEvents } from './domain/messaging/line-events.js';
-import { messaging, noMedia, type MediaSource } from './domain/messaging/index.js';
+import { messaging, noMedia } from './domain/messaging/index.js';
+import { attachmentsService } from './domain/media/attachments.js';
+import { attachmentRoutes } from './http/routes/attachments/routes.js';
+import type { BlobStore } from './blobs/index.js';
 
 export interface AppDeps {
   config: Config;
@@ -39,13 +42,15 @@ export interface AppDeps {
   clock: Clock;
   adminToken: string;
   logger: Logger;
+  blobs: BlobStore;
 }
 
 /** JSON routes accept up to 1 MiB; routes that take more say so themselves. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
-export function buildServices(deps: Pick<AppDeps, 'store' | 'clock' | 'config'> & { media?: MediaSource }) {
-  const { store, clock, config } = deps;
+export function buildServices(deps: Pick<AppDeps, 'store' | 'clock' | 'config' | 'blobs'>) {
+  const { store, clock, config, blobs } = deps;
+  const attachments = attachmentsService({ store, clock, blobs });
   const auth = authenticator({ store, clock, brand: config.headerBrand });
   const events = lineEvents({ store, clock });
   const drivers = driverRegistry({ events, state: store.lineRuntime, now: () => clock.now() });
@@ -55,7 +60,13 @@ export function buildServices(deps: Pick<AppDeps, 'store' | 'clock' | 'config'> 
     auth,
     events,
     drivers,
-    messaging: messaging({ store, clock, drivers, media: deps.media ?? noMedia }),
+    attachments,
+    messaging: messaging({
+      store,
+      clock,
+      drivers,
+      media: { attachments: (tenantId, ids) => attachments.resolve(tenantId, ids), voiceNote: noMedia.voiceNote },
+    }),
   };
 }
 
@@ -115,7 +126,8 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
   adminTenantRoutes(app, services);
   adminLineRoutes(app, services);
   adminClockRoutes(app, { clock });
-  simulatorRoutes(app, { store, clock, events: services.events });
+  simulatorRoutes(app, { store, clock, events: services.events, blobs: deps.blobs });
+  attachmentRoutes(app, { attachments: services.attachments, publicBaseUrl: config.publicBaseUrl });
   postSend(app, services);
   chatRoutes(app, services);
   messageRoutes(app, services);

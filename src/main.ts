@@ -11,6 +11,7 @@ import { buildApp } from './app.js';
 import { createLogger, flushLogs } from './logging.js';
 import { loadAdminToken, loadMasterKey } from './bootstrap.js';
 import { createDemoSandbox } from './domain/accounts-tenants/demo.js';
+import { fsBlobStore } from './blobs/index.js';
 
 async function main() {
   const config = loadConfig();
@@ -24,7 +25,8 @@ async function main() {
     sqlitePath: path.join(config.dataDir, 'blueline.sqlite'),
     masterKey,
   });
-  const { app, services } = await buildApp({ config, store, clock, adminToken, logger });
+  const blobs = fsBlobStore(path.join(config.dataDir, 'blobs'));
+  const { app, services } = await buildApp({ config, store, clock, adminToken, logger, blobs });
 
   const address = await app.listen({ port: config.port, host: config.host });
   const baseUrl = config.publicBaseUrl ?? address;

@@ -11,6 +11,7 @@ import { conversationsRepo } from './conversations.js';
 import { messagesRepo } from './messages.js';
 import { idempotencyRepo } from './idempotency.js';
 import { lineRuntimeRepo } from './line-runtime.js';
+import { mediaRepo } from './media.js';
 
 export interface Store {
   database: Database;
@@ -21,6 +22,7 @@ export interface Store {
   messages: ReturnType<typeof messagesRepo>;
   idempotency: ReturnType<typeof idempotencyRepo>;
   lineRuntime: ReturnType<typeof lineRuntimeRepo>;
+  media: ReturnType<typeof mediaRepo>;
   close(): Promise<void>;
 }
 
@@ -36,6 +38,7 @@ export async function openStore(opts: OpenOptions & { masterKey: Buffer }): Prom
     messages: messagesRepo(database.db),
     idempotency: idempotencyRepo(database.db),
     lineRuntime: lineRuntimeRepo(database.db, database.dialect),
+    media: mediaRepo(database.db),
     close: () => database.close(),
   };
 }
@@ -46,3 +49,4 @@ export type { PhoneLine } from './lines.js';
 export type { Lead, Chat } from './conversations.js';
 export type { Message, MessagePart } from './messages.js';
 export type { IdempotencyRecord } from './idempotency.js';
+export type { Attachment, VoiceNote } from './media.js';

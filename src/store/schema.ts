@@ -134,7 +134,39 @@ export interface SimulatorSentTable {
   created_at: number;
 }
 
+export interface AttachmentsTable {
+  id: string;
+  tenant_id: string;
+  /** upload (att_…) or inbound (in_…) */
+  origin: 'upload' | 'inbound';
+  filename: string | null;
+  content_type: string;
+  declared_size: number | null;
+  size_bytes: number | null;
+  state: 'pending' | 'uploaded';
+  blob_key: string;
+  created_at: number;
+  uploaded_at: number | null;
+  expires_at: number;
+}
+
+export interface VoiceNotesTable {
+  id: string;
+  tenant_id: string;
+  line_id: string;
+  /** the line's service epoch at staging; a restart voids the note */
+  service_epoch: string;
+  blob_key: string;
+  size_bytes: number;
+  duration_seconds: number;
+  transcoded: number;
+  created_at: number;
+  expires_at: number;
+}
+
 export interface DB {
+  attachments: AttachmentsTable;
+  voice_notes: VoiceNotesTable;
   leads: LeadsTable;
   chats: ChatsTable;
   chat_participants: ChatParticipantsTable;

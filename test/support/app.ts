@@ -3,7 +3,11 @@
  * route tests. Requests go through fastify's inject (the full HTTP pipeline,
  * no socket) unless a test listens on loopback itself.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { Writable } from 'node:stream';
+import { fsBlobStore } from '../../src/blobs/index.js';
 import { createHmac } from 'node:crypto';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp, type Services } from '../../src/app.js';
@@ -45,7 +49,9 @@ export async function startTestApp(kind: StoreKind = 'sqlite', env: Record<strin
   });
   const logger = createLogger({ level: config.logLevel, brand: config.headerBrand, stream });
   const appClock = config.testClock ? clock : systemClock();
-  const { app, services } = await buildApp({ config, store: testStore.store, clock: appClock, adminToken: ADMIN_TOKEN, logger });
+  const blobDir = fs.mkdtempSync(path.join(os.tmpdir(), 'blueline-blobs-'));
+  const blobs = fsBlobStore(blobDir);
+  const { app, services } = await buildApp({ config, store: testStore.store, clock: appClock, adminToken: ADMIN_TOKEN, logger, blobs });
   const demo = await createDemoSandbox(services, { baseUrl: 'http://127.0.0.1', adminToken: ADMIN_TOKEN });
   const request = (opts: InjectOptions) => app.inject(opts);
   return {
@@ -74,6 +80,7 @@ export async function startTestApp(kind: StoreKind = 'sqlite', env: Record<strin
     async close() {
       await app.close();
       await testStore.cleanup();
+      fs.rmSync(blobDir, { recursive: true, force: true });
     },
   };
 }

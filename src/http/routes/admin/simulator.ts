@@ -7,13 +7,15 @@ import { restartSimulatedService } from '../../../drivers/simulator/index.js';
 import { normalizeHandle } from '../../../domain/handles.js';
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../../clock.js';
+import type { BlobStore } from '../../../blobs/index.js';
+import { streamFile } from '../attachments/routes.js';
 
 const adminConfig = { auth: 'admin' as const };
 const tags = ['simulator'];
 const Params = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
 
 /** Controls of the simulator driver: its device log, a service restart, inbound messages. */
-export function simulatorRoutes(app: TypedApp, deps: { store: Store; clock: Clock; events: DriverEvents }) {
+export function simulatorRoutes(app: TypedApp, deps: { store: Store; clock: Clock; events: DriverEvents; blobs: BlobStore }) {
   const { store, clock } = deps;
 
   async function simulatedLine(id: string) {
@@ -38,6 +40,30 @@ export function simulatorRoutes(app: TypedApp, deps: { store: Store; clock: Cloc
       await simulatedLine(req.params.id);
       const rows = await store.lineRuntime.deviceLog(req.params.id, req.query.limit ?? 200);
       return { sent: rows.map((r) => ({ id: r.id, ...(r.entry as object) })) };
+    },
+  );
+
+  app.get(
+    '/admin/v1/lines/:id/simulate/content/:file',
+    {
+      config: adminConfig,
+      schema: {
+        tags,
+        summary: 'The exact bytes of a media file or voice note the simulated device was asked to send',
+        params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }), file: Type.String({ minLength: 1, maxLength: 100 }) }),
+      },
+    },
+    async (req, reply) => {
+      const line = await simulatedLine(req.params.id);
+      const id = req.params.file;
+      if (id.startsWith('vn_')) {
+        const vn = await store.media.getVoiceNote(line.tenant_id, id);
+        if (!vn || vn.line_id !== line.id) throw new ApiError(5001, `voice note ${id} not found on this line`);
+        return streamFile(reply, { size: vn.size_bytes, contentType: 'audio/x-caf', filename: `${id}.caf`, open: (r) => deps.blobs.open(vn.blob_key, r) }, req.headers.range);
+      }
+      const a = await store.media.getAttachment(line.tenant_id, id);
+      if (!a || a.state !== 'uploaded') throw new ApiError(5001, `attachment ${id} not found`);
+      return streamFile(reply, { size: a.size_bytes ?? 0, contentType: a.content_type, filename: a.filename, open: (r) => deps.blobs.open(a.blob_key, r) }, req.headers.range);
     },
   );
 

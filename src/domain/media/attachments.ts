@@ -1,0 +1,155 @@
+/**
+ * Attachments: upload slots (15 minutes), the streamed binary PUT, metadata,
+ * content with Range, and resolution into driver files for sending.
+ * Uploaded files are kept RETENTION_MS; inbound media (`in_…`) too.
+ */
+import type { Readable } from 'node:stream';
+import { ApiError } from '../../errors/registry.js';
+import type { Clock } from '../../clock.js';
+import type { Store, Attachment } from '../../store/index.js';
+import type { BlobStore } from '../../blobs/index.js';
+import { BlobTooLarge } from '../../blobs/index.js';
+import type { OutboundFile } from '../../drivers/types.js';
+import { randomHex } from '../ids.js';
+
+export const SLOT_TTL_MS = 15 * 60_000;
+export const RETENTION_MS = 30 * 86_400_000;
+/** 100 MB per file (MiB, so a file a user calls "100 MB" fits). */
+export const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
+
+export const SUPPORTED_UPLOAD_TYPES = [
+  'image/jpeg', 'image/png', 'image/gif', 'image/heic', 'image/heif', 'image/webp',
+  'video/mp4', 'video/quicktime',
+  'audio/mpeg', 'audio/m4a', 'audio/wav', 'audio/aac',
+  'application/pdf',
+];
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+export function publicAttachment(a: Attachment) {
+  return {
+    attachment_id: a.id,
+    content_type: a.content_type,
+    size_bytes: a.size_bytes ?? a.declared_size ?? 0,
+    filename: a.filename,
+    uploaded_at: iso(a.uploaded_at),
+    expires_at: iso(a.expires_at)!,
+  };
+}
+
+/** `bytes=a-b`, `bytes=a-`, `bytes=-n` → an inclusive range; undefined when unsatisfiable. */
+export function parseRange(header: string, size: number): { start: number; end: number } | undefined | 'ignore' {
+  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!m || (m[1] === '' && m[2] === '')) return 'ignore';
+  if (m[1] === '') {
+    const n = Number(m[2]);
+    if (n === 0 || size === 0) return undefined;
+    return { start: Math.max(0, size - n), end: size - 1 };
+  }
+  const start = Number(m[1]);
+  const end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
+  if (start >= size || end < start) return undefined;
+  return { start, end };
+}
+
+export function attachmentsService(deps: { store: Store; clock: Clock; blobs: BlobStore }) {
+  const { store, clock, blobs } = deps;
+
+  async function owned(tenantId: string, id: string): Promise<Attachment> {
+    const a = await store.media.getAttachment(tenantId, id);
+    if (!a) throw new ApiError(5001, `attachment ${id} not found`);
+    return a;
+  }
+
+  return {
+    async createSlot(tenantId: string, input: { filename: string; content_type: string; size_bytes: number }) {
+      if (!SUPPORTED_UPLOAD_TYPES.includes(input.content_type)) {
+        throw new ApiError(5003, `content_type "${input.content_type}" is not supported; use one of ${SUPPORTED_UPLOAD_TYPES.join(', ')}`);
+      }
+      if (input.size_bytes > MAX_UPLOAD_BYTES) {
+        throw new ApiError(5002, `size_bytes ${input.size_bytes} is over the ${MAX_UPLOAD_BYTES}-byte limit`);
+      }
+      const now = clock.now();
+      const id = `att_${randomHex(16)}`;
+      const a: Attachment = {
+        id, tenant_id: tenantId, origin: 'upload', filename: input.filename, content_type: input.content_type,
+        declared_size: input.size_bytes, size_bytes: null, state: 'pending', blob_key: `att/${id}`,
+        created_at: now, uploaded_at: null, expires_at: now + SLOT_TTL_MS,
+      };
+      await store.media.insertAttachment(a);
+      return a;
+    },
+
+    /** Checks everything that can be checked before reading a byte, then streams to storage. */
+    async upload(tenantId: string, id: string, headers: { contentType?: string; contentLength?: string }, body: Readable) {
+      const a = await owned(tenantId, id);
+      if (a.origin !== 'upload') throw new ApiError(1011, `attachment ${id} is inbound media; it cannot be uploaded to`);
+      if (a.state === 'uploaded') throw new ApiError(1012, `attachment ${id} is already uploaded; create a new slot`);
+      if (clock.now() >= a.expires_at) throw new ApiError(1012, `the upload slot for ${id} expired at ${iso(a.expires_at)}; create a new one`);
+      const type = headers.contentType?.split(';')[0]!.trim().toLowerCase();
+      if (type !== a.content_type) {
+        throw new ApiError(1002, `Content-Type must be the declared type ${a.content_type}, got ${type ?? 'none'}`);
+      }
+      if (headers.contentLength === undefined || !/^\d+$/.test(headers.contentLength)) {
+        throw new ApiError(1001, 'Content-Length is required on uploads', { http: 411 });
+      }
+      const length = Number(headers.contentLength);
+      if (length > MAX_UPLOAD_BYTES) throw new ApiError(5002, `Content-Length ${length} is over the ${MAX_UPLOAD_BYTES}-byte limit`);
+      if (length !== a.declared_size) {
+        throw new ApiError(1002, `Content-Length ${length} differs from the declared size_bytes ${a.declared_size}`);
+      }
+      let stored: number;
+      try {
+        stored = await blobs.put(a.blob_key, body, length);
+      } catch (err) {
+        if (err instanceof BlobTooLarge) throw new ApiError(1002, `the body is longer than the declared ${length} bytes; nothing was kept`);
+        throw new ApiError(1002, 'the upload was interrupted before all bytes arrived; nothing was kept');
+      }
+      if (stored !== length) {
+        await blobs.delete(a.blob_key);
+        throw new ApiError(1002, `received ${stored} bytes but ${length} were declared; nothing was kept`);
+      }
+      const now = clock.now();
+      if (!(await store.media.markUploaded(a.id, stored, now, now + RETENTION_MS))) {
+        throw new ApiError(1012, `attachment ${id} is already uploaded; create a new slot`);
+      }
+      return (await store.media.getAttachment(tenantId, id))!;
+    },
+
+    async metadata(tenantId: string, id: string) {
+      return publicAttachment(await owned(tenantId, id));
+    },
+
+    /** The stored file for streaming; 5004 before upload. */
+    async content(tenantId: string, id: string) {
+      const a = await owned(tenantId, id);
+      if (a.state !== 'uploaded') throw new ApiError(5004, `attachment ${id} is not uploaded yet`);
+      return { attachment: a, size: a.size_bytes ?? 0, open: (range?: { start: number; end: number }) => blobs.open(a.blob_key, range) };
+    },
+
+    /** Uploaded attachments as driver files, in order; errors name the index. */
+    async resolve(tenantId: string, ids: string[]): Promise<OutboundFile[]> {
+      const now = clock.now();
+      const files: OutboundFile[] = [];
+      for (const [i, id] of ids.entries()) {
+        const a = await store.media.getAttachment(tenantId, id);
+        if (!a) throw new ApiError(5001, `attachment ${id} not found`, { attachment_index: i });
+        if (a.state !== 'uploaded') {
+          if (now >= a.expires_at) throw new ApiError(5001, `attachment ${id}'s upload slot expired before any upload`, { attachment_index: i });
+          throw new ApiError(5004, `attachment ${id} is not uploaded yet`, { attachment_index: i });
+        }
+        if (now >= a.expires_at) throw new ApiError(5001, `attachment ${id} has expired`, { attachment_index: i });
+        files.push({
+          attachmentId: a.id,
+          filename: a.filename ?? a.id,
+          mimeType: a.content_type,
+          sizeBytes: a.size_bytes ?? 0,
+          open: () => blobs.open(a.blob_key),
+        });
+      }
+      return files;
+    },
+  };
+}
+
+export type AttachmentsService = ReturnType<typeof attachmentsService>;

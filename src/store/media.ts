@@ -1,0 +1,51 @@
+/** Attachments (uploaded and inbound) and staged voice notes. */
+import type { Kysely } from 'kysely';
+import type { DB } from './schema.js';
+
+export type Attachment = DB['attachments'];
+export type VoiceNote = Omit<DB['voice_notes'], 'transcoded'> & { transcoded: boolean };
+
+const num = (v: number | null) => (v === null ? null : Number(v));
+const toAttachment = (r: DB['attachments']): Attachment => ({
+  ...r,
+  declared_size: num(r.declared_size),
+  size_bytes: num(r.size_bytes),
+  created_at: Number(r.created_at),
+  uploaded_at: num(r.uploaded_at),
+  expires_at: Number(r.expires_at),
+});
+
+export function mediaRepo(db: Kysely<DB>) {
+  return {
+    async insertAttachment(a: Attachment): Promise<void> {
+      await db.insertInto('attachments').values(a).execute();
+    },
+    async getAttachment(tenantId: string, id: string): Promise<Attachment | undefined> {
+      const r = await db.selectFrom('attachments').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+      return r && toAttachment(r);
+    },
+    async getAttachmentById(id: string): Promise<Attachment | undefined> {
+      const r = await db.selectFrom('attachments').selectAll().where('id', '=', id).executeTakeFirst();
+      return r && toAttachment(r);
+    },
+    /** pending → uploaded, only once: false when another upload finished first. */
+    async markUploaded(id: string, size: number, at: number, expiresAt: number): Promise<boolean> {
+      const r = await db
+        .updateTable('attachments')
+        .set({ state: 'uploaded', size_bytes: size, uploaded_at: at, expires_at: expiresAt })
+        .where('id', '=', id)
+        .where('state', '=', 'pending')
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows) === 1;
+    },
+    async insertVoiceNote(v: VoiceNote): Promise<void> {
+      await db.insertInto('voice_notes').values({ ...v, transcoded: v.transcoded ? 1 : 0 }).execute();
+    },
+    async getVoiceNote(tenantId: string, id: string): Promise<VoiceNote | undefined> {
+      const r = await db.selectFrom('voice_notes').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+      return r && { ...r, transcoded: r.transcoded === 1, size_bytes: Number(r.size_bytes), duration_seconds: Number(r.duration_seconds), created_at: Number(r.created_at), expires_at: Number(r.expires_at) };
+    },
+  };
+}
+
+export type MediaRepo = ReturnType<typeof mediaRepo>;
