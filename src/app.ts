@@ -31,9 +31,11 @@ import { chatRoutes } from './http/routes/chats/routes.js';
 import { messageRoutes } from './http/routes/messages/routes.js';
 import { driverRegistry } from './drivers/registry.js';
 import { lineEvents } from './domain/messaging/line-events.js';
-import { messaging, noMedia } from './domain/messaging/index.js';
+import { messaging } from './domain/messaging/index.js';
 import { attachmentsService } from './domain/media/attachments.js';
 import { attachmentRoutes } from './http/routes/attachments/routes.js';
+import { voiceNoteRoutes } from './http/routes/attachments/voice-notes.js';
+import { voiceNotesService } from './domain/media/voice-notes.js';
 import type { BlobStore } from './blobs/index.js';
 
 export interface AppDeps {
@@ -54,6 +56,7 @@ export function buildServices(deps: Pick<AppDeps, 'store' | 'clock' | 'config' |
   const auth = authenticator({ store, clock, brand: config.headerBrand });
   const events = lineEvents({ store, clock });
   const drivers = driverRegistry({ events, state: store.lineRuntime, now: () => clock.now() });
+  const voiceNotes = voiceNotesService({ store, clock, blobs, drivers, allowPrivateNetworks: config.allowPrivateNetworks });
   return {
     accounts: accountsService({ store, clock, secretOverlapMs: config.secretOverlapMs, onChange: auth.invalidate }),
     lines: linesService({ store, clock }),
@@ -61,11 +64,12 @@ export function buildServices(deps: Pick<AppDeps, 'store' | 'clock' | 'config' |
     events,
     drivers,
     attachments,
+    voiceNotes,
     messaging: messaging({
       store,
       clock,
       drivers,
-      media: { attachments: (tenantId, ids) => attachments.resolve(tenantId, ids), voiceNote: noMedia.voiceNote },
+      media: { attachments: (tenantId, ids) => attachments.resolve(tenantId, ids), voiceNote: (tenantId, lineId, id) => voiceNotes.resolve(tenantId, lineId, id) },
     }),
   };
 }
@@ -128,6 +132,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
   adminClockRoutes(app, { clock });
   simulatorRoutes(app, { store, clock, events: services.events, blobs: deps.blobs });
   attachmentRoutes(app, { attachments: services.attachments, publicBaseUrl: config.publicBaseUrl });
+  voiceNoteRoutes(app, services);
   postSend(app, services);
   chatRoutes(app, services);
   messageRoutes(app, services);

@@ -1,0 +1,128 @@
+/**
+ * Staged voice notes: bytes from audio_base64 or an HTTPS audio_url, made a
+ * validated Opus-in-CAF (WAV is transcoded, CAF passes through), owned by one
+ * line for 15 minutes and only within that line's current service epoch.
+ */
+import { ApiError } from '../../errors/registry.js';
+import type { Clock } from '../../clock.js';
+import type { Store, Tenant, PhoneLine } from '../../store/index.js';
+import type { BlobStore } from '../../blobs/index.js';
+import type { DriverRegistry } from '../../drivers/registry.js';
+import type { OutboundFile } from '../../drivers/types.js';
+import { AudioRejected, prepareVoiceNote, type VoiceNoteMimeType } from '../../audio/index.js';
+import { NetError, fetchBytes } from '../../net/index.js';
+import { randomHex } from '../ids.js';
+
+export const VOICE_NOTE_TTL_MS = 15 * 60_000;
+/** Largest source accepted: a 300 s stereo 48 kHz 24-bit WAV is about 86 MB. */
+export const MAX_SOURCE_BYTES = 96 * 1024 * 1024;
+export const VOICE_NOTE_MIME_TYPES: VoiceNoteMimeType[] = ['audio/caf', 'audio/wav', 'audio/x-wav'];
+const FETCH_TIMEOUT_MS = 20_000;
+
+export interface StageRequest {
+  audio_url?: string;
+  audio_base64?: string;
+  mime_type?: string;
+  duration_seconds?: number;
+  phone_line_id?: string;
+}
+
+/** Strict base64: no data-URL prefix, only the alphabet, correct padding. */
+function decodeBase64(text: string): Buffer {
+  if (/^data:/i.test(text)) throw new ApiError(3004, 'audio_base64 must be the raw base64 of the bytes, without a data: URL prefix');
+  const compact = text.replace(/\s+/g, '');
+  if (compact.length === 0 || compact.length % 4 !== 0 || !/^[A-Za-z0-9+/]+={0,2}$/.test(compact)) {
+    throw new ApiError(3004, 'audio_base64 is not valid base64');
+  }
+  return Buffer.from(compact, 'base64');
+}
+
+export function voiceNotesService(deps: { store: Store; clock: Clock; blobs: BlobStore; drivers: DriverRegistry; allowPrivateNetworks: boolean }) {
+  const { store, clock, blobs, drivers } = deps;
+
+  const supportsVoiceNotes = (l: PhoneLine) => l.is_active && drivers.has(l.driver) && drivers.forLine(l).capabilities().has('voice_notes');
+
+  async function chooseLine(tenant: Tenant, requested?: string): Promise<PhoneLine> {
+    if (requested) {
+      const line = await store.lines.get(requested);
+      if (!line || line.tenant_id !== tenant.id) throw new ApiError(3002, `phone_line_id ${requested} is not a line of this project`);
+      if (!supportsVoiceNotes(line)) throw new ApiError(3002, `line ${requested} cannot take voice notes right now`);
+      return line;
+    }
+    const line = (await store.lines.listByTenant(tenant.id)).find(supportsVoiceNotes);
+    if (!line) throw new ApiError(3002, 'no line of this project can take voice notes');
+    return line;
+  }
+
+  async function sourceBytes(req: StageRequest): Promise<Buffer> {
+    if (req.audio_base64 !== undefined) return decodeBase64(req.audio_base64);
+    const url = req.audio_url!;
+    if (!/^https:\/\//i.test(url)) throw new ApiError(1002, 'audio_url must be an https:// URL');
+    try {
+      return await fetchBytes({ url, timeoutMs: FETCH_TIMEOUT_MS, maxBytes: MAX_SOURCE_BYTES, allowPrivateNetworks: deps.allowPrivateNetworks });
+    } catch (err) {
+      if (err instanceof NetError) {
+        if (err.kind === 'forbidden_address' || err.kind === 'invalid_url' || err.kind === 'insecure_url') {
+          throw new ApiError(1002, `audio_url is not allowed: ${err.message}`);
+        }
+        throw new ApiError(3004, `audio_url could not be fetched: ${err.message}`);
+      }
+      throw err;
+    }
+  }
+
+  return {
+    async stage(tenant: Tenant, req: StageRequest) {
+      const hasUrl = req.audio_url !== undefined;
+      const hasB64 = req.audio_base64 !== undefined;
+      if (!hasUrl && !hasB64) throw new ApiError(1001, 'give exactly one of audio_url or audio_base64');
+      if (hasUrl && hasB64) throw new ApiError(1002, 'give exactly one of audio_url or audio_base64, not both');
+      if (req.mime_type !== undefined && !(VOICE_NOTE_MIME_TYPES as string[]).includes(req.mime_type)) {
+        throw new ApiError(1002, `mime_type must be one of ${VOICE_NOTE_MIME_TYPES.join(', ')}`);
+      }
+      const line = await chooseLine(tenant, req.phone_line_id);
+      const bytes = await sourceBytes(req);
+      if (bytes.length > MAX_SOURCE_BYTES) throw new ApiError(3004, `audio is over ${MAX_SOURCE_BYTES} bytes`);
+      let prepared;
+      try {
+        prepared = await prepareVoiceNote(bytes, req.mime_type as VoiceNoteMimeType | undefined);
+      } catch (err) {
+        if (err instanceof AudioRejected) throw new ApiError(err.check === 'mime_type' ? 1002 : 3004, err.message);
+        throw err;
+      }
+      const epoch = await drivers.forLine(line).serviceEpoch();
+      const id = `vn_${randomHex(16)}`;
+      const now = clock.now();
+      const blobKey = `vn/${id}.caf`;
+      await blobs.putBuffer(blobKey, prepared.caf);
+      await store.media.insertVoiceNote({
+        id, tenant_id: tenant.id, line_id: line.id, service_epoch: epoch, blob_key: blobKey, size_bytes: prepared.caf.length,
+        duration_seconds: prepared.durationSeconds, transcoded: prepared.transcoded, created_at: now, expires_at: now + VOICE_NOTE_TTL_MS,
+      });
+      return {
+        voice_note_id: id,
+        uploaded: true,
+        transcoded: prepared.transcoded,
+        duration_seconds: Math.round(prepared.durationSeconds * 1000) / 1000,
+        container: 'caf' as const,
+        expires_at_ms: now + VOICE_NOTE_TTL_MS,
+        phone_line_id: line.id,
+      };
+    },
+
+    /** The staged note as a driver file, if it can still be sent from `lineId`; else 5001 saying why. */
+    async resolve(tenantId: string, lineId: string, id: string): Promise<OutboundFile> {
+      const vn = await store.media.getVoiceNote(tenantId, id);
+      if (!vn) throw new ApiError(5001, `voice note ${id} not found`);
+      if (vn.line_id !== lineId) throw new ApiError(5001, `voice note ${id} was staged on another line (${vn.line_id}); send with that phone_line_id`);
+      if (clock.now() >= vn.expires_at) throw new ApiError(5001, `voice note ${id} expired; stage it again`);
+      const line = await store.lines.get(lineId);
+      if (!line || (await drivers.forLine(line).serviceEpoch()) !== vn.service_epoch) {
+        throw new ApiError(5001, `voice note ${id} is void: the line's service restarted since staging; stage it again`);
+      }
+      return { attachmentId: vn.id, filename: `${vn.id}.caf`, mimeType: 'audio/x-caf', sizeBytes: vn.size_bytes, open: () => blobs.open(vn.blob_key) };
+    },
+  };
+}
+
+export type VoiceNotesService = ReturnType<typeof voiceNotesService>;

@@ -1,0 +1,112 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../support/app.js';
+import { deviceLog, newRecipient, prepareSandbox } from '../support/messaging.js';
+import { makeWav16Fast, sine } from '../audio/fixtures.js';
+import { decodeCafToPcm } from '../../src/audio/index.js';
+
+const wavB64 = (seconds: number, rate = 44_100, channels = 2) =>
+  makeWav16Fast(Math.round(seconds * rate), channels, rate, sine(440, rate)).toString('base64');
+
+describe('voice notes', () => {
+  let t: TestApp;
+  let twoSeconds: string;
+  beforeAll(async () => {
+    t = await startTestApp('sqlite');
+    await prepareSandbox(t);
+    twoSeconds = wavB64(2);
+  });
+  afterAll(async () => t.close());
+
+  const stage = (body: object) => t.api('POST', '/api/v1/voice-notes', body);
+  const sendVoice = (phone: string, line: string, id: string) =>
+    t.api('POST', '/api/v1/send', { phone, phone_line_id: line, voice_note: { voice_note_id: id } });
+
+  it('stages a WAV as Opus-in-CAF and sends it as an audio message from the staging line', async () => {
+    const before = t.clock.now();
+    const res = await stage({ audio_base64: twoSeconds, mime_type: 'audio/wav' });
+    expect(res.statusCode, res.body).toBe(200);
+    const vn = res.json();
+    expect(Object.keys(vn).sort()).toEqual(['container', 'duration_seconds', 'expires_at_ms', 'phone_line_id', 'transcoded', 'uploaded', 'voice_note_id']);
+    expect(vn).toMatchObject({ uploaded: true, transcoded: true, container: 'caf' });
+    expect(vn.voice_note_id).toMatch(/^vn_[0-9a-f]{32}$/);
+    expect(vn.duration_seconds).toBeCloseTo(2, 2);
+    expect(vn.expires_at_ms - before).toBeGreaterThanOrEqual(15 * 60_000);
+    expect(vn.expires_at_ms - before).toBeLessThan(15 * 60_000 + 2_000);
+    expect(t.demo.phone_line_ids).toContain(vn.phone_line_id);
+
+    t.clock.advance(11 * 60_000);
+    const sent = await sendVoice(newRecipient(), vn.phone_line_id, vn.voice_note_id);
+    expect(sent.statusCode, sent.body).toBe(200);
+    expect(sent.json().phone_line_id).toBe(vn.phone_line_id);
+    const [entry] = await deviceLog(t, vn.phone_line_id);
+    expect(entry).toMatchObject({ kind: 'voice_note', is_audio_message: true });
+    const part = (entry!.parts as { content_path: string; mime_type: string; filename: string }[])[0]!;
+    expect(part.filename).toMatch(/\.caf$/);
+    const caf = (await t.admin('GET', part.content_path)).rawPayload;
+    expect(caf.subarray(0, 4).toString('latin1')).toBe('caff');
+    const pcm = await decodeCafToPcm(caf);
+    expect(pcm.samples.length / pcm.sampleRate).toBeCloseTo(2, 1);
+
+    // The service's own CAF staged again passes through untouched.
+    const again = (await stage({ audio_base64: caf.toString('base64'), mime_type: 'audio/caf' })).json();
+    expect(again).toMatchObject({ transcoded: false });
+    expect(again.duration_seconds).toBeCloseTo(2, 2);
+  });
+
+  it('voids a staged note on another line, after 15 minutes, and after a line restart (404/5001)', async () => {
+    const [lineA, lineB] = t.demo.phone_line_ids as [string, string];
+    const onA = (await stage({ audio_base64: twoSeconds, phone_line_id: lineA })).json();
+    expect(onA.phone_line_id).toBe(lineA);
+    const wrongLine = await sendVoice(newRecipient(), lineB, onA.voice_note_id);
+    expect(wrongLine.statusCode).toBe(404);
+    expect(wrongLine.json()).toMatchObject({ code: 5001, status: 'failed', reason: expect.stringContaining('another line') });
+
+    t.clock.advance(15 * 60_000);
+    const expired = await sendVoice(newRecipient(), lineA, onA.voice_note_id);
+    expect(expired.json()).toMatchObject({ code: 5001, reason: expect.stringContaining('expired') });
+
+    const fresh = (await stage({ audio_base64: twoSeconds, phone_line_id: lineA })).json();
+    expect((await t.admin('POST', `/admin/v1/lines/${lineA}/simulate/restart`)).statusCode).toBe(200);
+    const restarted = await sendVoice(newRecipient(), lineA, fresh.voice_note_id);
+    expect(restarted.json()).toMatchObject({ code: 5001, reason: expect.stringContaining('restarted') });
+  });
+
+  it('answers the staging codes for bad sources', async () => {
+    const cases: [object, number, string?][] = [
+      [{}, 1001],
+      [{ audio_base64: twoSeconds, audio_url: 'https://example.com/a.wav' }, 1002],
+      [{ audio_base64: twoSeconds, mime_type: 'audio/mpeg' }, 1002],
+      [{ audio_url: 'http://example.com/a.wav' }, 1002],
+      [{ audio_url: 'https://127.0.0.1/a.wav' }, 1002],
+      [{ audio_url: 'https://[::ffff:10.0.0.1]/a.wav' }, 1002],
+      [{ audio_base64: `data:audio/wav;base64,${twoSeconds}` }, 3004, 'data:'],
+      [{ audio_base64: 'not base64!!' }, 3004, 'base64'],
+      [{ audio_base64: Buffer.concat([Buffer.from('ID3\u0004\u0000'), Buffer.alloc(2000, 0xff)]).toString('base64'), mime_type: 'audio/caf' }, 3004],
+      [{ audio_base64: wavB64(0.3) }, 3004, '0.5'],
+    ];
+    for (const [body, code, text] of cases) {
+      const res = await stage(body);
+      expect(res.json().error?.code, JSON.stringify(body).slice(0, 100)).toBe(code);
+      if (text) expect(res.json().error.message).toContain(text);
+    }
+  });
+
+  it('answers 3002 when no line can take voice notes, and keeps tenants apart', async () => {
+    const [lineA, lineB] = t.demo.phone_line_ids as [string, string];
+    await t.admin('PATCH', `/admin/v1/lines/${lineA}`, { driver_config: { receipt_delay_ms: 5, voice_notes: false } });
+    expect((await stage({ audio_base64: twoSeconds, phone_line_id: lineA })).json().error.code).toBe(3002);
+    await t.admin('PATCH', `/admin/v1/lines/${lineB}`, { driver_config: { receipt_delay_ms: 5, voice_notes: false } });
+    expect((await stage({ audio_base64: twoSeconds })).json().error.code).toBe(3002);
+    await t.admin('PATCH', `/admin/v1/lines/${lineA}`, { driver_config: { receipt_delay_ms: 5 } });
+    await t.admin('PATCH', `/admin/v1/lines/${lineB}`, { driver_config: { receipt_delay_ms: 5 } });
+
+    const mine = (await stage({ audio_base64: twoSeconds, phone_line_id: lineA })).json();
+    const other = (await t.admin('POST', '/admin/v1/accounts', { name: 'Other voice' })).json();
+    await t.admin('POST', '/admin/v1/tenants', { account_id: other.account.id, slug: 'other-voice' });
+    const theirLine = (await t.admin('POST', '/admin/v1/lines', { tenant: 'other-voice', phone_number: '+14155550950', driver: 'simulator' })).json().phone_line;
+    const res = await t.api('POST', '/api/v1/send', { phone: newRecipient(), phone_line_id: theirLine.id, voice_note: { voice_note_id: mine.voice_note_id } }, { secret: other.signing_secret });
+    expect(res.json().code).toBe(5001);
+    expect((await stage({ audio_base64: twoSeconds, phone_line_id: lineA })).statusCode).toBe(200);
+    expect((await t.api('POST', '/api/v1/voice-notes', { audio_base64: twoSeconds, phone_line_id: lineA }, { secret: other.signing_secret })).json().error.code).toBe(3002);
+  });
+});
