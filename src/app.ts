@@ -37,6 +37,12 @@ import { attachmentRoutes } from './http/routes/attachments/routes.js';
 import { voiceNoteRoutes } from './http/routes/attachments/voice-notes.js';
 import { voiceNotesService } from './domain/media/voice-notes.js';
 import type { BlobStore } from './blobs/index.js';
+import { eventBus } from './domain/events/bus.js';
+import { subscriptionsService } from './domain/events/subscriptions.js';
+import { eventsService } from './domain/events/service.js';
+import { deliveryWorker } from './delivery/worker.js';
+import { sseHub } from './delivery/sse.js';
+import { eventRoutes } from './http/routes/events/routes.js';
 
 export interface AppDeps {
   config: Config;
@@ -54,7 +60,9 @@ export function buildServices(deps: Pick<AppDeps, 'store' | 'clock' | 'config' |
   const { store, clock, config, blobs } = deps;
   const attachments = attachmentsService({ store, clock, blobs });
   const auth = authenticator({ store, clock, brand: config.headerBrand });
-  const events = lineEvents({ store, clock });
+  const bus = eventBus();
+  const events = lineEvents({ store, clock, blobs, bus, deepLinkBase: `${config.publicBaseUrl ?? ''}/app` });
+  const attempt = { timeoutMs: config.webhookTimeoutMs, allowPrivateNetworks: config.allowPrivateNetworks, brand: config.headerBrand };
   const drivers = driverRegistry({ events, state: store.lineRuntime, now: () => clock.now() });
   const voiceNotes = voiceNotesService({ store, clock, blobs, drivers, allowPrivateNetworks: config.allowPrivateNetworks });
   return {
@@ -65,6 +73,11 @@ export function buildServices(deps: Pick<AppDeps, 'store' | 'clock' | 'config' |
     drivers,
     attachments,
     voiceNotes,
+    bus,
+    subscriptions: subscriptionsService({ store, clock, allowPrivateNetworks: config.allowPrivateNetworks }),
+    eventLog: eventsService({ store, clock, attempt }),
+    worker: deliveryWorker({ store, clock, bus }, { ...attempt, backoffMs: config.webhookBackoffMs, pollMs: 500, leaseMs: Math.max(30_000, config.webhookTimeoutMs * 3), batch: 32 }),
+    sse: sseHub({ store, bus }, { maxMs: config.sseMaxMs, heartbeatMs: config.sseHeartbeatMs, pollMs: 1_000 }),
     messaging: messaging({
       store,
       clock,
@@ -133,6 +146,13 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
   simulatorRoutes(app, { store, clock, events: services.events, blobs: deps.blobs });
   attachmentRoutes(app, { attachments: services.attachments, publicBaseUrl: config.publicBaseUrl });
   voiceNoteRoutes(app, services);
+  eventRoutes(app, { events: services.eventLog, subscriptions: services.subscriptions, sse: services.sse, clock });
+
+  if (config.deliveryWorker) services.worker.start();
+  app.addHook('onClose', async () => {
+    services.sse.closeAll();
+    await services.worker.stop();
+  });
   postSend(app, services);
   chatRoutes(app, services);
   messageRoutes(app, services);

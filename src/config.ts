@@ -21,6 +21,14 @@ export interface Config {
   masterKey: string | undefined;
   /** How long a rotated signing secret keeps working. */
   secretOverlapMs: number;
+  /** Webhook delivery: per-attempt timeout and the delays before attempts 2 and 3. */
+  webhookTimeoutMs: number;
+  webhookBackoffMs: number[];
+  /** SSE: connection lifetime and heartbeat interval. */
+  sseMaxMs: number;
+  sseHeartbeatMs: number;
+  /** Run the webhook delivery worker in this process. */
+  deliveryWorker: boolean;
   logLevel: string;
   /** Request lines (method, path, status, ms): every request, only 4xx/5xx, or none. */
   logRequests: 'all' | 'errors' | 'off';
@@ -55,6 +63,15 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
   return n;
 }
 
+function backoffList(raw: string | undefined): number[] {
+  if (!raw) return [1_000, 2_000];
+  const list = raw.split(',').map((x) => Number(x.trim()));
+  if (list.length === 0 || list.some((n) => !Number.isInteger(n) || n < 0 || n > 600_000)) {
+    throw new ConfigError(`BLUELINE_WEBHOOK_BACKOFF_MS must be comma-separated milliseconds, e.g. 1000,2000; got "${raw}"`);
+  }
+  return list;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const databaseUrl = env.DATABASE_URL || undefined;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
@@ -84,6 +101,11 @@ export function loadConfig(env: Env = process.env): Config {
     headerBrand: brand,
     masterKey: env.BLUELINE_MASTER_KEY || undefined,
     secretOverlapMs: int(env, 'BLUELINE_SECRET_OVERLAP_HOURS', 24, 0, 24 * 90) * 3600_000,
+    webhookTimeoutMs: int(env, 'BLUELINE_WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+    webhookBackoffMs: backoffList(env.BLUELINE_WEBHOOK_BACKOFF_MS),
+    sseMaxMs: int(env, 'BLUELINE_SSE_MAX_MS', 60_000, 100, 3_600_000),
+    sseHeartbeatMs: int(env, 'BLUELINE_SSE_HEARTBEAT_MS', 15_000, 10, 600_000),
+    deliveryWorker: bool(env, 'BLUELINE_DELIVERY_WORKER', true),
     logLevel: env.LOG_LEVEL || 'info',
     logRequests: oneOf(env, 'BLUELINE_LOG_REQUESTS', ['errors', 'all', 'off'] as const),
   };

@@ -39,13 +39,10 @@ export function conversationsRepo(db: Kysely<DB>) {
     async upsertLead(lead: Lead): Promise<{ lead: Lead; created: boolean }> {
       const existing = await this.findLead(lead.tenant_id, lead.handle);
       if (existing) return { lead: existing, created: false };
-      try {
-        await db.insertInto('leads').values(lead).execute();
-        return { lead, created: true };
-      } catch (err) {
-        if (!isUniqueViolation(err)) throw err;
-        return { lead: (await this.findLead(lead.tenant_id, lead.handle))!, created: false };
-      }
+      // ON CONFLICT rather than catching: a caught error would abort a PostgreSQL transaction.
+      const r = await db.insertInto('leads').values(lead).onConflict((oc) => oc.columns(['tenant_id', 'handle']).doNothing()).executeTakeFirst();
+      if (Number(r.numInsertedOrUpdatedRows ?? 0) > 0) return { lead, created: true };
+      return { lead: (await this.findLead(lead.tenant_id, lead.handle))!, created: false };
     },
 
     async getChat(tenantId: string, id: string): Promise<Chat | undefined> {
@@ -55,13 +52,19 @@ export function conversationsRepo(db: Kysely<DB>) {
 
     /** Inserts unless a chat with that id exists; returns the stored chat. */
     async ensureChat(chat: Chat): Promise<Chat> {
-      try {
-        await db.insertInto('chats').values({ ...chat, is_group: chat.is_group ? 1 : 0 }).execute();
-        return chat;
-      } catch (err) {
-        if (!isUniqueViolation(err)) throw err;
-        return (await this.getChat(chat.tenant_id, chat.id))!;
-      }
+      const r = await db
+        .insertInto('chats')
+        .values({ ...chat, is_group: chat.is_group ? 1 : 0 })
+        .onConflict((oc) => oc.column('id').doNothing())
+        .executeTakeFirst();
+      if (Number(r.numInsertedOrUpdatedRows ?? 0) > 0) return chat;
+      return (await this.getChat(chat.tenant_id, chat.id))!;
+    },
+
+    /** A group chat known by the provider's chat key on this tenant. */
+    async chatByKey(tenantId: string, chatKey: string): Promise<Chat | undefined> {
+      const r = await db.selectFrom('chats').selectAll().where('tenant_id', '=', tenantId).where('chat_key', '=', chatKey).executeTakeFirst();
+      return r && toChat(r);
     },
 
     async pinLine(chatId: string, lineId: string, chatKey?: string): Promise<void> {

@@ -12,17 +12,32 @@ import { messagesRepo } from './messages.js';
 import { idempotencyRepo } from './idempotency.js';
 import { lineRuntimeRepo } from './line-runtime.js';
 import { mediaRepo } from './media.js';
+import { eventsRepo } from './events.js';
+import type { Kysely } from 'kysely';
+import type { DB } from './schema.js';
+import type { Dialect } from './db.js';
+import type { SecretBox } from './secret-box.js';
 
-export interface Store {
+function repos(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
+  return {
+    accounts: accountsRepo(db, box),
+    tenants: tenantsRepo(db),
+    lines: linesRepo(db, box),
+    conversations: conversationsRepo(db),
+    messages: messagesRepo(db),
+    idempotency: idempotencyRepo(db),
+    lineRuntime: lineRuntimeRepo(db, dialect),
+    media: mediaRepo(db),
+    events: eventsRepo(db, dialect, box),
+  };
+}
+
+export type Repos = ReturnType<typeof repos>;
+
+export interface Store extends Repos {
   database: Database;
-  accounts: ReturnType<typeof accountsRepo>;
-  tenants: ReturnType<typeof tenantsRepo>;
-  lines: ReturnType<typeof linesRepo>;
-  conversations: ReturnType<typeof conversationsRepo>;
-  messages: ReturnType<typeof messagesRepo>;
-  idempotency: ReturnType<typeof idempotencyRepo>;
-  lineRuntime: ReturnType<typeof lineRuntimeRepo>;
-  media: ReturnType<typeof mediaRepo>;
+  /** Runs `fn` in one transaction with repositories bound to it. */
+  transaction<T>(fn: (tx: Repos) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -31,14 +46,8 @@ export async function openStore(opts: OpenOptions & { masterKey: Buffer }): Prom
   const box = secretBox(opts.masterKey);
   return {
     database,
-    accounts: accountsRepo(database.db, box),
-    tenants: tenantsRepo(database.db),
-    lines: linesRepo(database.db, box),
-    conversations: conversationsRepo(database.db),
-    messages: messagesRepo(database.db),
-    idempotency: idempotencyRepo(database.db),
-    lineRuntime: lineRuntimeRepo(database.db, database.dialect),
-    media: mediaRepo(database.db),
+    ...repos(database.db, database.dialect, box),
+    transaction: (fn) => database.db.transaction().execute((tx) => fn(repos(tx, database.dialect, box))),
     close: () => database.close(),
   };
 }
@@ -50,3 +59,4 @@ export type { Lead, Chat } from './conversations.js';
 export type { Message, MessagePart } from './messages.js';
 export type { IdempotencyRecord } from './idempotency.js';
 export type { Attachment, VoiceNote } from './media.js';
+export type { Subscription, EventRow, DeliveryJob, DeliveryAttempt } from './events.js';

@@ -164,7 +164,66 @@ export interface VoiceNotesTable {
   expires_at: number;
 }
 
+export interface WebhookSubscriptionsTable {
+  id: string;
+  tenant_id: string;
+  url: string;
+  /** JSON string[] of event types */
+  events: string;
+  secret_enc: string;
+  /** during a rotation overlap, the previous secret still signs */
+  previous_secret_enc: string | null;
+  previous_expires_at: number | null;
+  created_at: number;
+}
+
+export interface EventsTable {
+  id: string;
+  tenant_id: string;
+  type: string;
+  /** dedup key `<namespace>:msg:<guid>` */
+  event_id: string;
+  lead_id: string | null;
+  convo_id: string | null;
+  /** the envelope, serialized once: every attempt and replay sends these bytes */
+  payload: string;
+  status: 'pending' | 'delivered' | 'failed' | 'dev_inbox';
+  /** 1 when a dev-inbox subscription matched */
+  dev_inbox: number;
+  delivered_at: number | null;
+  created_at: number;
+}
+
+export interface DeliveryJobsTable {
+  id: string;
+  event_ref: string;
+  subscription_id: string;
+  tenant_id: string;
+  url: string;
+  state: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  /** real-time ms when the next attempt is due */
+  next_attempt_at: number;
+  /** real-time ms until which a worker holds the job */
+  lease_until: number | null;
+  created_at: number;
+}
+
+export interface DeliveryAttemptsTable {
+  id: string;
+  event_ref: string;
+  subscription_id: string;
+  at: number;
+  status: number | null;
+  duration_ms: number;
+  error: string | null;
+}
+
 export interface DB {
+  webhook_subscriptions: WebhookSubscriptionsTable;
+  events: EventsTable;
+  delivery_jobs: DeliveryJobsTable;
+  delivery_attempts: DeliveryAttemptsTable;
   attachments: AttachmentsTable;
   voice_notes: VoiceNotesTable;
   leads: LeadsTable;

@@ -1,33 +1,54 @@
 /**
- * What drivers report: delivery/read receipts update outbound messages, and
- * inbound messages are stored in their chat (the inbound area adds events and
- * webhooks on top of this).
+ * What drivers report. Receipts update outbound messages. An inbound message
+ * is stored with its media (`in_…` attachments), its lead and chat, its
+ * `message.received` event and one delivery job per matching subscription —
+ * all in one transaction (the event log is written before any delivery
+ * attempt), then the worker and streams are woken.
  */
 import type { DriverEvents, InboundMessage } from '../../drivers/types.js';
-import type { Store, Chat } from '../../store/index.js';
+import type { Store, Repos, Chat, Tenant, Message, MessagePart } from '../../store/index.js';
 import type { Clock } from '../../clock.js';
-import { newUuid, randomHex } from '../ids.js';
+import type { BlobStore } from '../../blobs/index.js';
+import type { EventBus } from '../events/bus.js';
+import { ids, newUuid, randomHex, timeSortableId } from '../ids.js';
 import { newMessageId } from './outbound.js';
-import { conversations } from './conversations.js';
+import { RETENTION_MS } from '../media/attachments.js';
+import { messageEventId, messageReceivedEnvelope } from '../events/envelope.js';
+import { DEV_INBOX_URL } from '../events/subscriptions.js';
 
-export function lineEvents(deps: { store: Store; clock: Clock }): DriverEvents {
-  const { store, clock } = deps;
-  const convos = conversations(deps);
+export interface LineEventsDeps {
+  store: Store;
+  clock: Clock;
+  blobs: BlobStore;
+  bus: EventBus;
+  /** Base of `data.crm_deep_link`. */
+  deepLinkBase: string;
+}
 
-  async function chatFor(tenant: Parameters<typeof convos.direct>[0], lineId: string, msg: InboundMessage): Promise<Chat> {
-    if (!msg.group) {
-      const { chat } = await convos.direct(tenant, msg.from);
-      if (!chat.line_id) await store.conversations.pinLine(chat.id, lineId);
-      return { ...chat, line_id: chat.line_id ?? lineId };
-    }
-    const now = clock.now();
-    const chat = await store.conversations.ensureChat({
+async function chatFor(tx: Repos, tenant: Tenant, lineId: string, msg: InboundMessage, now: number): Promise<{ chat: Chat; leadId: string | null }> {
+  if (!msg.group) {
+    const { lead } = await tx.conversations.upsertLead({ id: newUuid(), tenant_id: tenant.id, handle: msg.from, created_at: now });
+    const chat = await tx.conversations.ensureChat({
+      id: lead.id, tenant_id: tenant.id, is_group: false, lead_id: lead.id, line_id: lineId, convo_id: newUuid(),
+      chat_key: null, display_name: null, created_at: now,
+    });
+    await tx.conversations.addParticipant(chat.id, msg.from, now);
+    if (!chat.line_id) await tx.conversations.pinLine(chat.id, lineId);
+    return { chat: { ...chat, line_id: chat.line_id ?? lineId }, leadId: lead.id };
+  }
+  const { lead } = await tx.conversations.upsertLead({ id: newUuid(), tenant_id: tenant.id, handle: msg.from, created_at: now });
+  const chat =
+    (await tx.conversations.chatByKey(tenant.id, msg.group.chatKey)) ??
+    (await tx.conversations.ensureChat({
       id: `ch_${randomHex(16)}`, tenant_id: tenant.id, is_group: true, lead_id: null, line_id: lineId, convo_id: newUuid(),
       chat_key: msg.group.chatKey, display_name: msg.group.displayName ?? null, created_at: now,
-    });
-    for (const h of msg.group.handles) await store.conversations.addParticipant(chat.id, h, now);
-    return chat;
-  }
+    }));
+  for (const h of msg.group.handles) await tx.conversations.addParticipant(chat.id, h, now);
+  return { chat, leadId: lead.id };
+}
+
+export function lineEvents(deps: LineEventsDeps): DriverEvents {
+  const { store, clock, blobs, bus } = deps;
 
   return {
     async receipt(lineId, guid, kind, atMs) {
@@ -45,25 +66,63 @@ export function lineEvents(deps: { store: Store; clock: Clock }): DriverEvents {
       if (!line) return;
       if (await store.messages.byProviderGuid(lineId, msg.guid)) return; // reported twice
       const tenant = (await store.tenants.getById(line.tenant_id))!;
-      const chat = await chatFor(tenant, lineId, msg);
-      await store.messages.insert({
-        id: newMessageId(msg.sentAt),
-        tenant_id: tenant.id,
-        chat_id: chat.id,
-        line_id: lineId,
-        direction: 'inbound',
-        sender_handle: msg.from,
-        parts: msg.parts.map((p) => (p.type === 'text' ? p : { type: 'media' as const, attachment_id: '', filename: p.filename, mime_type: p.mimeType, size_bytes: p.bytes.length })),
-        effect: null,
-        status: 'received',
-        provider_guid: msg.guid,
-        first_touch: false,
-        error_code: null,
-        sent_at: msg.sentAt,
-        delivered_at: msg.sentAt,
-        read_at: null,
-        edited_at: null,
+      const now = clock.now();
+
+      // Media bytes first (outside the transaction): an orphaned blob is harmless, a lost one is not.
+      const media: { id: string; blobKey: string; filename?: string; mimeType: string; size: number }[] = [];
+      for (const p of msg.parts) {
+        if (p.type !== 'media') continue;
+        const id = `in_${randomHex(16)}`;
+        const blobKey = `in/${id}`;
+        await blobs.putBuffer(blobKey, p.bytes);
+        media.push({ id, blobKey, filename: p.filename, mimeType: p.mimeType || 'application/octet-stream', size: p.bytes.length });
+      }
+      let mediaIndex = 0;
+      const parts: MessagePart[] = msg.parts.map((p) => {
+        if (p.type === 'text') return p;
+        const m = media[mediaIndex++]!;
+        return { type: 'media', attachment_id: m.id, ...(m.filename && { filename: m.filename }), mime_type: m.mimeType, size_bytes: m.size };
       });
+
+      const recorded = await store.transaction(async (tx) => {
+        const { chat, leadId } = await chatFor(tx, tenant, lineId, msg, now);
+        const message: Message = {
+          id: newMessageId(msg.sentAt), tenant_id: tenant.id, chat_id: chat.id, line_id: lineId, direction: 'inbound',
+          sender_handle: msg.from, parts, effect: null, status: 'received', provider_guid: msg.guid, first_touch: false,
+          error_code: null, sent_at: msg.sentAt, delivered_at: msg.sentAt, read_at: null, edited_at: null,
+        };
+        const envelope = messageReceivedEnvelope({
+          tenant, line, chat, participants: await tx.conversations.participants(chat.id), message, guid: msg.guid,
+          traceId: ids.trace(), nowMs: now, deepLinkBase: deps.deepLinkBase,
+        });
+        const subs = (await tx.events.subscriptions(tenant.id)).filter((s) => s.events.includes('message.received'));
+        const real = subs.filter((s) => s.url !== DEV_INBOX_URL);
+        const devInbox = subs.length > real.length;
+        const eventRef = `evt_${timeSortableId(now)}`;
+        // No destination at all: recorded as failed, so it can be listed and replayed once one exists.
+        const status = real.length ? 'pending' : devInbox ? 'dev_inbox' : 'failed';
+        const inserted = await tx.events.insertEvent({
+          id: eventRef, tenant_id: tenant.id, type: 'message.received', event_id: messageEventId(msg.guid), lead_id: leadId,
+          convo_id: chat.convo_id, payload: JSON.stringify(envelope), status, dev_inbox: devInbox, delivered_at: null, created_at: now,
+        });
+        if (!inserted) return false; // the same guid was recorded already
+        await tx.messages.insert(message);
+        for (const m of media) {
+          await tx.media.insertAttachment({
+            id: m.id, tenant_id: tenant.id, origin: 'inbound', filename: m.filename ?? null, content_type: m.mimeType,
+            declared_size: m.size, size_bytes: m.size, state: 'uploaded', blob_key: m.blobKey, created_at: now, uploaded_at: now,
+            expires_at: now + RETENTION_MS,
+          });
+        }
+        await tx.events.insertJobs(
+          real.map((s) => ({
+            id: `job_${timeSortableId(now)}`, event_ref: eventRef, subscription_id: s.id, tenant_id: tenant.id, url: s.url,
+            state: 'pending' as const, attempts: 0, next_attempt_at: Date.now(), lease_until: null, created_at: now,
+          })),
+        );
+        return true;
+      });
+      if (recorded) bus.eventRecorded(tenant.id);
     },
   };
 }

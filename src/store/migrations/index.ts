@@ -2,10 +2,12 @@ import type { Migration } from 'kysely';
 import * as m001 from './001_foundation.js';
 import * as m002 from './002_messaging.js';
 import * as m003 from './003_media.js';
+import * as m004 from './004_events.js';
 
 /** Numbered migrations, applied in key order; never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
   '001_foundation': m001,
   '002_messaging': m002,
   '003_media': m003,
+  '004_events': m004,
 };

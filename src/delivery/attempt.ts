@@ -1,0 +1,74 @@
+/**
+ * One signed delivery attempt of a stored event to one subscription, and the
+ * bookkeeping every attempt shares (worker and replay): the attempt record,
+ * the job's state, and the event's aggregated status.
+ */
+import type { Clock } from '../clock.js';
+import type { Store, EventRow, Subscription } from '../store/index.js';
+import { deliveryHeaders } from './signer.js';
+import { NetError, postJson } from '../net/index.js';
+import { timeSortableId } from '../domain/ids.js';
+
+export interface AttemptSettings {
+  timeoutMs: number;
+  allowPrivateNetworks: boolean;
+  brand: string;
+}
+
+export interface AttemptResult {
+  status: number | null;
+  durationMs: number;
+  error: string | null;
+}
+
+export const isSuccess = (r: AttemptResult) => r.status !== null && r.status >= 200 && r.status < 300;
+/** 5xx and network errors are worth another attempt; 4xx is the receiver's final word. */
+export const isRetryable = (r: AttemptResult) => r.status === null || r.status >= 500;
+
+export async function attemptDelivery(event: EventRow, sub: Subscription, settings: AttemptSettings, nowBusinessMs: number): Promise<AttemptResult> {
+  const live = sub.secrets.filter((s) => s.expires_at === null || s.expires_at > nowBusinessMs).map((s) => s.secret);
+  const body = Buffer.from(event.payload, 'utf8');
+  // Outgoing signatures use real time: receivers check them against their own clocks.
+  const headers = deliveryHeaders({
+    eventType: event.type,
+    eventId: event.event_id,
+    subscriptionId: sub.id,
+    rawBody: body,
+    secrets: live,
+    timestampSeconds: Math.floor(Date.now() / 1000),
+    brand: settings.brand,
+  });
+  try {
+    const r = await postJson({ url: sub.url, headers, body, timeoutMs: settings.timeoutMs, allowPrivateNetworks: settings.allowPrivateNetworks });
+    return { status: r.status, durationMs: Math.round(r.durationMs), error: null };
+  } catch (err) {
+    if (err instanceof NetError) return { status: null, durationMs: Math.round(err.durationMs ?? 0), error: `${err.kind}: ${err.message}` };
+    return { status: null, durationMs: 0, error: `internal: ${(err as Error).message}` };
+  }
+}
+
+export async function recordAttempt(store: Store, clock: Clock, eventRef: string, subscriptionId: string, r: AttemptResult): Promise<void> {
+  const now = clock.now();
+  await store.events.insertAttempt({
+    id: `dla_${timeSortableId(Date.now())}`, event_ref: eventRef, subscription_id: subscriptionId, at: now,
+    status: r.status, duration_ms: r.durationMs, error: r.error,
+  });
+}
+
+/**
+ * The event's status from its destinations: delivered once any answered 2xx;
+ * failed when every one ended without; pending while any attempt is due.
+ */
+export async function refreshEventStatus(store: Store, clock: Clock, eventRef: string): Promise<void> {
+  const event = await store.events.eventById(eventRef);
+  if (!event) return;
+  const jobs = await store.events.jobsOf(eventRef);
+  if (jobs.length === 0) return;
+  if (jobs.some((j) => j.state === 'delivered')) {
+    if (event.status !== 'delivered') await store.events.setEventStatus(eventRef, 'delivered', event.delivered_at ?? clock.now());
+  } else if (jobs.every((j) => j.state === 'failed')) {
+    await store.events.setEventStatus(eventRef, 'failed', null);
+  } else if (event.status !== 'pending') {
+    await store.events.setEventStatus(eventRef, 'pending', null);
+  }
+}

@@ -1,0 +1,61 @@
+/** The `message.received` envelope: every field of the spec's table plus the legacy aliases. */
+import type { Chat, Message, PhoneLine, Tenant } from '../../store/index.js';
+
+export const API_VERSION = 'v1';
+export const WEBHOOK_VERSION = '2025-06-01';
+export const EVENT_NAMESPACE = 'imessage';
+
+export const messageEventId = (guid: string) => `${EVENT_NAMESPACE}:msg:${guid}`;
+
+const handle = (value: string, isMe: boolean) => ({ handle: value, service: 'imessage' as const, is_me: isMe });
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+export function messageReceivedEnvelope(args: {
+  tenant: Tenant;
+  line: PhoneLine;
+  chat: Chat;
+  participants: string[];
+  message: Message;
+  guid: string;
+  traceId: string;
+  nowMs: number;
+  deepLinkBase: string;
+}) {
+  const { tenant, line, chat, message, guid } = args;
+  const text = message.parts.filter((p) => p.type === 'text').map((p) => (p as { value: string }).value).join('\n');
+  return {
+    event: 'message.received',
+    event_type: 'message.received',
+    event_id: messageEventId(guid),
+    timestamp: new Date(args.nowMs).toISOString(),
+    api_version: API_VERSION,
+    webhook_version: WEBHOOK_VERSION,
+    trace_id: args.traceId,
+    partner_id: tenant.slug,
+    data: {
+      chat: {
+        id: chat.id,
+        is_group: chat.is_group,
+        handles: [...args.participants.map((h) => handle(h, false)), handle(line.phone_number, true)],
+        owner_handle: handle(line.phone_number, true),
+      },
+      message: {
+        id: message.id,
+        direction: 'inbound' as const,
+        sender_handle: handle(message.sender_handle ?? '', false),
+        parts: message.parts,
+        sent_at: iso(message.sent_at),
+        delivered_at: iso(message.delivered_at),
+        read_at: iso(message.read_at),
+        service: 'imessage' as const,
+      },
+      crm_deep_link: `${args.deepLinkBase}/chats/${chat.id}`,
+    },
+    // Legacy aliases some integrations still read; prefer data.*.
+    from: message.sender_handle,
+    to: line.phone_number,
+    text,
+    message_guid: guid,
+    line_id: line.id,
+  };
+}

@@ -1,0 +1,60 @@
+/** Webhook subscriptions: each with its own secret (`whsec_…`, shown once), rotatable with an overlap. */
+import { randomBytes } from 'node:crypto';
+import { ApiError } from '../../errors/registry.js';
+import type { Clock } from '../../clock.js';
+import type { Store, Subscription } from '../../store/index.js';
+import { validateWebhookUrl } from '../../net/index.js';
+import { randomHex } from '../ids.js';
+
+export const DEV_INBOX_URL = 'https://dev-inbox';
+export const EVENT_TYPES = ['message.received'] as const;
+const DEFAULT_OVERLAP_MS = 24 * 3600_000;
+
+const newSecret = () => `whsec_${randomBytes(24).toString('base64url')}`;
+
+export function publicSubscription(s: Subscription) {
+  return { id: s.id, url: s.url, events: s.events, created_at: new Date(s.created_at).toISOString() };
+}
+
+export function subscriptionsService(deps: { store: Store; clock: Clock; allowPrivateNetworks: boolean }) {
+  const { store, clock } = deps;
+
+  async function owned(tenantId: string, id: string) {
+    const s = await store.events.subscription(tenantId, id);
+    if (!s) throw new ApiError(2011, `webhook subscription ${id} not found`);
+    return s;
+  }
+
+  return {
+    async create(tenantId: string, input: { url: string; events: string[] }) {
+      if (input.events.length === 0) throw new ApiError(1002, 'events needs at least one event type');
+      const unknown = input.events.filter((e) => !(EVENT_TYPES as readonly string[]).includes(e));
+      if (unknown.length) throw new ApiError(1002, `unknown event type ${unknown.join(', ')}; supported: ${EVENT_TYPES.join(', ')}`);
+      if (input.url !== DEV_INBOX_URL) {
+        const check = validateWebhookUrl(input.url, { allowPrivateNetworks: deps.allowPrivateNetworks });
+        if (!check.ok) throw new ApiError(1002, `url is not allowed: ${check.reason}`);
+      }
+      const secret = newSecret();
+      const sub = { id: `sub_${randomHex(12)}`, tenant_id: tenantId, url: input.url, events: [...new Set(input.events)], secret, created_at: clock.now() };
+      await store.events.insertSubscription(sub);
+      return { ...publicSubscription({ ...sub, secrets: [] }), secret };
+    },
+    list: async (tenantId: string) => (await store.events.subscriptions(tenantId)).map(publicSubscription),
+    get: async (tenantId: string, id: string) => publicSubscription(await owned(tenantId, id)),
+    async remove(tenantId: string, id: string) {
+      await owned(tenantId, id);
+      await store.events.deleteSubscription(tenantId, id);
+      return { id, deleted: true };
+    },
+    /** A new secret; deliveries carry one v1= per live secret until the overlap ends. */
+    async rotateSecret(tenantId: string, id: string, overlapMs = DEFAULT_OVERLAP_MS) {
+      const s = await owned(tenantId, id);
+      const secret = newSecret();
+      const until = clock.now() + overlapMs;
+      await store.events.rotateSubscriptionSecret(id, secret, s.secrets[0]!.secret, until);
+      return { id, secret, previous_secret_expires_at: new Date(until).toISOString() };
+    },
+  };
+}
+
+export type SubscriptionsService = ReturnType<typeof subscriptionsService>;

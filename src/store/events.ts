@@ -1,0 +1,170 @@
+/** Webhook subscriptions, the event log, delivery jobs (claimed with a lease) and attempts. */
+import { sql, type Kysely } from 'kysely';
+import type { DB } from './schema.js';
+import type { Dialect } from './db.js';
+import type { SecretBox } from './secret-box.js';
+
+export interface Subscription {
+  id: string;
+  tenant_id: string;
+  url: string;
+  events: string[];
+  /** live secrets, newest first (two during a rotation overlap) */
+  secrets: { secret: string; expires_at: number | null }[];
+  created_at: number;
+}
+
+export type EventRow = Omit<DB['events'], 'dev_inbox'> & { dev_inbox: boolean };
+export type DeliveryJob = DB['delivery_jobs'];
+export type DeliveryAttempt = DB['delivery_attempts'];
+
+const n = (v: number | null) => (v === null ? null : Number(v));
+const toEvent = (r: DB['events']): EventRow => ({ ...r, dev_inbox: r.dev_inbox === 1, delivered_at: n(r.delivered_at), created_at: Number(r.created_at) });
+const toJob = (r: DB['delivery_jobs']): DeliveryJob => ({
+  ...r, attempts: Number(r.attempts), next_attempt_at: Number(r.next_attempt_at), lease_until: n(r.lease_until), created_at: Number(r.created_at),
+});
+
+export interface EventFilter {
+  type?: string;
+  status?: string;
+  lead_id?: string;
+  sinceMs?: number;
+  /** keyset: ids below this one (newest first) */
+  beforeId?: string;
+}
+
+export function eventsRepo(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
+  const toSub = (r: DB['webhook_subscriptions']): Subscription => ({
+    id: r.id,
+    tenant_id: r.tenant_id,
+    url: r.url,
+    events: JSON.parse(r.events) as string[],
+    secrets: [
+      { secret: box.open(r.secret_enc), expires_at: null },
+      ...(r.previous_secret_enc ? [{ secret: box.open(r.previous_secret_enc), expires_at: n(r.previous_expires_at) }] : []),
+    ],
+    created_at: Number(r.created_at),
+  });
+
+  return {
+    async insertSubscription(s: { id: string; tenant_id: string; url: string; events: string[]; secret: string; created_at: number }) {
+      await db
+        .insertInto('webhook_subscriptions')
+        .values({ id: s.id, tenant_id: s.tenant_id, url: s.url, events: JSON.stringify(s.events), secret_enc: box.seal(s.secret), previous_secret_enc: null, previous_expires_at: null, created_at: s.created_at })
+        .execute();
+    },
+    async subscriptions(tenantId: string): Promise<Subscription[]> {
+      const rows = await db.selectFrom('webhook_subscriptions').selectAll().where('tenant_id', '=', tenantId).orderBy('created_at').orderBy('id').execute();
+      return rows.map(toSub);
+    },
+    async subscription(tenantId: string, id: string): Promise<Subscription | undefined> {
+      const r = await db.selectFrom('webhook_subscriptions').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+      return r && toSub(r);
+    },
+    async subscriptionById(id: string): Promise<Subscription | undefined> {
+      const r = await db.selectFrom('webhook_subscriptions').selectAll().where('id', '=', id).executeTakeFirst();
+      return r && toSub(r);
+    },
+    async deleteSubscription(tenantId: string, id: string): Promise<boolean> {
+      const r = await db.deleteFrom('webhook_subscriptions').where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+      return Number(r.numDeletedRows) > 0;
+    },
+    async rotateSubscriptionSecret(id: string, next: string, previous: string, previousExpiresAt: number) {
+      await db
+        .updateTable('webhook_subscriptions')
+        .set({ secret_enc: box.seal(next), previous_secret_enc: box.seal(previous), previous_expires_at: previousExpiresAt })
+        .where('id', '=', id)
+        .execute();
+    },
+
+    /** false when the tenant already has an event with this dedup key */
+    async insertEvent(e: EventRow): Promise<boolean> {
+      const r = await db
+        .insertInto('events')
+        .values({ ...e, dev_inbox: e.dev_inbox ? 1 : 0 })
+        .onConflict((oc) => oc.columns(['tenant_id', 'event_id']).doNothing())
+        .executeTakeFirst();
+      return Number(r.numInsertedOrUpdatedRows ?? 0) > 0;
+    },
+    async event(tenantId: string, id: string): Promise<EventRow | undefined> {
+      const r = await db.selectFrom('events').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+      return r && toEvent(r);
+    },
+    async eventById(id: string): Promise<EventRow | undefined> {
+      const r = await db.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirst();
+      return r && toEvent(r);
+    },
+    /** Newest first. */
+    async listEvents(tenantId: string, f: EventFilter, limit: number): Promise<EventRow[]> {
+      let q = db.selectFrom('events').selectAll().where('tenant_id', '=', tenantId);
+      if (f.type) q = q.where('type', '=', f.type);
+      if (f.status) q = q.where('status', '=', f.status as EventRow['status']);
+      if (f.lead_id) q = q.where('lead_id', '=', f.lead_id);
+      if (f.sinceMs !== undefined) q = q.where('created_at', '>', f.sinceMs);
+      if (f.beforeId) q = q.where('id', '<', f.beforeId);
+      return (await q.orderBy('id', 'desc').limit(limit).execute()).map(toEvent);
+    },
+    /** Oldest first, after a point: for streams and the dev inbox. */
+    async eventsAfter(tenantId: string, after: { createdAtMs?: number; id?: string }, limit: number, devInboxOnly = false): Promise<EventRow[]> {
+      let q = db.selectFrom('events').selectAll().where('tenant_id', '=', tenantId);
+      if (after.id) q = q.where('id', '>', after.id);
+      if (after.createdAtMs !== undefined) q = q.where('created_at', '>', after.createdAtMs);
+      if (devInboxOnly) q = q.where('dev_inbox', '=', 1);
+      return (await q.orderBy('id', 'asc').limit(limit).execute()).map(toEvent);
+    },
+    async setEventStatus(id: string, status: EventRow['status'], deliveredAt: number | null) {
+      await db.updateTable('events').set({ status, delivered_at: deliveredAt }).where('id', '=', id).execute();
+    },
+
+    async insertJobs(jobs: DeliveryJob[]) {
+      if (jobs.length) await db.insertInto('delivery_jobs').values(jobs).execute();
+    },
+    async jobsOf(eventRef: string): Promise<DeliveryJob[]> {
+      return (await db.selectFrom('delivery_jobs').selectAll().where('event_ref', '=', eventRef).orderBy('id').execute()).map(toJob);
+    },
+    /**
+     * Claims up to `limit` due jobs for `leaseMs` (a crashed worker's lease
+     * simply runs out). PostgreSQL skips rows another worker has locked.
+     */
+    async claimDueJobs(nowMs: number, leaseMs: number, limit: number): Promise<DeliveryJob[]> {
+      const due = (eb: any) =>
+        eb.and([eb('state', '=', 'pending'), eb('next_attempt_at', '<=', nowMs), eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', nowMs)])]);
+      if (dialect === 'postgres') {
+        const rows = await sql<DB['delivery_jobs']>`
+          update delivery_jobs set lease_until = ${nowMs + leaseMs}
+          where id in (
+            select id from delivery_jobs
+            where state = 'pending' and next_attempt_at <= ${nowMs} and (lease_until is null or lease_until < ${nowMs})
+            order by next_attempt_at limit ${limit} for update skip locked)
+          returning *`.execute(db);
+        return rows.rows.map(toJob);
+      }
+      const ids = await db.selectFrom('delivery_jobs').select('id').where(due).orderBy('next_attempt_at').limit(limit).execute();
+      if (ids.length === 0) return [];
+      const rows = await db
+        .updateTable('delivery_jobs')
+        .set({ lease_until: nowMs + leaseMs })
+        .where('id', 'in', ids.map((r) => r.id))
+        .where(due)
+        .returningAll()
+        .execute();
+      return rows.map(toJob);
+    },
+    async finishJob(id: string, patch: Partial<Pick<DeliveryJob, 'state' | 'attempts' | 'next_attempt_at' | 'lease_until'>>) {
+      await db.updateTable('delivery_jobs').set(patch).where('id', '=', id).execute();
+    },
+    async insertAttempt(a: DeliveryAttempt) {
+      await db.insertInto('delivery_attempts').values(a).execute();
+    },
+    async attemptsOf(eventRef: string): Promise<DeliveryAttempt[]> {
+      const rows = await db.selectFrom('delivery_attempts').selectAll().where('event_ref', '=', eventRef).orderBy('id').execute();
+      return rows.map((r) => ({ ...r, at: Number(r.at), status: n(r.status), duration_ms: Number(r.duration_ms) }));
+    },
+    async nextDueAt(): Promise<number | null> {
+      const r = await db.selectFrom('delivery_jobs').select(sql<number | null>`min(next_attempt_at)`.as('t')).where('state', '=', 'pending').executeTakeFirst();
+      return r?.t == null ? null : Number(r.t);
+    },
+  };
+}
+
+export type EventsRepo = ReturnType<typeof eventsRepo>;

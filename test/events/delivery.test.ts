@@ -1,0 +1,284 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../support/app.js';
+import { startReceiver, type Receiver } from '../support/receiver.js';
+import { eventually, prepareSandbox } from '../support/messaging.js';
+import { verifyWebhook } from '../../src/index.js';
+
+const EVENT_ENV = {
+  BLUELINE_ALLOW_PRIVATE_NETWORKS: '1',
+  BLUELINE_WEBHOOK_BACKOFF_MS: '20,40',
+  BLUELINE_WEBHOOK_TIMEOUT_MS: '300',
+};
+
+const hmac = (secret: string, ts: string, body: Buffer) => createHmac('sha256', secret).update(`${ts}.`).update(body).digest('hex');
+
+describe('inbound → event log → signed webhook', () => {
+  let t: TestApp;
+  let rx: Receiver;
+  let sub: { id: string; secret: string };
+  let line: string;
+  let guidCounter = 0;
+  beforeAll(async () => {
+    t = await startTestApp('sqlite', EVENT_ENV);
+    await prepareSandbox(t);
+    rx = await startReceiver();
+    line = t.demo.phone_line_ids[0]!;
+    const res = await t.api('POST', '/api/v1/webhook-subscriptions', { url: rx.url, events: ['message.received'] });
+    expect(res.statusCode).toBe(201);
+    sub = res.json();
+    expect(sub.secret).toMatch(/^whsec_/);
+  });
+  afterAll(async () => {
+    await rx.close();
+    await t.close();
+  });
+  afterEach(() => rx.script([], 200));
+
+  const inbound = (body: Record<string, unknown>) =>
+    t.admin('POST', `/admin/v1/lines/${line}/simulate/inbound`, { guid: `guid-${++guidCounter}-${randomBytes(3).toString('hex')}`, ...body });
+  const events = (query = '') => t.api('GET', `/api/v1/events${query}`, undefined, { tenant: 'demo' });
+  const lastEvent = async () => (await events('?limit=1')).json().events[0];
+
+  it('delivers every envelope field with both signature forms, over the stored raw bytes', async () => {
+    const before = rx.received.length;
+    const image = randomBytes(1500);
+    const res = await inbound({
+      from: '+14155550199',
+      parts: [
+        { type: 'text', value: 'Hi there' },
+        { type: 'media', filename: 'pic.png', mime_type: 'image/png', content_base64: image.toString('base64') },
+      ],
+      guid: 'ABCD-1234',
+    });
+    expect(res.statusCode).toBe(202);
+    const [got] = (await rx.waitFor(before + 1)).slice(before);
+    const env = JSON.parse(got!.body.toString('utf8'));
+    expect(env).toMatchObject({
+      event: 'message.received',
+      event_type: 'message.received',
+      event_id: 'imessage:msg:ABCD-1234',
+      api_version: 'v1',
+      partner_id: 'demo',
+      from: '+14155550199',
+      to: '+15550100001',
+      text: 'Hi there',
+      message_guid: 'ABCD-1234',
+      line_id: line,
+    });
+    expect(env.webhook_version).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(Date.parse(env.timestamp)).not.toBeNaN();
+    expect(env.trace_id).toMatch(/^tr_/);
+    expect(env.data.chat).toMatchObject({ is_group: false, owner_handle: { handle: '+15550100001', service: 'imessage', is_me: true } });
+    expect(env.data.chat.handles).toEqual([
+      { handle: '+14155550199', service: 'imessage', is_me: false },
+      { handle: '+15550100001', service: 'imessage', is_me: true },
+    ]);
+    expect(env.data.message).toMatchObject({ direction: 'inbound', service: 'imessage', sender_handle: { handle: '+14155550199', is_me: false }, read_at: null });
+    expect(env.data.message.id).toMatch(/^msg_/);
+    expect(Date.parse(env.data.message.sent_at)).not.toBeNaN();
+    expect(env.data.message.parts[0]).toEqual({ type: 'text', value: 'Hi there' });
+    expect(env.data.message.parts[1]).toMatchObject({ type: 'media', filename: 'pic.png', mime_type: 'image/png', size_bytes: 1500 });
+    expect(env.data.message.parts[1].attachment_id).toMatch(/^in_/);
+    expect(env.data.crm_deep_link).toContain(env.data.chat.id);
+
+    const h = got!.headers;
+    expect(h['content-type']).toBe('application/json');
+    expect(h['x-webhook-event']).toBe('message.received');
+    expect(h['x-webhook-event-id']).toBe('imessage:msg:ABCD-1234');
+    expect(h['x-webhook-subscription-id']).toBe(sub.id);
+    const ts = h['x-webhook-timestamp'] as string;
+    expect(Math.abs(Number(ts) - Date.now() / 1000)).toBeLessThan(10);
+    expect(h['x-webhook-signature']).toBe(`t=${ts},v1=${hmac(sub.secret, ts, got!.body)}`);
+    expect(h['x-service-signature']).toBe(`v1,${ts},${hmac(sub.secret, ts, got!.body)}`);
+    expect(h['x-service-event']).toBe('message.received');
+    expect(h['x-service-event-id']).toBe('imessage:msg:ABCD-1234');
+    expect(h['x-service-timestamp']).toBe(ts);
+    expect(h['x-service-tenant']).toBeUndefined();
+    expect(verifyWebhook({ rawBody: got!.body, headers: h, secret: sub.secret })).toEqual({ ok: true, timestamp: Number(ts) });
+
+    // The inbound media is served byte for byte.
+    const content = await t.api('GET', `/api/v1/attachments/${env.data.message.parts[1].attachment_id}/content`);
+    expect(content.rawPayload.equals(image)).toBe(true);
+    // The event record holds the same payload and the attempt.
+    const rec = await eventually(lastEvent, (e) => e.delivery.status === 'delivered');
+    expect(rec).toMatchObject({ type: 'message.received', event_id: 'imessage:msg:ABCD-1234', payload: env, delivery: { status: 'delivered', url: rx.url } });
+    expect(rec.id).toMatch(/^evt_/);
+    expect(rec.delivery.attempts).toEqual([{ at: expect.any(String), status: 200, duration_ms: expect.any(Number), subscription_id: sub.id }]);
+    expect(rec.delivery.delivered_at).not.toBeNull();
+  });
+
+  it('records one event when the same guid is reported twice', async () => {
+    const count = (await events('?limit=200')).json().count;
+    await inbound({ from: '+14155550199', text: 'dup', guid: 'DUP-1' });
+    await inbound({ from: '+14155550199', text: 'dup', guid: 'DUP-1' });
+    expect((await events('?limit=200')).json().count).toBe(count + 1);
+  });
+
+  it.each([
+    ['200', [200], 1, 'delivered'],
+    ['400 (not retried)', [400], 1, 'failed'],
+    ['500 three times', [500, 500, 500], 3, 'failed'],
+    ['500, 502, then 200', [500, 502, 200], 3, 'delivered'],
+    ['timeout', ['timeout', 'timeout', 'timeout'], 3, 'failed'],
+    ['connection reset', ['reset', 'reset', 'reset'], 3, 'failed'],
+  ] as const)('makes the right attempts for %s', async (_label, answers, attempts, status) => {
+    rx.script([...answers], 200);
+    await inbound({ from: '+14155550188', text: `script ${_label}` });
+    const rec = await eventually(lastEvent, (e) => e.delivery.status !== 'pending' && e.delivery.attempts.length >= attempts, 8_000);
+    await new Promise((r) => setTimeout(r, 150)); // no further attempt may follow
+    const final = (await t.api('GET', `/api/v1/events/${rec.id}`, undefined, { tenant: 'demo' })).json();
+    expect(final.delivery.status).toBe(status);
+    expect(final.delivery.attempts).toHaveLength(attempts);
+    for (const [i, a] of final.delivery.attempts.entries()) {
+      const answer = answers[i];
+      if (typeof answer === 'number') expect(a.status).toBe(answer);
+      else expect(a).toMatchObject({ status: 0, error: expect.stringMatching(answer === 'timeout' ? /timeout/ : /connection/) });
+    }
+  });
+
+  it('replays a failed event, appending fresh attempts and updating the status', async () => {
+    rx.script([400]);
+    await inbound({ from: '+14155550177', text: 'replay me' });
+    const failed = await eventually(lastEvent, (e) => e.delivery.status === 'failed');
+    const before = rx.received.length;
+    const replay = await t.api('POST', `/api/v1/events/${failed.id}/replay`, undefined, { tenant: 'demo' });
+    expect(replay.statusCode).toBe(200);
+    expect(replay.json()).toEqual({ ok: true, downstream_status: 200, message: expect.any(String) });
+    expect(rx.received.length).toBe(before + 1);
+    expect(rx.received[before]!.body.toString()).toBe(JSON.stringify(failed.payload));
+    const after = (await t.api('GET', `/api/v1/events/${failed.id}`, undefined, { tenant: 'demo' })).json();
+    expect(after.delivery.status).toBe('delivered');
+    expect(after.delivery.attempts.map((a: { status: number }) => a.status)).toEqual([400, 200]);
+
+    rx.script([503]);
+    const bad = await t.api('POST', `/api/v1/events/${failed.id}/replay`, undefined, { tenant: 'demo' });
+    expect(bad.statusCode).toBe(502);
+    expect(bad.json()).toEqual({ ok: false, error: 'replay_failed', downstream_status: 503, code: 4001, message: expect.any(String), retryable: true, trace_id: bad.headers['x-trace-id'] });
+  });
+
+  it('replays to one subscription only with ?subscription_id=', async () => {
+    const rx2 = await startReceiver();
+    const sub2 = (await t.api('POST', '/api/v1/webhook-subscriptions', { url: rx2.url, events: ['message.received'] })).json();
+    await inbound({ from: '+14155550166', text: 'two destinations' });
+    await rx2.waitFor(1);
+    const ev = await eventually(lastEvent, (e) => e.delivery.status === 'delivered' && e.delivery.attempts.length === 2);
+    const n1 = rx.received.length;
+    const res = await t.api('POST', `/api/v1/events/${ev.id}/replay?subscription_id=${sub2.id}`, undefined, { tenant: 'demo' });
+    expect(res.json().ok).toBe(true);
+    expect(rx2.received).toHaveLength(2);
+    expect(rx.received.length).toBe(n1);
+    const unknown = await t.api('POST', `/api/v1/events/${ev.id}/replay?subscription_id=sub_nope`, undefined, { tenant: 'demo' });
+    expect(unknown.json().error.code).toBe(2011);
+    await t.api('DELETE', `/api/v1/webhook-subscriptions/${sub2.id}`);
+    await rx2.close();
+  });
+
+  it('signs with both secrets during a rotation overlap', async () => {
+    const rotated = (await t.api('POST', `/api/v1/webhook-subscriptions/${sub.id}/rotate-secret`, {})).json();
+    const before = rx.received.length;
+    await inbound({ from: '+14155550155', text: 'rotating' });
+    const got = (await rx.waitFor(before + 1))[before]!;
+    const ts = got.headers['x-webhook-timestamp'] as string;
+    expect(got.headers['x-webhook-signature']).toBe(`t=${ts},v1=${hmac(rotated.secret, ts, got.body)},v1=${hmac(sub.secret, ts, got.body)}`);
+    expect(verifyWebhook({ rawBody: got.body, headers: got.headers, secret: sub.secret }).ok).toBe(true);
+    expect(verifyWebhook({ rawBody: got.body, headers: got.headers, secret: rotated.secret }).ok).toBe(true);
+    sub = { id: sub.id, secret: rotated.secret };
+  });
+
+  it('lists with filters, an opaque cursor, and no gaps or repeats while events arrive', async () => {
+    for (let i = 0; i < 5; i++) await inbound({ from: '+14155550144', text: `page ${i}` });
+    const all = (await events('?limit=200')).json().events.map((e: { id: string }) => e.id);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let page = 0;
+    do {
+      const res: { events: { id: string }[]; next_cursor: string | null; count: number } = (await events(`?limit=3${cursor ? `&cursor=${cursor}` : ''}`)).json();
+      expect(res.count).toBe(res.events.length);
+      seen.push(...res.events.map((e) => e.id));
+      cursor = res.next_cursor;
+      if (page++ === 0) await inbound({ from: '+14155550144', text: 'arrives mid-listing' });
+    } while (cursor);
+    expect(seen).toEqual(all);
+    expect(new Set(seen).size).toBe(seen.length);
+
+    const lead = (await lastEvent()).lead_id;
+    const byLead = (await events(`?lead_id=${lead}&limit=200`)).json().events;
+    expect(byLead.length).toBeGreaterThanOrEqual(6);
+    expect(byLead.every((e: { lead_id: string }) => e.lead_id === lead)).toBe(true);
+    expect((await events('?status=failed&limit=200')).json().events.every((e: { delivery: { status: string } }) => e.delivery.status === 'failed')).toBe(true);
+    expect((await events('?type=message.other')).json().count).toBe(0);
+    const since = (await lastEvent()).created_at;
+    expect((await events(`?since=${encodeURIComponent(since)}`)).json().count).toBe(0);
+    for (const bad of ['?limit=0', '?limit=201', '?status=lost', '?since=yesterday', '?cursor=abc']) {
+      expect((await events(bad)).json().error.code, bad).toBe(1002);
+    }
+  });
+
+  it('requires the tenant header on every event route and keeps tenants apart', async () => {
+    const ev = await lastEvent();
+    for (const [method, url] of [['GET', '/api/v1/events'], ['GET', `/api/v1/events/${ev.id}`], ['POST', `/api/v1/events/${ev.id}/replay`], ['GET', '/api/v1/dev-inbox'], ['GET', '/api/v1/events/stream']] as const) {
+      const res = await t.api(method, url);
+      expect(res.statusCode, url).toBe(404);
+      expect(res.json().error.code, url).toBe(2001);
+    }
+    const other = (await t.admin('POST', '/admin/v1/accounts', { name: 'Other events' })).json();
+    await t.admin('POST', '/admin/v1/tenants', { account_id: other.account.id, slug: 'other-events' });
+    const as = (url: string, method = 'GET') => t.api(method, url, undefined, { secret: other.signing_secret, tenant: 'other-events' });
+    expect((await as(`/api/v1/events/${ev.id}`)).json().error.code).toBe(2011);
+    expect((await as(`/api/v1/events/${ev.id}/replay`, 'POST')).json().error.code).toBe(2011);
+    expect((await as('/api/v1/events')).json().count).toBe(0);
+    expect((await as(`/api/v1/webhook-subscriptions/${sub.id}`)).json().error.code).toBe(2011);
+  });
+
+  it('validates subscriptions: event types, URL rules', async () => {
+    const bad = async (body: object, code: number) => expect((await t.api('POST', '/api/v1/webhook-subscriptions', body)).json().error?.code, JSON.stringify(body)).toBe(code);
+    await bad({ url: rx.url, events: ['message.sent'] }, 1002);
+    await bad({ url: 'ftp://example.com/x', events: ['message.received'] }, 1002);
+    await bad({ url: 'https://user:pw@example.com/x', events: ['message.received'] }, 1002);
+    await bad({ events: ['message.received'] }, 1001);
+    const list = (await t.api('GET', '/api/v1/webhook-subscriptions')).json().subscriptions;
+    expect(JSON.stringify(list)).not.toContain('whsec_');
+  });
+});
+
+describe('without private networks', () => {
+  it('refuses loopback webhook URLs', async () => {
+    const t = await startTestApp('sqlite');
+    try {
+      const res = await t.api('POST', '/api/v1/webhook-subscriptions', { url: 'https://127.0.0.1/hook', events: ['message.received'] });
+      expect(res.json().error.code).toBe(1002);
+      const mapped = await t.api('POST', '/api/v1/webhook-subscriptions', { url: 'https://[::ffff:127.0.0.1]/hook', events: ['message.received'] });
+      expect(mapped.json().error.code).toBe(1002);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('dev inbox', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp('sqlite', EVENT_ENV);
+    await prepareSandbox(t);
+  });
+  afterAll(async () => t.close());
+
+  it('records without any POST, lists through /dev-inbox, and refuses replay (1002)', async () => {
+    const sub = await t.api('POST', '/api/v1/webhook-subscriptions', { url: 'https://dev-inbox', events: ['message.received'] });
+    expect(sub.statusCode).toBe(201);
+    const line = t.demo.phone_line_ids[0];
+    const start = new Date(t.clock.now() - 1).toISOString();
+    await t.admin('POST', `/admin/v1/lines/${line}/simulate/inbound`, { from: '+14155550133', text: 'one' });
+    t.clock.advance(1_000);
+    await t.admin('POST', `/admin/v1/lines/${line}/simulate/inbound`, { from: '+14155550133', text: 'two' });
+    const inbox = (await t.api('GET', `/api/v1/dev-inbox?since=${encodeURIComponent(start)}`, undefined, { tenant: 'demo' })).json();
+    expect(inbox.events.map((e: { payload: { text: string } }) => e.payload.text)).toEqual(['one', 'two']);
+    expect(inbox.events.every((e: { delivery: { status: string; attempts: unknown[] } }) => e.delivery.status === 'dev_inbox' && e.delivery.attempts.length === 0)).toBe(true);
+    const later = (await t.api('GET', `/api/v1/dev-inbox?since=${encodeURIComponent(inbox.events[0].created_at)}`, undefined, { tenant: 'demo' })).json();
+    expect(later.events.map((e: { payload: { text: string } }) => e.payload.text)).toEqual(['two']);
+    const replay = await t.api('POST', `/api/v1/events/${inbox.events[0].id}/replay`, undefined, { tenant: 'demo' });
+    expect(replay.statusCode).toBe(400);
+    expect(replay.json().error.code).toBe(1002);
+  });
+});
