@@ -76,7 +76,7 @@ export function buildServices(deps: Pick<AppDeps, 'store' | 'clock' | 'config' |
     bus,
     subscriptions: subscriptionsService({ store, clock, allowPrivateNetworks: config.allowPrivateNetworks }),
     eventLog: eventsService({ store, clock, attempt }),
-    worker: deliveryWorker({ store, clock, bus }, { ...attempt, backoffMs: config.webhookBackoffMs, pollMs: 500, leaseMs: Math.max(30_000, config.webhookTimeoutMs * 3), batch: 32 }),
+    worker: deliveryWorker({ store, clock, bus }, { ...attempt, backoffMs: config.webhookBackoffMs, pollMs: 500, leaseMs: Math.max(config.webhookLeaseMs, config.webhookTimeoutMs * 2), batch: 32 }),
     sse: sseHub({ store, bus }, { maxMs: config.sseMaxMs, heartbeatMs: config.sseHeartbeatMs, pollMs: 1_000 }),
     messaging: messaging({
       store,

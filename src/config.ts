@@ -24,6 +24,8 @@ export interface Config {
   /** Webhook delivery: per-attempt timeout and the delays before attempts 2 and 3. */
   webhookTimeoutMs: number;
   webhookBackoffMs: number[];
+  /** How long a worker holds a claimed job; a crashed worker's jobs return after it. */
+  webhookLeaseMs: number;
   /** SSE: connection lifetime and heartbeat interval. */
   sseMaxMs: number;
   sseHeartbeatMs: number;
@@ -103,6 +105,7 @@ export function loadConfig(env: Env = process.env): Config {
     secretOverlapMs: int(env, 'BLUELINE_SECRET_OVERLAP_HOURS', 24, 0, 24 * 90) * 3600_000,
     webhookTimeoutMs: int(env, 'BLUELINE_WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
     webhookBackoffMs: backoffList(env.BLUELINE_WEBHOOK_BACKOFF_MS),
+    webhookLeaseMs: int(env, 'BLUELINE_WEBHOOK_LEASE_MS', 60_000, 500, 3_600_000),
     sseMaxMs: int(env, 'BLUELINE_SSE_MAX_MS', 60_000, 100, 3_600_000),
     sseHeartbeatMs: int(env, 'BLUELINE_SSE_HEARTBEAT_MS', 15_000, 10, 600_000),
     deliveryWorker: bool(env, 'BLUELINE_DELIVERY_WORKER', true),

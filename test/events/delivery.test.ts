@@ -1,6 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
+import { STORE_KINDS } from '../support/stores.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { eventually, prepareSandbox } from '../support/messaging.js';
 import { verifyWebhook } from '../../src/index.js';
@@ -13,14 +14,14 @@ const EVENT_ENV = {
 
 const hmac = (secret: string, ts: string, body: Buffer) => createHmac('sha256', secret).update(`${ts}.`).update(body).digest('hex');
 
-describe('inbound → event log → signed webhook', () => {
+describe.each(STORE_KINDS)('inbound → event log → signed webhook on %s', (kind) => {
   let t: TestApp;
   let rx: Receiver;
   let sub: { id: string; secret: string };
   let line: string;
   let guidCounter = 0;
   beforeAll(async () => {
-    t = await startTestApp('sqlite', EVENT_ENV);
+    t = await startTestApp(kind, EVENT_ENV);
     await prepareSandbox(t);
     rx = await startReceiver();
     line = t.demo.phone_line_ids[0]!;

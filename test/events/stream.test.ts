@@ -1,0 +1,98 @@
+import http from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../support/app.js';
+import { prepareSandbox } from '../support/messaging.js';
+
+interface Frame {
+  id?: string;
+  event?: string;
+  data?: string;
+  comment?: string;
+  retry?: string;
+}
+
+/** Opens the stream and collects frames until the server ends it (or `untilMs`). */
+function readStream(base: string, secret: string, opts: { since?: string; lastEventId?: string; untilMs?: number; onOpen?: () => void } = {}) {
+  return new Promise<{ status: number; headers: http.IncomingHttpHeaders; frames: Frame[] }>((resolve, reject) => {
+    const url = `${base}/api/v1/events/stream${opts.since ? `?since=${encodeURIComponent(opts.since)}` : ''}`;
+    const req = http.get(url, { headers: { authorization: `Bearer ${secret}`, 'x-service-tenant': 'demo', ...(opts.lastEventId && { 'last-event-id': opts.lastEventId }) } }, (res) => {
+      let buf = '';
+      const frames: Frame[] = [];
+      opts.onOpen?.();
+      res.on('data', (d) => {
+        buf += d.toString();
+        let i;
+        while ((i = buf.indexOf('\n\n')) >= 0) {
+          const raw = buf.slice(0, i);
+          buf = buf.slice(i + 2);
+          const f: Frame = {};
+          for (const line of raw.split('\n')) {
+            if (line.startsWith(':')) f.comment = line.slice(1).trim();
+            else {
+              const [k, ...v] = line.split(':');
+              (f as Record<string, string>)[k!] = v.join(':').trim();
+            }
+          }
+          frames.push(f);
+        }
+      });
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, frames }));
+      if (opts.untilMs) setTimeout(() => { req.destroy(); resolve({ status: res.statusCode!, headers: res.headers, frames }); }, opts.untilMs);
+    });
+    req.on('error', reject);
+  });
+}
+
+describe('SSE stream', () => {
+  let t: TestApp;
+  let base: string;
+  beforeAll(async () => {
+    t = await startTestApp('sqlite', { BLUELINE_SSE_MAX_MS: '700', BLUELINE_SSE_HEARTBEAT_MS: '150' });
+    await prepareSandbox(t);
+    base = await t.app.listen({ port: 0, host: '127.0.0.1' });
+  });
+  afterAll(async () => t.close());
+
+  const inbound = (text: string) => t.admin('POST', `/admin/v1/lines/${t.demo.phone_line_ids[0]}/simulate/inbound`, { from: '+14155550122', text });
+
+  it('streams new events with ids, heartbeats, then closes with where to resume', async () => {
+    const stream = readStream(base, t.demo.signing_secret, { onOpen: () => setTimeout(() => void inbound('live one'), 50) });
+    const { status, headers, frames } = await stream;
+    expect(status).toBe(200);
+    expect(headers['content-type']).toContain('text/event-stream');
+    expect(headers['cache-control']).toBe('no-cache');
+    expect(headers['x-accel-buffering']).toBe('no');
+    expect(frames[0]).toEqual({ retry: '3000' });
+    const events = frames.filter((f) => f.event === 'message.received');
+    expect(events).toHaveLength(1);
+    const data = JSON.parse(events[0]!.data!);
+    expect(Object.keys(data).sort()).toEqual(['created_at', 'id', 'payload', 'type']);
+    expect(events[0]!.id).toBe(data.id);
+    expect(data).toMatchObject({ type: 'message.received', payload: { text: 'live one', partner_id: 'demo' } });
+    expect(frames.filter((f) => f.comment === 'heartbeat').length).toBeGreaterThanOrEqual(3);
+    const close = frames[frames.length - 1]!;
+    expect(close.event).toBe('close');
+    const closing = JSON.parse(close.data!);
+    expect(closing).toMatchObject({ reason: 'max_duration', last_event_id: data.id });
+    expect(Date.parse(closing.reconnect_with_since)).not.toBeNaN();
+  });
+
+  it('resumes after Last-Event-ID (which wins over since) and after ?since=', async () => {
+    const first = readStream(base, t.demo.signing_secret, { onOpen: () => setTimeout(() => void inbound('before gap'), 30) });
+    const got = (await first).frames.filter((f) => f.event === 'message.received');
+    const lastId = got[got.length - 1]!.id!;
+    const closeSince = JSON.parse((await first).frames.at(-1)!.data!).reconnect_with_since;
+    t.clock.advance(1_000);
+    await inbound('while away 1');
+    await inbound('while away 2');
+    const byId = await readStream(base, t.demo.signing_secret, { lastEventId: lastId, since: '2000-01-01T00:00:00Z', untilMs: 300 });
+    expect(byId.frames.filter((f) => f.event === 'message.received').map((f) => JSON.parse(f.data!).payload.text)).toEqual(['while away 1', 'while away 2']);
+    const bySince = await readStream(base, t.demo.signing_secret, { since: closeSince, untilMs: 300 });
+    expect(bySince.frames.filter((f) => f.event === 'message.received').map((f) => JSON.parse(f.data!).payload.text)).toEqual(['while away 1', 'while away 2']);
+  });
+
+  it('refuses a stream without the tenant header', async () => {
+    const res = await t.api('GET', '/api/v1/events/stream');
+    expect(res.json().error.code).toBe(2001);
+  });
+});
