@@ -53,6 +53,8 @@ export interface AppDeps {
   blobs: BlobStore;
 }
 
+const EVENTS_CHANNEL = 'blueline_events';
+
 /** JSON routes accept up to 1 MiB; routes that take more say so themselves. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
@@ -76,8 +78,8 @@ export function buildServices(deps: Pick<AppDeps, 'store' | 'clock' | 'config' |
     bus,
     subscriptions: subscriptionsService({ store, clock, allowPrivateNetworks: config.allowPrivateNetworks }),
     eventLog: eventsService({ store, clock, attempt }),
-    worker: deliveryWorker({ store, clock, bus }, { ...attempt, backoffMs: config.webhookBackoffMs, pollMs: 500, leaseMs: Math.max(config.webhookLeaseMs, config.webhookTimeoutMs * 2), batch: 32 }),
-    sse: sseHub({ store, bus }, { maxMs: config.sseMaxMs, heartbeatMs: config.sseHeartbeatMs, pollMs: 1_000 }),
+    worker: deliveryWorker({ store, clock, bus }, { ...attempt, backoffMs: config.webhookBackoffMs, pollMs: config.workerPollMs, leaseMs: Math.max(config.webhookLeaseMs, config.webhookTimeoutMs * 2), batch: 32 }),
+    sse: sseHub({ store, bus }, { maxMs: config.sseMaxMs, heartbeatMs: config.sseHeartbeatMs, pollMs: config.ssePollMs }),
     messaging: messaging({
       store,
       clock,
@@ -148,10 +150,18 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
   voiceNoteRoutes(app, services);
   eventRoutes(app, { events: services.eventLog, subscriptions: services.subscriptions, sse: services.sse, clock });
 
+  // With PostgreSQL, wake-ups cross processes by LISTEN/NOTIFY; the database stays the truth.
+  const notifier = store.database.notifier;
+  let unlisten: (() => Promise<void>) | undefined;
+  if (notifier) {
+    unlisten = await notifier.listen(EVENTS_CHANNEL, (tenantId) => services.bus.fromRemote(tenantId));
+    services.bus.connect({ publish: (tenantId) => void notifier.notify(EVENTS_CHANNEL, tenantId).catch(() => {}) });
+  }
   if (config.deliveryWorker) services.worker.start();
   app.addHook('onClose', async () => {
     services.sse.closeAll();
     await services.worker.stop();
+    await unlisten?.();
   });
   postSend(app, services);
   chatRoutes(app, services);

@@ -29,6 +29,9 @@ export interface Config {
   /** SSE: connection lifetime and heartbeat interval. */
   sseMaxMs: number;
   sseHeartbeatMs: number;
+  /** Safety-net polls behind the wake-ups (a lost wake-up waits at most this long). */
+  ssePollMs: number;
+  workerPollMs: number;
   /** Run the webhook delivery worker in this process. */
   deliveryWorker: boolean;
   logLevel: string;
@@ -108,6 +111,8 @@ export function loadConfig(env: Env = process.env): Config {
     webhookLeaseMs: int(env, 'BLUELINE_WEBHOOK_LEASE_MS', 60_000, 500, 3_600_000),
     sseMaxMs: int(env, 'BLUELINE_SSE_MAX_MS', 60_000, 100, 3_600_000),
     sseHeartbeatMs: int(env, 'BLUELINE_SSE_HEARTBEAT_MS', 15_000, 10, 600_000),
+    ssePollMs: int(env, 'BLUELINE_SSE_POLL_MS', 1_000, 10, 600_000),
+    workerPollMs: int(env, 'BLUELINE_WORKER_POLL_MS', 500, 10, 600_000),
     deliveryWorker: bool(env, 'BLUELINE_DELIVERY_WORKER', true),
     logLevel: env.LOG_LEVEL || 'info',
     logRequests: oneOf(env, 'BLUELINE_LOG_REQUESTS', ['errors', 'all', 'off'] as const),

@@ -13,9 +13,16 @@ import type { DB } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
+/** PostgreSQL LISTEN/NOTIFY between processes (absent on SQLite, where one host polls). */
+export interface Notifier {
+  notify(channel: string, payload: string): Promise<void>;
+  listen(channel: string, fn: (payload: string) => void): Promise<() => Promise<void>>;
+}
+
 export interface Database {
   db: Kysely<DB>;
   dialect: Dialect;
+  notifier?: Notifier;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -32,10 +39,12 @@ export interface OpenOptions {
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
   let db: Kysely<DB>;
   let dialect: Dialect;
+  let notifier: Notifier | undefined;
   if (opts.databaseUrl) {
     dialect = 'postgres';
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
     db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    notifier = pgNotifier(opts.databaseUrl, pool);
   } else {
     dialect = 'sqlite';
     const file = opts.sqlitePath ?? ':memory:';
@@ -51,11 +60,43 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   return {
     db,
     dialect,
+    notifier,
     async ping() {
       await sql`select 1`.execute(db);
     },
     async close() {
       await db.destroy();
+    },
+  };
+}
+
+/** NOTIFY through the pool; LISTEN on one dedicated connection that reconnects. */
+function pgNotifier(url: string, pool: pg.Pool): Notifier {
+  return {
+    async notify(channel, payload) {
+      await pool.query('select pg_notify($1, $2)', [channel, payload]);
+    },
+    async listen(channel, fn) {
+      let client: pg.Client | undefined;
+      let closed = false;
+      const connect = async (): Promise<void> => {
+        if (closed) return;
+        const c = new pg.Client({ connectionString: url });
+        c.on('notification', (m) => m.channel === channel && fn(m.payload ?? ''));
+        c.on('error', () => {
+          // Lost connection: polling covers the gap; reconnect shortly.
+          client = undefined;
+          setTimeout(() => void connect().catch(() => {}), 1_000).unref();
+        });
+        await c.connect();
+        await c.query(`listen ${pg.escapeIdentifier(channel)}`);
+        client = c;
+      };
+      await connect();
+      return async () => {
+        closed = true;
+        await client?.end().catch(() => {});
+      };
     },
   };
 }

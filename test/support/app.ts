@@ -15,7 +15,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { systemClock, testClock } from '../../src/clock.js';
 import { createLogger } from '../../src/logging.js';
 import { createDemoSandbox, type DemoSandbox } from '../../src/domain/accounts-tenants/demo.js';
-import { createTestStore, type StoreKind, type TestStore } from './stores.js';
+import { createTestStore, joinTestStore, type StoreKind, type TestStore } from './stores.js';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -36,8 +36,12 @@ export interface TestApp {
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
-export async function startTestApp(kind: StoreKind = 'sqlite', env: Record<string, string> = {}): Promise<TestApp> {
-  const testStore = await createTestStore(kind);
+/**
+ * `join`: a second app (as another process would be) on the same database as
+ * an existing one, sharing its demo sandbox.
+ */
+export async function startTestApp(kind: StoreKind = 'sqlite', env: Record<string, string> = {}, opts: { join?: TestApp } = {}): Promise<TestApp> {
+  const testStore = opts.join ? await joinTestStore(opts.join.testStore) : await createTestStore(kind);
   const config = loadConfig({ BLUELINE_TEST_CLOCK: '1', LOG_LEVEL: 'debug', BLUELINE_LOG_REQUESTS: 'all', ...env });
   const clock = testClock();
   const logs: string[] = [];
@@ -52,7 +56,7 @@ export async function startTestApp(kind: StoreKind = 'sqlite', env: Record<strin
   const blobDir = fs.mkdtempSync(path.join(os.tmpdir(), 'blueline-blobs-'));
   const blobs = fsBlobStore(blobDir);
   const { app, services } = await buildApp({ config, store: testStore.store, clock: appClock, adminToken: ADMIN_TOKEN, logger, blobs });
-  const demo = await createDemoSandbox(services, { baseUrl: 'http://127.0.0.1', adminToken: ADMIN_TOKEN });
+  const demo = opts.join ? opts.join.demo : await createDemoSandbox(services, { baseUrl: 'http://127.0.0.1', adminToken: ADMIN_TOKEN });
   const request = (opts: InjectOptions) => app.inject(opts);
   return {
     app,

@@ -71,3 +71,12 @@ export async function createTestStore(kind: StoreKind, masterKey = randomBytes(3
     },
   };
 }
+
+/** Another connection to the same test database (as a second process would open). */
+export async function joinTestStore(existing: TestStore): Promise<TestStore> {
+  const store = await openStore({
+    ...(existing.kind === 'sqlite' ? { sqlitePath: existing.location } : { databaseUrl: existing.location }),
+    masterKey: existing.masterKey,
+  });
+  return { ...existing, store, cleanup: () => store.close() };
+}

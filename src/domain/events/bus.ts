@@ -12,11 +12,23 @@ export interface EventBus {
   onEventRecorded(fn: (tenantId: string) => void): () => void;
 }
 
-export function eventBus(): EventBus {
+/** Another process's side of the bus (PostgreSQL NOTIFY). */
+export interface RemoteBus {
+  publish(tenantId: string): void;
+}
+
+export function eventBus(): EventBus & { connect(remote: RemoteBus): void; fromRemote(tenantId: string): void } {
   const ee = new EventEmitter();
   ee.setMaxListeners(0);
+  let remote: RemoteBus | undefined;
   return {
-    eventRecorded: (tenantId) => void ee.emit('event', tenantId),
+    eventRecorded: (tenantId) => {
+      ee.emit('event', tenantId);
+      remote?.publish(tenantId);
+    },
+    /** A wake-up from another process: local listeners only, never echoed back. */
+    fromRemote: (tenantId) => void ee.emit('event', tenantId),
+    connect: (r) => void (remote = r),
     onEventRecorded(fn) {
       ee.on('event', fn);
       return () => ee.off('event', fn);
