@@ -23,6 +23,9 @@ export interface BlobStore {
   delete(key: string): Promise<void>;
 }
 
+/** Large enough that socket chunks are batched into few write syscalls (fs streams use writev). */
+const WRITE_BUFFER = 1024 * 1024;
+
 const SAFE_KEY = /^[a-z0-9_][a-z0-9_./-]*$/i;
 
 export function fsBlobStore(root: string): BlobStore {
@@ -52,6 +55,7 @@ export function fsBlobStore(root: string): BlobStore {
       const tmp = path.join(tmpDir, `${randomBytes(8).toString('hex')}.part`);
       let bytes = 0;
       const counter = new Transform({
+        highWaterMark: WRITE_BUFFER,
         transform(chunk: Buffer, _enc, cb) {
           bytes += chunk.length;
           if (bytes > maxBytes) cb(new BlobTooLarge(`more than ${maxBytes} bytes`));
@@ -59,7 +63,7 @@ export function fsBlobStore(root: string): BlobStore {
         },
       });
       try {
-        await pipeline(source, counter, fs.createWriteStream(tmp, { flags: 'wx' }));
+        await pipeline(source, counter, fs.createWriteStream(tmp, { flags: 'wx', highWaterMark: WRITE_BUFFER }));
         await commit(tmp, key);
         return bytes;
       } catch (err) {
