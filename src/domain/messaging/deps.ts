@@ -4,8 +4,8 @@ import type { DriverRegistry } from '../../drivers/registry.js';
 import type { OutboundFile } from '../../drivers/types.js';
 
 /**
- * Where outbound media and staged voice notes come from. The media area
- * implements these; until an id resolves, sends fail with 5001.
+ * Where outbound media and staged voice notes come from (the media area
+ * implements it): ids resolve to driver files, or fail with 5001/5004.
  */
 export interface MediaSource {
   /** Uploaded attachments of the tenant, in order; throws 5001/5004 with attachment_index. */

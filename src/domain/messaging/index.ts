@@ -1,22 +1,11 @@
 /** The messaging area assembled: limits, idempotency, the outbound path and the operations on it. */
-import { ApiError } from '../../errors/registry.js';
-import type { MediaSource, MessagingDeps } from './deps.js';
+import type { MessagingDeps } from './deps.js';
 import { limits } from './limits.js';
 import { idempotency } from './idempotency.js';
 import { outbound } from './outbound.js';
 import { sendService } from './send.js';
 import { chatsService } from './chats.js';
 import { messageOps } from './message-ops.js';
-
-/** Until uploads exist, no attachment or voice note id resolves. */
-export const noMedia: MediaSource = {
-  async attachments(_tenantId, ids) {
-    throw new ApiError(5001, `attachment ${ids[0]} not found`, { attachment_index: 0 });
-  },
-  async voiceNote(_tenantId, _lineId, id) {
-    throw new ApiError(5001, `voice note ${id} not found`);
-  },
-};
 
 export function messaging(deps: MessagingDeps) {
   const lim = limits(deps);
