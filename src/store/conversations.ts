@@ -2,24 +2,10 @@
 import type { Kysely } from 'kysely';
 import type { DB } from './schema.js';
 
-export interface Lead {
-  id: string;
-  tenant_id: string;
-  handle: string;
-  created_at: number;
-}
+export type Lead = DB['leads'];
 
-export interface Chat {
-  id: string;
-  tenant_id: string;
-  is_group: boolean;
-  lead_id: string | null;
-  line_id: string | null;
-  convo_id: string;
-  chat_key: string | null;
-  display_name: string | null;
-  created_at: number;
-}
+/** A direct chat (id = lead id) or a group (`ch_…`). */
+export type Chat = Omit<DB['chats'], 'is_group'> & { is_group: boolean };
 
 const toChat = (r: DB['chats']): Chat => ({ ...r, is_group: r.is_group === 1, created_at: Number(r.created_at) });
 

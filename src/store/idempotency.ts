@@ -3,18 +3,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from './schema.js';
 import { isUniqueViolation } from './conversations.js';
 
-export interface IdempotencyRecord {
-  tenant_id: string;
-  route: string;
-  key: string;
-  fingerprint: string;
-  identity: string;
-  state: 'in_progress' | 'done';
-  http_status: number | null;
-  response: string | null;
-  created_at: number;
-  expires_at: number;
-}
+export type IdempotencyRecord = DB['idempotency_keys'];
 
 const toRecord = (r: DB['idempotency_keys']): IdempotencyRecord => ({
   ...r,

@@ -8,24 +8,7 @@ export type MessagePart =
   | { type: 'voice_note'; voice_note_id: string; duration_seconds?: number }
   | { type: 'rich_link'; url: string };
 
-export interface Message {
-  id: string;
-  tenant_id: string;
-  chat_id: string;
-  line_id: string | null;
-  direction: 'outbound' | 'inbound';
-  sender_handle: string | null;
-  parts: MessagePart[];
-  effect: string | null;
-  status: 'sent' | 'delivered' | 'read' | 'failed' | 'received';
-  provider_guid: string | null;
-  first_touch: boolean;
-  error_code: number | null;
-  sent_at: number;
-  delivered_at: number | null;
-  read_at: number | null;
-  edited_at: number | null;
-}
+export type Message = Omit<DB['messages'], 'parts' | 'first_touch'> & { parts: MessagePart[]; first_touch: boolean };
 
 const num = (v: number | null) => (v === null ? null : Number(v));
 const toMessage = (r: DB['messages']): Message => ({
