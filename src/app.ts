@@ -43,6 +43,8 @@ import { eventsService } from './domain/events/service.js';
 import { deliveryWorker } from './delivery/worker.js';
 import { sseHub } from './delivery/sse.js';
 import { eventRoutes } from './http/routes/events/routes.js';
+import { bluebubblesDriver, bluebubblesWebhookRoute, registerWebhook, webhookUrlFor } from './drivers/bluebubbles/index.js';
+import type { PhoneLine } from './store/index.js';
 
 export interface AppDeps {
   config: Config;
@@ -51,6 +53,8 @@ export interface AppDeps {
   adminToken: string;
   logger: Logger;
   blobs: BlobStore;
+  /** Keys the per-line BlueBubbles webhook tokens (derived from the master key in main). */
+  hookSecret: Buffer;
 }
 
 const EVENTS_CHANNEL = 'blueline_events';
@@ -58,18 +62,30 @@ const EVENTS_CHANNEL = 'blueline_events';
 /** JSON routes accept up to 1 MiB; routes that take more say so themselves. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
-export function buildServices(deps: Pick<AppDeps, 'store' | 'clock' | 'config' | 'blobs'>) {
+export function buildServices(deps: Pick<AppDeps, 'store' | 'clock' | 'config' | 'blobs' | 'hookSecret' | 'logger'>) {
   const { store, clock, config, blobs } = deps;
   const attachments = attachmentsService({ store, clock, blobs });
   const auth = authenticator({ store, clock, brand: config.headerBrand });
   const bus = eventBus();
   const events = lineEvents({ store, clock, blobs, bus, deepLinkBase: `${config.publicBaseUrl ?? ''}/app` });
   const attempt = { timeoutMs: config.webhookTimeoutMs, allowPrivateNetworks: config.allowPrivateNetworks, brand: config.headerBrand };
-  const drivers = driverRegistry({ events, state: store.lineRuntime, now: () => clock.now() });
+  const drivers = driverRegistry({ events, state: store.lineRuntime, now: () => clock.now() }, { bluebubbles: (ctx) => bluebubblesDriver(ctx) });
+  /** A BlueBubbles line tells its Mac where to send webhooks (needs PUBLIC_BASE_URL). */
+  const connectLine = (line: PhoneLine) => {
+    if (line.driver !== 'bluebubbles' || !line.is_active) return;
+    if (!config.publicBaseUrl) {
+      deps.logger.warn({ line_id: line.id }, 'BlueBubbles line without PUBLIC_BASE_URL: its Mac cannot reach Blueline, inbound messages will not arrive');
+      return;
+    }
+    registerWebhook(drivers.contextFor(line), webhookUrlFor(config.publicBaseUrl, deps.hookSecret, line.id), { removeStale: true }).catch((err: Error) =>
+      deps.logger.warn({ line_id: line.id, reason: err.message }, 'could not register the webhook with BlueBubbles; will retry at the next start or line change'),
+    );
+  };
   const voiceNotes = voiceNotesService({ store, clock, blobs, drivers, allowPrivateNetworks: config.allowPrivateNetworks });
   return {
     accounts: accountsService({ store, clock, secretOverlapMs: config.secretOverlapMs, onChange: auth.invalidate }),
-    lines: linesService({ store, clock }),
+    lines: linesService({ store, clock, onLineSaved: connectLine }),
+    connectLine,
     auth,
     events,
     drivers,
@@ -97,6 +113,8 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
     loggerInstance: deps.logger as unknown as FastifyBaseLogger,
     // Request lines come from our own onResponse hook: one cheap line, no headers.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'trace_id' }),
+    // No child logger per request (pino children cost on every request): lines name trace_id themselves.
+    childLoggerFactory: (logger) => logger,
     genReqId: () => ids.trace(),
     bodyLimit: DEFAULT_BODY_LIMIT,
     trustProxy: false,
@@ -119,6 +137,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
     const logRequest = (req: FastifyRequest, reply: FastifyReply) =>
       req.log.info(
         {
+          trace_id: req.id,
           method: req.method,
           path: req.url.split('?')[0],
           status: reply.statusCode,
@@ -149,6 +168,14 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
   attachmentRoutes(app, { attachments: services.attachments, publicBaseUrl: config.publicBaseUrl });
   voiceNoteRoutes(app, services);
   eventRoutes(app, { events: services.eventLog, subscriptions: services.subscriptions, sse: services.sse, clock });
+  bluebubblesWebhookRoute(app, {
+    secret: deps.hookSecret,
+    resolveLine: async (id) => {
+      const line = await store.lines.get(id);
+      return line && line.driver === 'bluebubbles' ? line : undefined;
+    },
+    contextFor: (line) => services.drivers.contextFor(line as PhoneLine),
+  });
 
   // With PostgreSQL, wake-ups cross processes by LISTEN/NOTIFY; the database stays the truth.
   const notifier = store.database.notifier;

@@ -3,6 +3,7 @@
  * graceful shutdown on SIGTERM/SIGINT.
  */
 import fs from 'node:fs';
+import { createHmac } from 'node:crypto';
 import path from 'node:path';
 import { ConfigError, loadConfig } from './config.js';
 import { systemClock, testClock } from './clock.js';
@@ -26,9 +27,11 @@ async function main() {
     masterKey,
   });
   const blobs = fsBlobStore(path.join(config.dataDir, 'blobs'));
-  const { app, services } = await buildApp({ config, store, clock, adminToken, logger, blobs });
+  const hookSecret = createHmac('sha256', masterKey).update('bluebubbles-webhook').digest();
+  const { app, services } = await buildApp({ config, store, clock, adminToken, logger, blobs, hookSecret });
 
   const address = await app.listen({ port: config.port, host: config.host });
+  for (const line of await store.lines.list()) services.connectLine(line);
   const baseUrl = config.publicBaseUrl ?? address;
   logger.info({ address, store: store.database.dialect, data_dir: config.dataDir, test_clock: config.testClock }, 'blueline listening');
 

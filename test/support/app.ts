@@ -35,6 +35,7 @@ export interface TestApp {
 }
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+export const HOOK_SECRET = Buffer.from('test-bluebubbles-hook-secret');
 
 /**
  * `join`: a second app (as another process would be) on the same database as
@@ -55,7 +56,7 @@ export async function startTestApp(kind: StoreKind = 'sqlite', env: Record<strin
   const appClock = config.testClock ? clock : systemClock();
   const blobDir = fs.mkdtempSync(path.join(os.tmpdir(), 'blueline-blobs-'));
   const blobs = fsBlobStore(blobDir);
-  const { app, services } = await buildApp({ config, store: testStore.store, clock: appClock, adminToken: ADMIN_TOKEN, logger, blobs });
+  const { app, services } = await buildApp({ config, store: testStore.store, clock: appClock, adminToken: ADMIN_TOKEN, logger, blobs, hookSecret: HOOK_SECRET });
   const demo = opts.join ? opts.join.demo : await createDemoSandbox(services, { baseUrl: 'http://127.0.0.1', adminToken: ADMIN_TOKEN });
   const request = (opts: InjectOptions) => app.inject(opts);
   return {

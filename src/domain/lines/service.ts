@@ -45,7 +45,7 @@ export interface LineInput {
   is_active?: boolean;
 }
 
-export function linesService(deps: { store: Store; clock: Clock }) {
+export function linesService(deps: { store: Store; clock: Clock; /** told after a line is created or changed */ onLineSaved?: (line: PhoneLine) => void }) {
   const { store, clock } = deps;
   const byTenant = ttlCache<PhoneLine[]>(LINES_CACHE_MS);
 
@@ -81,6 +81,7 @@ export function linesService(deps: { store: Store; clock: Clock }) {
       };
       await store.lines.insert(line);
       byTenant.delete(tenant.id);
+      deps.onLineSaved?.(line);
       return { line, tenant };
     },
 
@@ -99,6 +100,7 @@ export function linesService(deps: { store: Store; clock: Clock }) {
       await store.lines.replace(next);
       byTenant.delete(line.tenant_id);
       byTenant.delete(next.tenant_id);
+      deps.onLineSaved?.(next);
       const tenant = (await store.tenants.getById(next.tenant_id))!;
       return { line: next, tenant };
     },

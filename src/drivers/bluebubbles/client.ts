@@ -1,0 +1,195 @@
+/**
+ * A small HTTP client for BlueBubbles Server's REST API (/api/v1).
+ *
+ * - Authenticates with the server password in the `password` query parameter
+ *   (BlueBubbles' AuthMiddleware reads `guid`, `password` or `token` from the
+ *   query string). The URL therefore carries a secret: it is never put into an
+ *   error message, and the password is scrubbed from any text we pass on.
+ * - Every request has a timeout (AbortSignal.timeout) and refuses redirects,
+ *   so the password is never replayed to another host.
+ * - JSON answers are the `{ status, message, data, error }` envelope; a non-2xx
+ *   answer becomes a BlueBubblesError carrying BlueBubbles' own message texts.
+ */
+import type { BBEnvelope } from './api-types.js';
+import type { BlueBubblesConfig } from './config.js';
+
+export type BlueBubblesErrorKind = 'network' | 'timeout' | 'redirect' | 'http' | 'bad_response';
+
+export class BlueBubblesError extends Error {
+  constructor(
+    readonly kind: BlueBubblesErrorKind,
+    message: string,
+    readonly details: {
+      status?: number;
+      /** The answer was BlueBubbles' JSON envelope (not a proxy's error page). */
+      envelope?: boolean;
+      bbMessage?: string;
+      bbErrorType?: string;
+      bbError?: string;
+      data?: unknown;
+      /** A transport error code such as ECONNREFUSED. */
+      code?: string;
+    } = {},
+  ) {
+    super(message);
+    this.name = 'BlueBubblesError';
+  }
+
+  /** BlueBubbles' own words about the failure (message and error text), for matching. */
+  get serverText(): string {
+    return [this.details.bbMessage, this.details.bbErrorType, this.details.bbError].filter(Boolean).join(' | ');
+  }
+}
+
+export interface RequestOptions {
+  query?: Record<string, string>;
+  json?: unknown;
+  form?: FormData;
+  timeoutMs?: number;
+}
+
+export interface Download {
+  bytes: Buffer;
+  contentType?: string;
+  filename?: string;
+}
+
+type FetchLike = typeof fetch;
+
+export class BlueBubblesClient {
+  readonly host: string;
+
+  constructor(
+    private readonly cfg: BlueBubblesConfig,
+    private readonly fetchImpl: FetchLike = fetch,
+  ) {
+    this.host = new URL(cfg.baseUrl).host;
+  }
+
+  get timeoutMs(): number {
+    return this.cfg.timeoutMs;
+  }
+
+  /** Removes the password (raw and URL-encoded) from text that may leave the driver. */
+  redact(text: string): string {
+    const secrets = new Set([this.cfg.password, encodeURIComponent(this.cfg.password), new URLSearchParams({ p: this.cfg.password }).toString().slice(2)]);
+    let out = text;
+    for (const s of secrets) if (s.length >= 1) out = out.split(s).join('***');
+    return out;
+  }
+
+  private url(path: string, query: Record<string, string> = {}): URL {
+    const u = new URL(this.cfg.baseUrl + path);
+    for (const [k, v] of Object.entries(query)) u.searchParams.set(k, v);
+    u.searchParams.set('password', this.cfg.password);
+    return u;
+  }
+
+  private async send(method: string, path: string, opts: RequestOptions): Promise<Response> {
+    const timeoutMs = opts.timeoutMs ?? this.cfg.timeoutMs;
+    const what = `${method} ${path}`;
+    let body: RequestInit['body'];
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (opts.form) body = opts.form;
+    else if (opts.json !== undefined) {
+      body = JSON.stringify(opts.json);
+      headers['content-type'] = 'application/json';
+    }
+    let res: Response;
+    try {
+      res = await this.fetchImpl(this.url(path, opts.query), { method, headers, body, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
+    } catch (err) {
+      throw this.transportError(err, what, timeoutMs);
+    }
+    if (res.status >= 300 && res.status < 400) {
+      await res.body?.cancel().catch(() => {});
+      throw new BlueBubblesError('redirect', `BlueBubbles Server at ${this.host} answered ${what} with a redirect (${res.status}); check driver_config.url`, { status: res.status });
+    }
+    return res;
+  }
+
+  private transportError(err: unknown, what: string, timeoutMs: number): BlueBubblesError {
+    const e = err as { name?: string; cause?: { code?: string; name?: string } };
+    if (e?.name === 'TimeoutError' || e?.cause?.name === 'TimeoutError') {
+      return new BlueBubblesError('timeout', `BlueBubbles Server at ${this.host} did not answer ${what} within ${timeoutMs} ms`);
+    }
+    const code = typeof e?.cause?.code === 'string' ? e.cause.code : undefined;
+    return new BlueBubblesError('network', `BlueBubbles Server at ${this.host} is unreachable (${code ?? 'connection failed'})`, { code });
+  }
+
+  private async readText(res: Response, what: string): Promise<string> {
+    try {
+      return await res.text();
+    } catch (err) {
+      throw this.transportError(err, what, this.cfg.timeoutMs);
+    }
+  }
+
+  private httpError(res: Response, what: string, text: string): BlueBubblesError {
+    const env = tryJson(text);
+    if (env) {
+      const bbMessage = str(env.message);
+      const bbError = str(env.error?.message);
+      const detail = this.redact([bbMessage, bbError].filter(Boolean).join(': ') || res.statusText);
+      return new BlueBubblesError('http', `BlueBubbles answered ${what} with ${res.status}: ${detail}`, {
+        status: res.status, envelope: true, bbMessage: bbMessage && this.redact(bbMessage), bbError: bbError && this.redact(bbError),
+        bbErrorType: str(env.error?.type), data: env.data,
+      });
+    }
+    return new BlueBubblesError('http', `BlueBubbles Server at ${this.host} answered ${what} with ${res.status} (not a BlueBubbles answer)`, { status: res.status, envelope: false });
+  }
+
+  /** A JSON call; resolves with the envelope of a 2xx answer. */
+  async request<T>(method: 'GET' | 'POST' | 'DELETE' | 'PUT', path: string, opts: RequestOptions = {}): Promise<BBEnvelope<T>> {
+    const what = `${method} ${path}`;
+    const res = await this.send(method, path, opts);
+    const text = await this.readText(res, what);
+    if (!res.ok) throw this.httpError(res, what, text);
+    if (text.trim() === '') return { status: res.status };
+    const env = tryJson(text);
+    if (!env) throw new BlueBubblesError('bad_response', `BlueBubbles Server at ${this.host} answered ${what} with something that is not JSON`, { status: res.status });
+    return env as BBEnvelope<T>;
+  }
+
+  /** A file download; resolves with the bytes exactly as served. */
+  async download(path: string, query: Record<string, string> = {}, timeoutMs?: number): Promise<Download> {
+    const what = `GET ${path}`;
+    const res = await this.send('GET', path, { query, timeoutMs });
+    if (!res.ok) throw this.httpError(res, what, await this.readText(res, what));
+    let bytes: Buffer;
+    try {
+      bytes = Buffer.from(await res.arrayBuffer());
+    } catch (err) {
+      throw this.transportError(err, what, timeoutMs ?? this.cfg.timeoutMs);
+    }
+    const contentType = res.headers.get('content-type')?.split(';')[0]?.trim() || undefined;
+    return { bytes, contentType, filename: filenameFrom(res.headers.get('content-disposition')) };
+  }
+}
+
+function tryJson(text: string): BBEnvelope | undefined {
+  try {
+    const v = JSON.parse(text) as unknown;
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as BBEnvelope) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+
+/** filename*=UTF-8''… wins over filename="…" (RFC 6266). */
+export function filenameFrom(disposition: string | null): string | undefined {
+  if (!disposition) return undefined;
+  const star = /filename\*\s*=\s*UTF-8''([^;]+)/i.exec(disposition);
+  if (star?.[1]) {
+    try {
+      return decodeURIComponent(star[1].trim());
+    } catch {
+      /* fall through to the plain form */
+    }
+  }
+  const plain = /filename\s*=\s*"((?:[^"\\]|\\.)*)"|filename\s*=\s*([^;]+)/i.exec(disposition);
+  const name = plain?.[1] ?? plain?.[2]?.trim();
+  return name ? name.replace(/\\(.)/g, '$1') : undefined;
+}

@@ -1,0 +1,343 @@
+/**
+ * The BlueBubbles line driver: a Mac running BlueBubbles Server is the phone
+ * line, reached over its REST API (routes and fields from BlueBubbles'
+ * httpRoutes.ts and its validators).
+ *
+ * Capabilities: text and media always work (AppleScript). Grouped media,
+ * voice notes, edits, reactions, participant changes and group creation need
+ * the Private API: on in the server (`private_api`), its helper connected
+ * (`helper_connected`), and not turned off in the line's driver_config.
+ * The driver learns this from GET /api/v1/server/info, re-asked at most every
+ * INFO_TTL_MS (capabilities() stays synchronous and answers from that cache).
+ *
+ * Service epoch: BlueBubbles reports no start time or uptime, so the epoch is
+ * `bb:<fingerprint>:<generation>`. The fingerprint hashes what server/info
+ * says about the installation (computer, macOS and server versions, iMessage
+ * account); the generation goes up whenever this process has seen evidence of
+ * a restart since the last epoch was computed: the server was unreachable and
+ * answers again, or the Private API helper reconnected. It lives in the
+ * database through ctx.state, so every process reads the same epoch.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import type { DriverCapability, DriverContext, LineDriver, OutboundFile, SendOptions, Tapback, Target } from '../types.js';
+import { DriverFailure } from '../types.js';
+import type { BBChat, BBMessage, BBServerInfo } from './api-types.js';
+import { BlueBubblesClient } from './client.js';
+import { parseConfig, type BlueBubblesConfig } from './config.js';
+import { isPrivateApiOff, isServerDown, toDriverFailure, type Operation } from './errors.js';
+import { ledger } from './ledger.js';
+import { EFFECT_IDS, chatGuidFor, editFallbackText, reactionValue } from './mapping.js';
+
+/** How long a server/info answer is trusted for capabilities and method choice. */
+export const INFO_TTL_MS = 30_000;
+
+const ALWAYS: DriverCapability[] = ['text', 'media'];
+const PRIVATE_API: DriverCapability[] = ['grouped_media', 'voice_notes', 'edit', 'react', 'participants', 'create_group'];
+
+export interface BlueBubblesLineDriver extends LineDriver {
+  /** Asks the server for its info now (updates capabilities); DriverFailure('line_down') when it cannot. */
+  refresh(): Promise<BBServerInfo>;
+  /** The last server info seen, if any. */
+  serverInfo(): BBServerInfo | undefined;
+}
+
+export interface BlueBubblesDriverOptions {
+  /** Replaces global fetch (tests). */
+  fetch?: typeof fetch;
+  /** Ask server/info once right away, in the background (default true). */
+  probeOnStart?: boolean;
+}
+
+const newTempGuid = () => `temp-${randomUUID()}`;
+const enc = encodeURIComponent;
+
+async function readAll(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  return Buffer.concat(chunks);
+}
+
+function fingerprint(info: BBServerInfo): string {
+  const basis = JSON.stringify([info.computer_id ?? '', info.os_version ?? '', info.server_version ?? '', info.detected_imessage ?? '']);
+  return createHash('sha256').update(basis).digest('hex').slice(0, 12);
+}
+
+function parseEpoch(epoch: string | undefined): { fp: string; gen: number } | undefined {
+  const m = /^bb:([a-z0-9]+):(\d+)$/.exec(epoch ?? '');
+  return m ? { fp: m[1]!, gen: Number(m[2]) } : undefined;
+}
+
+export function bluebubblesDriver(ctx: DriverContext, options: BlueBubblesDriverOptions = {}): BlueBubblesLineDriver {
+  const parsed = parseConfig(ctx.config);
+  const cfg: BlueBubblesConfig | undefined = parsed.ok ? parsed.config : undefined;
+  const client = cfg ? new BlueBubblesClient(cfg, options.fetch) : undefined;
+
+  let info: BBServerInfo | undefined;
+  let infoAt = 0;
+  let lastAttemptAt = 0;
+  let refreshing: Promise<BBServerInfo> | undefined;
+  /** The server refused a Private API call since the last info: treat it as off until asked again. */
+  let privateApiRefused = false;
+  /** Evidence of a restart since the last epoch was computed. */
+  let restartSeen = false;
+  let sawDown = false;
+  /** serviceEpoch() calls run one after another. */
+  let epochChain: Promise<unknown> = Promise.resolve();
+
+  function invalid(): DriverFailure {
+    return new DriverFailure('line_down', `the line's BlueBubbles driver_config is invalid: ${parsed.ok ? '' : parsed.problems.join('; ')}`);
+  }
+
+  function noteFailure(err: unknown) {
+    if (isServerDown(err)) sawDown = true;
+    if (isPrivateApiOff(err)) {
+      privateApiRefused = true;
+      infoAt = 0;
+    }
+  }
+
+  function observe(next: BBServerInfo) {
+    if (sawDown) restartSeen = true;
+    sawDown = false;
+    if (info && info.helper_connected === false && next.helper_connected === true) restartSeen = true;
+    info = next;
+    infoAt = Date.now();
+    privateApiRefused = false;
+  }
+
+  function refresh(): Promise<BBServerInfo> {
+    if (!client) return Promise.reject(invalid());
+    if (refreshing) return refreshing;
+    lastAttemptAt = Date.now();
+    refreshing = (async () => {
+      try {
+        const env = await client.request<BBServerInfo>('GET', '/api/v1/server/info');
+        const next = env.data && typeof env.data === 'object' ? env.data : {};
+        observe(next);
+        return next;
+      } catch (err) {
+        noteFailure(err);
+        throw toDriverFailure(err, 'info');
+      } finally {
+        refreshing = undefined;
+      }
+    })();
+    return refreshing;
+  }
+
+  const refreshQuietly = () => {
+    refresh().catch(() => {
+      /* reported by the next operation */
+    });
+  };
+
+  async function ensureInfo(): Promise<BBServerInfo> {
+    if (info && Date.now() - infoAt < INFO_TTL_MS) return info;
+    return refresh();
+  }
+
+  /** Before a send that works either way: a down server stops it; any other info failure just means AppleScript. */
+  async function ensureInfoForSend(): Promise<void> {
+    if (!client) throw invalid();
+    try {
+      await ensureInfo();
+    } catch (err) {
+      if (err instanceof DriverFailure && err.kind === 'line_down') throw err;
+    }
+  }
+
+  function privateApiOn(): boolean {
+    if (!cfg || cfg.privateApi === false || privateApiRefused) return false;
+    if (info) return info.private_api === true && info.helper_connected === true;
+    return cfg.privateApi === true;
+  }
+
+  async function requirePrivateApi(what: string): Promise<void> {
+    if (!client) throw invalid();
+    if (cfg!.privateApi === false) throw new DriverFailure('unsupported', `${what} needs the BlueBubbles Private API, which this line's driver_config turns off`);
+    const now = await ensureInfo();
+    if (privateApiOn()) return;
+    const why = now.private_api !== true ? 'the Private API is not enabled in BlueBubbles Server' : 'the Private API helper is not connected to BlueBubbles Server';
+    throw new DriverFailure('unsupported', `${what} needs the BlueBubbles Private API: ${why}`);
+  }
+
+  async function call<T>(op: Operation, work: (c: BlueBubblesClient) => Promise<T>): Promise<T> {
+    if (!client) throw invalid();
+    try {
+      return await work(client);
+    } catch (err) {
+      noteFailure(err);
+      throw toDriverFailure(err, op);
+    }
+  }
+
+  /** The guid we report for a send: BlueBubbles' real guid, else our tempGuid (see ledger.ts). */
+  function reportSend(tempGuid: string, sent: BBMessage | undefined): string {
+    const real = typeof sent?.guid === 'string' && sent.guid !== '' ? sent.guid : undefined;
+    const guid = real ?? tempGuid;
+    ledger.recordSend(ctx.lineId, tempGuid, guid);
+    return guid;
+  }
+
+  const method = () => (privateApiOn() ? 'private-api' : 'apple-script');
+  /** Attachments take longer: BlueBubbles waits up to 60 s for Messages to confirm one. */
+  const uploadTimeout = () => cfg!.timeoutMs * 2;
+
+  async function sendAttachment(target: Target, file: OutboundFile, audio: boolean): Promise<string> {
+    const bytes = await readAll(file.open());
+    const name = audio && !file.filename.toLowerCase().endsWith('.caf') ? `${file.filename.replace(/\.[^./]*$/, '')}.caf` : file.filename;
+    const tempGuid = newTempGuid();
+    const form = new FormData();
+    form.append('attachment', new Blob([bytes], { type: file.mimeType || 'application/octet-stream' }), name);
+    form.append('chatGuid', chatGuidFor(target));
+    form.append('tempGuid', tempGuid);
+    form.append('name', name);
+    form.append('method', audio ? 'private-api' : method());
+    if (audio) form.append('isAudioMessage', 'true');
+    const env = await call('send', (c) => c.request<BBMessage>('POST', '/api/v1/message/attachment', { form, timeoutMs: uploadTimeout() }));
+    return reportSend(tempGuid, env.data);
+  }
+
+  async function sendGrouped(target: Target, files: OutboundFile[]): Promise<string> {
+    const parts: { partIndex: number; attachment: string; name: string }[] = [];
+    for (const [i, file] of files.entries()) {
+      const bytes = await readAll(file.open());
+      const form = new FormData();
+      form.append('attachment', new Blob([bytes], { type: file.mimeType || 'application/octet-stream' }), file.filename);
+      const env = await call('send', (c) => c.request<{ path?: string }>('POST', '/api/v1/attachment/upload', { form, timeoutMs: uploadTimeout() }));
+      const path = env.data?.path;
+      if (typeof path !== 'string' || path === '') throw new DriverFailure('rejected', 'BlueBubbles accepted an upload but named no path for it');
+      parts.push({ partIndex: i, attachment: path, name: file.filename });
+    }
+    const tempGuid = newTempGuid();
+    const env = await call('send', (c) =>
+      c.request<BBMessage>('POST', '/api/v1/message/multipart', { json: { chatGuid: chatGuidFor(target), tempGuid, parts }, timeoutMs: uploadTimeout() }),
+    );
+    return reportSend(tempGuid, env.data);
+  }
+
+  async function computeEpoch(): Promise<string> {
+    let now: BBServerInfo | undefined;
+    try {
+      now = await refresh();
+    } catch (err) {
+      if (!(err instanceof DriverFailure)) throw err;
+    }
+    const stored = await ctx.state.serviceEpoch(ctx.lineId);
+    const prev = parseEpoch(stored);
+    let epoch: string;
+    let restarted = false;
+    if (!now) {
+      // Unreachable: keep what we have; the restart shows once it answers again.
+      if (prev) return stored!;
+      epoch = 'bb:unreachable:1';
+    } else {
+      const fp = fingerprint(now);
+      restarted = restartSeen;
+      restartSeen = false;
+      if (!prev) epoch = `bb:${fp}:1`;
+      else if (prev.fp !== fp || restarted) epoch = `bb:${fp}:${prev.gen + 1}`;
+      else epoch = stored!;
+    }
+    if (epoch !== stored) {
+      try {
+        await ctx.state.setServiceEpoch(ctx.lineId, epoch, ctx.now());
+      } catch (err) {
+        if (restarted) restartSeen = true; // keep the evidence for the next try
+        throw err;
+      }
+    }
+    return epoch;
+  }
+
+  if (client && options.probeOnStart !== false) refreshQuietly();
+
+  return {
+    capabilities() {
+      if (!cfg) return new Set<DriverCapability>();
+      if (!refreshing && Date.now() - Math.max(infoAt, lastAttemptAt) >= INFO_TTL_MS) refreshQuietly();
+      return new Set<DriverCapability>(privateApiOn() ? [...ALWAYS, ...PRIVATE_API] : ALWAYS);
+    },
+
+    refresh,
+    serverInfo: () => info,
+
+    serviceEpoch() {
+      // One at a time per driver, so two callers never compute different generations.
+      const next = epochChain.then(computeEpoch, computeEpoch);
+      epochChain = next.catch(() => undefined);
+      return next;
+    },
+
+    async sendText(target, text, opts: SendOptions = {}) {
+      let effectId: string | undefined;
+      if (opts.effect) {
+        effectId = EFFECT_IDS[opts.effect];
+        if (!effectId) throw new DriverFailure('rejected', `BlueBubbles has no effect named ${opts.effect}`);
+        await requirePrivateApi('message effects');
+      } else {
+        await ensureInfoForSend();
+      }
+      const tempGuid = newTempGuid();
+      const pa = privateApiOn();
+      const body: Record<string, unknown> = { chatGuid: chatGuidFor(target), tempGuid, message: text, method: pa ? 'private-api' : 'apple-script' };
+      if (effectId) body.effectId = effectId;
+      if (opts.richLinkUrl && pa) body.ddScan = true;
+      const env = await call('send', (c) => c.request<BBMessage>('POST', '/api/v1/message/text', { json: body }));
+      return { guid: reportSend(tempGuid, env.data) };
+    },
+
+    async sendMedia(target, files, opts) {
+      if (files.length === 0) throw new DriverFailure('rejected', 'no files to send');
+      await ensureInfoForSend();
+      if (opts.grouped && files.length > 1 && privateApiOn()) return { guids: [await sendGrouped(target, files)] };
+      // Without the Private API a group of images goes out one by one, in order.
+      const guids: string[] = [];
+      for (const f of files) guids.push(await sendAttachment(target, f, false));
+      return { guids };
+    },
+
+    async sendVoiceNote(target, file) {
+      await requirePrivateApi('voice notes');
+      return { guid: await sendAttachment(target, file, true) };
+    },
+
+    async edit(guid, partIndex, newText) {
+      await requirePrivateApi('editing');
+      const real = ledger.realGuidFor(ctx.lineId, guid);
+      await call('edit', (c) =>
+        c.request('POST', `/api/v1/message/${enc(real)}/edit`, {
+          json: { editedMessage: newText, backwardsCompatibilityMessage: editFallbackText(newText), partIndex },
+        }),
+      );
+    },
+
+    async react(guid, tapback: Tapback, remove) {
+      await requirePrivateApi('reactions');
+      const real = ledger.realGuidFor(ctx.lineId, guid);
+      const found = await call('react', (c) => c.request<BBMessage>('GET', `/api/v1/message/${enc(real)}`, { query: { with: 'chats' } }));
+      const chatGuid = found.data?.chats?.find((ch) => typeof ch.guid === 'string')?.guid;
+      if (!chatGuid) throw new DriverFailure('not_found', `BlueBubbles knows no chat for message ${guid}`);
+      await call('react', (c) =>
+        c.request('POST', '/api/v1/message/react', { json: { chatGuid, selectedMessageGuid: real, reaction: reactionValue(tapback, remove), partIndex: 0 } }),
+      );
+    },
+
+    async addParticipant(chatKey, handle) {
+      await requirePrivateApi('participant changes');
+      await call('participant', (c) => c.request('POST', `/api/v1/chat/${enc(chatKey)}/participant/add`, { json: { address: handle } }));
+    },
+
+    async createGroup(handles, text) {
+      await requirePrivateApi('group creation');
+      const tempGuid = newTempGuid();
+      const env = await call('create_group', (c) =>
+        c.request<BBChat>('POST', '/api/v1/chat/new', { json: { addresses: handles, message: text, method: 'private-api', service: 'iMessage', tempGuid } }),
+      );
+      const chatKey = env.data?.guid;
+      if (typeof chatKey !== 'string' || chatKey === '') throw new DriverFailure('rejected', 'BlueBubbles created no chat (its answer names no chat guid)');
+      return { chatKey, guid: reportSend(tempGuid, env.data?.messages?.[0]) };
+    },
+  };
+}

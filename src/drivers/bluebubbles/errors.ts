@@ -1,0 +1,83 @@
+/**
+ * BlueBubbles failures in the driver contract's terms (DriverFailure kinds),
+ * per operation. What BlueBubbles answers (from its routers and middleware):
+ *   401  AuthMiddleware: missing/wrong password
+ *   400  validators (BadRequest), and "Selected message does not exist!"
+ *   404  NotFound: "Message does not exist!", "Chat does not exist!"
+ *   500  IMessageError ("iMessage Error"): a send/edit/react failed in Messages,
+ *        and PrivateApiMiddleware: "iMessage Private API is not enabled!" /
+ *        "… Helper is not connected!"
+ *   500  ErrorMiddleware ("Server Error"): any other exception in a controller,
+ *        e.g. ChatInterface's "Chat is not a group chat!"
+ *   504  its own request/response timeouts
+ * A proxy in front of the Mac (ngrok, Cloudflare) answers 502/503/530 pages
+ * that are not the envelope: the Mac is not reachable.
+ */
+import { DriverFailure } from '../types.js';
+import { BlueBubblesError } from './client.js';
+
+/** What the driver was doing; decides how an ambiguous failure reads. */
+export type Operation = 'send' | 'edit' | 'react' | 'participant' | 'create_group' | 'lookup' | 'download' | 'info' | 'webhook';
+
+const PRIVATE_API_OFF = /private api/i;
+const NEEDS_NEWER_MACOS = /only supported on macos|not supported by the connected messages helper/i;
+const DOES_NOT_EXIST = /does not exist|not found/i;
+
+/** True when the failure says the Private API is off or its helper is not connected. */
+export function isPrivateApiOff(err: unknown): boolean {
+  return err instanceof BlueBubblesError && err.kind === 'http' && PRIVATE_API_OFF.test(err.serverText);
+}
+
+/** True when the failure means the server itself could not be reached (not: it refused the request). */
+export function isServerDown(err: unknown): boolean {
+  if (!(err instanceof BlueBubblesError)) return false;
+  if (err.kind === 'network') return true;
+  return err.kind === 'http' && !err.details.envelope && (err.details.status ?? 0) >= 500;
+}
+
+export function toDriverFailure(err: unknown, op: Operation): unknown {
+  if (err instanceof DriverFailure || !(err instanceof BlueBubblesError)) return err;
+  const msg = err.message;
+  switch (err.kind) {
+    case 'network':
+    case 'timeout':
+    case 'redirect':
+    case 'bad_response':
+      return new DriverFailure('line_down', msg);
+  }
+  const status = err.details.status ?? 0;
+  const text = err.serverText;
+  if (status === 401 || status === 403) {
+    return new DriverFailure('line_down', `BlueBubbles refused the server password (${status}); check driver_config.password`);
+  }
+  if (!err.details.envelope) {
+    // Not BlueBubbles talking: a proxy page, or a route this server version lacks.
+    if (status === 404 || status === 405) return new DriverFailure('unsupported', `${msg}; this BlueBubbles Server version may not offer it`);
+    return new DriverFailure(status >= 500 ? 'line_down' : 'rejected', msg);
+  }
+  if (PRIVATE_API_OFF.test(text)) {
+    return new DriverFailure('unsupported', `needs the BlueBubbles Private API, which is off or its helper is not connected (${text})`);
+  }
+  if (NEEDS_NEWER_MACOS.test(text)) return new DriverFailure('unsupported', msg);
+  if (status === 504) return new DriverFailure('line_down', msg);
+  const missing = status === 404 || DOES_NOT_EXIST.test(text);
+  switch (op) {
+    case 'send':
+    case 'create_group':
+      // The message did not go out: an unknown chat or recipient, or Messages refused it.
+      if (status >= 500 || missing) return new DriverFailure('unreachable', msg);
+      return new DriverFailure('rejected', msg);
+    case 'edit':
+    case 'react':
+    case 'participant':
+      if (missing) return new DriverFailure('not_found', msg);
+      return new DriverFailure('rejected', msg);
+    case 'lookup':
+    case 'download':
+      if (missing) return new DriverFailure('not_found', msg);
+      return new DriverFailure(status >= 500 ? 'line_down' : 'rejected', msg);
+    case 'info':
+    case 'webhook':
+      return new DriverFailure(status >= 500 ? 'line_down' : 'rejected', msg);
+  }
+}

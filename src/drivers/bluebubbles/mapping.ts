@@ -1,0 +1,54 @@
+/** Small translations between Blueline's terms and BlueBubbles'. */
+import type { Target, Tapback } from '../types.js';
+import type { BBChat } from './api-types.js';
+
+/**
+ * A one-to-one chat's guid: `<service>;-;<address>`; group chats are
+ * `iMessage;+;chat…` and travel as the chat key unchanged.
+ */
+export function chatGuidFor(target: Target): string {
+  return target.kind === 'group' ? target.chatKey : `iMessage;-;${target.handle}`;
+}
+
+/** BlueBubbles' chat style 43 is a group, 45 a one-to-one chat; the guid says the same with ";+;". */
+export function isGroupChat(chat: BBChat | undefined): boolean {
+  if (!chat) return false;
+  if (chat.style === 43) return true;
+  if (chat.style === 45) return false;
+  return typeof chat.guid === 'string' && chat.guid.includes(';+;');
+}
+
+const E164 = /^\+[1-9]\d{6,14}$/;
+
+/** Phone numbers to E.164 (punctuation removed), emails lowercased; anything else trimmed as is. */
+export function normalizeHandle(raw: string): string {
+  const trimmed = raw.trim();
+  if (trimmed.includes('@')) return trimmed.toLowerCase();
+  const compact = trimmed.replace(/[\s().-]/g, '');
+  return E164.test(compact) ? compact : trimmed;
+}
+
+/**
+ * Blueline's effect names → Apple's expressive send style ids (what
+ * BlueBubbles takes as `effectId`; it implies the Private API).
+ */
+export const EFFECT_IDS: Record<string, string> = {
+  celebration: 'com.apple.messages.effect.CKSparklesEffect',
+  sparkles: 'com.apple.messages.effect.CKSparklesEffect',
+  balloons: 'com.apple.messages.effect.CKHappyBirthdayEffect',
+  confetti: 'com.apple.messages.effect.CKConfettiEffect',
+  fireball: 'com.apple.messages.effect.CKFireworksEffect',
+  heart: 'com.apple.messages.effect.CKHeartEffect',
+  laser: 'com.apple.messages.effect.CKLasersEffect',
+  lasers: 'com.apple.messages.effect.CKLasersEffect',
+  shootingstar: 'com.apple.messages.effect.CKShootingStarEffect',
+  spotlight: 'com.apple.messages.effect.CKSpotlightEffect',
+};
+
+/** BlueBubbles' reaction values: the tapback, or "-tapback" to take it back (MessageInterface.possibleReactions). */
+export function reactionValue(tapback: Tapback, remove: boolean): string {
+  return remove ? `-${tapback}` : tapback;
+}
+
+/** The text older devices see for an edit (BlueBubbles requires `backwardsCompatibilityMessage`). */
+export const editFallbackText = (newText: string) => `Edited to \u201c${newText}\u201d`;

@@ -1,0 +1,353 @@
+/**
+ * Contract tests of the BlueBubbles driver against the stand-in server: the
+ * exact requests it makes, capability flags, error mapping and the service epoch.
+ */
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { bluebubblesDriver, type BlueBubblesLineDriver } from '../../../src/drivers/bluebubbles/index.js';
+import { DRIVER_CAPABILITIES, DriverFailure } from '../../../src/drivers/types.js';
+import { CAF, PNG, PNG2, context, file } from './helpers.js';
+import { StandIn } from './standin.js';
+
+const TO = '+14155550100';
+const direct = { kind: 'direct' as const, handle: TO };
+
+async function failure(p: Promise<unknown>): Promise<DriverFailure> {
+  try {
+    await p;
+  } catch (err) {
+    expect(err).toBeInstanceOf(DriverFailure);
+    return err as DriverFailure;
+  }
+  throw new Error('expected a DriverFailure');
+}
+
+describe('BlueBubbles driver: operations', () => {
+  let bb: StandIn;
+  let driver: BlueBubblesLineDriver;
+  let ctx: ReturnType<typeof context>;
+
+  beforeAll(async () => {
+    bb = await new StandIn().start();
+  });
+  afterAll(() => bb.stop());
+  beforeEach(async () => {
+    bb.privateApi = true;
+    bb.helperConnected = true;
+    bb.requests = [];
+    ctx = context(bb.config());
+    driver = bluebubblesDriver(ctx);
+    await driver.refresh();
+  });
+
+  it('sends text with the password in the query string and the Private API method', async () => {
+    const { guid } = await driver.sendText(direct, 'Hello there');
+    const req = bb.lastTo('POST', '/api/v1/message/text');
+    expect(req.query).toEqual({ password: bb.password });
+    expect(req.json).toEqual({ chatGuid: `iMessage;-;${TO}`, tempGuid: expect.stringMatching(/^temp-/), message: 'Hello there', method: 'private-api' });
+    // The guid is BlueBubbles' real one, not our tempGuid.
+    expect(guid).not.toBe(req.json.tempGuid);
+    expect(bb.messages.get(guid)?.text).toBe('Hello there');
+  });
+
+  it('sends text to a group by its chat key, with an effect and data detection for links', async () => {
+    const group = bb.groupChat(['+14155550101', '+14155550102']);
+    await driver.sendText({ kind: 'group', chatKey: group.guid }, 'Party at https://example.com', { effect: 'confetti', richLinkUrl: 'https://example.com' });
+    expect(bb.lastTo('POST', '/api/v1/message/text').json).toEqual({
+      chatGuid: group.guid, tempGuid: expect.any(String), message: 'Party at https://example.com', method: 'private-api',
+      effectId: 'com.apple.messages.effect.CKConfettiEffect', ddScan: true,
+    });
+  });
+
+  it('sends each file as its own attachment message when not grouped', async () => {
+    const { guids } = await driver.sendMedia(direct, [file('a.png', 'image/png', PNG), file('b.png', 'image/png', PNG2)], { grouped: false });
+    const reqs = bb.requestsTo('POST', '/api/v1/message/attachment');
+    expect(reqs).toHaveLength(2);
+    expect(guids).toHaveLength(2);
+    expect(reqs[0]!.query.password).toBe(bb.password);
+    expect(reqs[0]!.fields).toEqual({ chatGuid: `iMessage;-;${TO}`, tempGuid: expect.stringMatching(/^temp-/), name: 'a.png', method: 'private-api' });
+    expect(reqs[0]!.files!.attachment).toMatchObject({ name: 'a.png', type: 'image/png' });
+    expect(reqs[0]!.files!.attachment!.bytes.equals(PNG)).toBe(true);
+    expect(reqs[1]!.files!.attachment!.bytes.equals(PNG2)).toBe(true);
+  });
+
+  it('sends grouped images as one multipart message (upload, then parts)', async () => {
+    const { guids } = await driver.sendMedia(direct, [file('a.png', 'image/png', PNG), file('b.png', 'image/png', PNG2)], { grouped: true });
+    const uploads = bb.requestsTo('POST', '/api/v1/attachment/upload');
+    expect(uploads.map((u) => u.files!.attachment!.name)).toEqual(['a.png', 'b.png']);
+    const multipart = bb.lastTo('POST', '/api/v1/message/multipart');
+    expect(multipart.json).toEqual({
+      chatGuid: `iMessage;-;${TO}`, tempGuid: expect.any(String),
+      parts: [
+        { partIndex: 0, attachment: expect.stringMatching(/\/[0-9a-f]{40}\.png$/), name: 'a.png' },
+        { partIndex: 1, attachment: expect.stringMatching(/\/[0-9a-f]{40}\.png$/), name: 'b.png' },
+      ],
+    });
+    expect(guids).toHaveLength(1);
+    expect(bb.messages.get(guids[0]!)?.attachments).toHaveLength(2);
+  });
+
+  it('uploads a voice note as the .caf bytes with isAudioMessage=true, so the server does not convert it', async () => {
+    const { guid } = await driver.sendVoiceNote(direct, file('vn_0123abcd.caf', 'audio/x-caf', CAF));
+    const req = bb.lastTo('POST', '/api/v1/message/attachment');
+    expect(req.fields).toEqual({ chatGuid: `iMessage;-;${TO}`, tempGuid: expect.any(String), name: 'vn_0123abcd.caf', method: 'private-api', isAudioMessage: 'true' });
+    expect(req.files!.attachment!.name).toBe('vn_0123abcd.caf');
+    expect(req.files!.attachment!.bytes.equals(CAF)).toBe(true);
+    const sent = bb.messages.get(guid)!;
+    expect(sent.isAudioMessage).toBe(true);
+    const att = bb.attachments.get(sent.attachments[0]!)!;
+    expect(att.transferName).toBe('vn_0123abcd.caf');
+    expect(att.bytes.equals(CAF)).toBe(true);
+  });
+
+  it('edits through /message/:guid/edit with the fields BlueBubbles requires', async () => {
+    const { guid } = await driver.sendText(direct, 'Meet at 5');
+    await driver.edit(guid, 0, 'Meet at 6');
+    expect(bb.lastTo('POST', `/api/v1/message/${guid}/edit`).json).toEqual({ editedMessage: 'Meet at 6', backwardsCompatibilityMessage: 'Edited to \u201cMeet at 6\u201d', partIndex: 0 });
+    expect(bb.messages.get(guid)!.text).toBe('Meet at 6');
+    expect((await failure(driver.edit('NO-SUCH-GUID', 0, 'x'))).kind).toBe('not_found');
+  });
+
+  it('reacts by looking up the message chat, then /message/react; removal is "-tapback"', async () => {
+    const incoming = bb.addIncoming({ from: TO, text: 'Lunch?' });
+    await driver.react(incoming.guid, 'love', false);
+    expect(bb.lastTo('GET', `/api/v1/message/${incoming.guid}`).query).toEqual({ with: 'chats', password: bb.password });
+    expect(bb.lastTo('POST', '/api/v1/message/react').json).toEqual({ chatGuid: `iMessage;-;${TO}`, selectedMessageGuid: incoming.guid, reaction: 'love', partIndex: 0 });
+    await driver.react(incoming.guid, 'laugh', true);
+    expect(bb.lastTo('POST', '/api/v1/message/react').json.reaction).toBe('-laugh');
+    expect((await failure(driver.react('NO-SUCH-GUID', 'like', false))).kind).toBe('not_found');
+  });
+
+  it('adds a participant to a group; a one-to-one chat is rejected, an unknown chat not found', async () => {
+    const group = bb.groupChat(['+14155550101', '+14155550102'], 'Team');
+    await driver.addParticipant(group.guid, '+14155550103');
+    const req = bb.lastTo('POST', `/api/v1/chat/${group.guid}/participant/add`);
+    expect(req.json).toEqual({ address: '+14155550103' });
+    expect(bb.chats.get(group.guid)!.participants).toContain('+14155550103');
+    const dm = bb.directChat('+14155550104');
+    expect((await failure(driver.addParticipant(dm.guid, '+14155550105'))).kind).toBe('rejected');
+    expect((await failure(driver.addParticipant('iMessage;+;chat000000000000', '+14155550105'))).kind).toBe('not_found');
+  });
+
+  it('creates a group with /chat/new over the Private API', async () => {
+    const { chatKey, guid } = await driver.createGroup(['+14155550106', '+14155550107'], 'Welcome!');
+    expect(bb.lastTo('POST', '/api/v1/chat/new').json).toEqual({
+      addresses: ['+14155550106', '+14155550107'], message: 'Welcome!', method: 'private-api', service: 'iMessage', tempGuid: expect.stringMatching(/^temp-/),
+    });
+    expect(chatKey).toMatch(/^iMessage;\+;chat/);
+    expect(bb.messages.get(guid)?.chatGuid).toBe(chatKey);
+  });
+
+  it('reports every capability while the Private API is on and its helper connected', () => {
+    expect([...driver.capabilities()].sort()).toEqual([...DRIVER_CAPABILITIES].sort());
+  });
+});
+
+describe('BlueBubbles driver: without the Private API', () => {
+  let bb: StandIn;
+  beforeAll(async () => {
+    bb = await new StandIn().start();
+  });
+  afterAll(() => bb.stop());
+  beforeEach(() => {
+    bb.privateApi = false;
+    bb.requests = [];
+  });
+
+  it('offers only text and media, and says unsupported for the rest without calling the server', async () => {
+    const driver = bluebubblesDriver(context(bb.config()));
+    await driver.refresh();
+    expect([...driver.capabilities()].sort()).toEqual(['media', 'text']);
+    const before = bb.requests.length;
+    for (const p of [
+      driver.sendVoiceNote(direct, file('v.caf', 'audio/x-caf', CAF)),
+      driver.edit('G', 0, 'x'),
+      driver.react('G', 'like', false),
+      driver.addParticipant('iMessage;+;chat1', '+14155550101'),
+      driver.createGroup(['+14155550101', '+14155550102'], 'hi'),
+      driver.sendText(direct, 'boom', { effect: 'fireball' }),
+    ]) {
+      const f = await failure(p);
+      expect(f.kind).toBe('unsupported');
+      expect(f.message).toMatch(/Private API/);
+    }
+    expect(bb.requests.slice(before).filter((r) => r.path !== '/api/v1/server/info')).toEqual([]);
+  });
+
+  it('sends text by AppleScript with a tempGuid, and grouped media one by one', async () => {
+    const driver = bluebubblesDriver(context(bb.config()));
+    await driver.refresh();
+    await driver.sendText(direct, 'plain');
+    expect(bb.lastTo('POST', '/api/v1/message/text').json).toEqual({ chatGuid: `iMessage;-;${TO}`, tempGuid: expect.stringMatching(/^temp-/), message: 'plain', method: 'apple-script' });
+    const { guids } = await driver.sendMedia(direct, [file('a.png', 'image/png', PNG), file('b.png', 'image/png', PNG2)], { grouped: true });
+    expect(guids).toHaveLength(2);
+    expect(bb.requestsTo('POST', '/api/v1/message/attachment').map((r) => r.fields!.method)).toEqual(['apple-script', 'apple-script']);
+    expect(bb.requestsTo('POST', '/api/v1/message/multipart')).toEqual([]);
+  });
+
+  it('honours private_api: false in driver_config even when the server offers it', async () => {
+    bb.privateApi = true;
+    const driver = bluebubblesDriver(context(bb.config({ private_api: false })));
+    await driver.refresh();
+    expect([...driver.capabilities()].sort()).toEqual(['media', 'text']);
+    expect((await failure(driver.edit('G', 0, 'x'))).kind).toBe('unsupported');
+  });
+
+  it('treats a disconnected helper as no Private API, and learns it from a refused call', async () => {
+    bb.privateApi = true;
+    bb.helperConnected = true;
+    const driver = bluebubblesDriver(context(bb.config()));
+    await driver.refresh();
+    const { guid } = await driver.sendText(direct, 'x');
+    expect(driver.capabilities().has('edit')).toBe(true);
+    bb.helperConnected = false; // the helper drops; the driver's info is still fresh
+    const f = await failure(driver.edit(guid, 0, 'y'));
+    expect(f.kind).toBe('unsupported');
+    expect(f.message).toMatch(/Private API Helper is not connected/);
+    expect(driver.capabilities().has('edit')).toBe(false);
+    await driver.refresh();
+    expect(driver.capabilities().has('voice_notes')).toBe(false);
+    bb.helperConnected = true;
+    await driver.refresh();
+    expect(driver.capabilities().has('voice_notes')).toBe(true);
+  });
+});
+
+describe('BlueBubbles driver: failures', () => {
+  let bb: StandIn;
+  beforeAll(async () => {
+    bb = await new StandIn().start();
+  });
+  afterAll(() => bb.stop());
+  beforeEach(() => {
+    bb.privateApi = true;
+    bb.helperConnected = true;
+  });
+
+  const noSecret = (f: DriverFailure) => {
+    expect(f.message).not.toContain(bb.password);
+    expect(f.message).not.toContain(encodeURIComponent(bb.password));
+    expect(f.message).not.toContain('password=');
+  };
+
+  it('maps a server that is down to line_down', async () => {
+    const gone = await new StandIn().start();
+    const driver = bluebubblesDriver(context(gone.config()), { probeOnStart: false });
+    await gone.stop();
+    const f = await failure(driver.sendText(direct, 'hi'));
+    expect(f.kind).toBe('line_down');
+    expect(f.message).toMatch(/unreachable \(ECONNREFUSED\)/);
+    noSecret(f);
+  });
+
+  it('honours timeout_ms', async () => {
+    const driver = bluebubblesDriver(context(bb.config({ timeout_ms: 200 })));
+    await driver.refresh();
+    bb.inject('POST /api/v1/message/text', { hangMs: 1500 });
+    const started = Date.now();
+    const f = await failure(driver.sendText(direct, 'slow'));
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(f.kind).toBe('line_down');
+    expect(f.message).toMatch(/within 200 ms/);
+    noSecret(f);
+  });
+
+  it('maps a Messages send failure (500 iMessage Error) to unreachable', async () => {
+    bb.unreachable.add('+14155550199');
+    const driver = bluebubblesDriver(context(bb.config()));
+    const f = await failure(driver.sendText({ kind: 'direct', handle: '+14155550199' }, 'hi'));
+    expect(f.kind).toBe('unreachable');
+    expect(f.message).toMatch(/500: Message Send Error: Failed to send message/);
+    noSecret(f);
+  });
+
+  it('maps an unexpected 500 Server Error on a send to unreachable, and on a group change to rejected', async () => {
+    const driver = bluebubblesDriver(context(bb.config()));
+    await driver.refresh();
+    bb.inject('POST /api/v1/message/text', { status: 500, body: { status: 500, message: 'An unhandled error has occurred!', error: { type: 'Server Error', message: 'boom' } } });
+    expect((await failure(driver.sendText(direct, 'x'))).kind).toBe('unreachable');
+    const dm = bb.directChat('+14155550120');
+    expect((await failure(driver.addParticipant(dm.guid, '+14155550121'))).kind).toBe('rejected');
+  });
+
+  it('maps a proxy error page (not BlueBubbles) and 504 to line_down', async () => {
+    const driver = bluebubblesDriver(context(bb.config()));
+    await driver.refresh();
+    bb.inject('POST /api/v1/message/text', { html: 502 });
+    expect((await failure(driver.sendText(direct, 'x'))).kind).toBe('line_down');
+    bb.inject('POST /api/v1/message/text', { status: 504, body: { status: 504, message: 'The request timed-out after 60000 ms!', error: { type: 'Gateway Timeout', message: 'The server took too long to respond and has timed-out!' } } });
+    expect((await failure(driver.sendText(direct, 'x'))).kind).toBe('line_down');
+  });
+
+  it('maps a wrong password to line_down without echoing it', async () => {
+    const driver = bluebubblesDriver(context({ url: bb.url, password: 'wrong-pw&y=2' }));
+    const f = await failure(driver.sendText(direct, 'x'));
+    expect(f.kind).toBe('line_down');
+    expect(f.message).toMatch(/password/);
+    expect(f.message).not.toContain('wrong-pw');
+  });
+
+  it('maps a validation failure (400) on a send to rejected', async () => {
+    const driver = bluebubblesDriver(context(bb.config()));
+    await driver.refresh();
+    bb.inject('POST /api/v1/message/text', { status: 400, body: { status: 400, message: "You've made a bad request! Please check your request params & body", error: { type: 'Validation Error', message: 'The message field must be present.' } } });
+    expect((await failure(driver.sendText(direct, 'x'))).kind).toBe('rejected');
+  });
+
+  it('refuses an invalid driver_config without calling anything', async () => {
+    const driver = bluebubblesDriver(context({ url: 'ftp://nope', password: '' }));
+    expect(driver.capabilities().size).toBe(0);
+    const f = await failure(driver.sendText(direct, 'x'));
+    expect(f.kind).toBe('line_down');
+    expect(f.message).toMatch(/driver_config/);
+  });
+});
+
+describe('BlueBubbles driver: service epoch', () => {
+  let bb: StandIn;
+  beforeEach(async () => {
+    bb = await new StandIn().start();
+  });
+  afterEach(() => bb.stop());
+
+  it('is stable while the server keeps running, and persisted through the state port', async () => {
+    const ctx = context(bb.config());
+    const driver = bluebubblesDriver(ctx);
+    const e1 = await driver.serviceEpoch();
+    expect(e1).toMatch(/^bb:[0-9a-f]{12}:1$/);
+    expect(await driver.serviceEpoch()).toBe(e1);
+    expect(ctx.state.epochs.get(ctx.lineId)).toBe(e1);
+    // Another process (a new driver instance on the same database) reads the same epoch.
+    expect(await bluebubblesDriver({ ...ctx }).serviceEpoch()).toBe(e1);
+  });
+
+  it('changes after the server restarts', async () => {
+    const ctx = context(bb.config());
+    const driver = bluebubblesDriver(ctx);
+    const e1 = await driver.serviceEpoch();
+    await bb.stop();
+    expect((await failure(driver.sendText(direct, 'x'))).kind).toBe('line_down');
+    // While it is down the epoch stays what it was.
+    expect(await driver.serviceEpoch()).toBe(e1);
+    await bb.start(bb.port);
+    // Callers at the same moment agree on the new epoch.
+    const [e2, e2b] = await Promise.all([driver.serviceEpoch(), driver.serviceEpoch()]);
+    expect(e2).not.toBe(e1);
+    expect(e2b).toBe(e2);
+    expect(await driver.serviceEpoch()).toBe(e2);
+  });
+
+  it('changes when the server comes back as another version, or its helper reconnects', async () => {
+    const ctx = context(bb.config());
+    const driver = bluebubblesDriver(ctx);
+    const e1 = await driver.serviceEpoch();
+    bb.serverVersion = '1.9.10';
+    const e2 = await driver.serviceEpoch();
+    expect(e2).not.toBe(e1);
+    bb.helperConnected = false;
+    expect(await driver.serviceEpoch()).toBe(e2);
+    bb.helperConnected = true;
+    const e3 = await driver.serviceEpoch();
+    expect(e3).not.toBe(e2);
+    expect(e3).toMatch(/:3$/);
+  });
+});

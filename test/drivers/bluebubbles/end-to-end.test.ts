@@ -1,0 +1,82 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../../support/app.js';
+import { startReceiver, type Receiver } from '../../support/receiver.js';
+import { eventually, prepareSandbox } from '../../support/messaging.js';
+import { startStandIn, type StandIn } from './standin.js';
+import { verifyWebhook } from '../../../src/index.js';
+
+async function freePort(): Promise<number> {
+  const s = http.createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const { port } = s.address() as AddressInfo;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+describe('a BlueBubbles line, end to end', () => {
+  let t: TestApp;
+  let bb: StandIn;
+  let rx: Receiver;
+  let lineId: string;
+  let secret: string;
+  beforeAll(async () => {
+    const port = await freePort();
+    t = await startTestApp('sqlite', { BLUELINE_ALLOW_PRIVATE_NETWORKS: '1', PUBLIC_BASE_URL: `http://127.0.0.1:${port}` });
+    await t.app.listen({ port, host: '127.0.0.1' });
+    await prepareSandbox(t);
+    bb = await startStandIn();
+    rx = await startReceiver();
+    secret = (await t.api('POST', '/api/v1/webhook-subscriptions', { url: rx.url, events: ['message.received'] })).json().secret;
+    const res = await t.admin('POST', '/admin/v1/lines', { tenant: 'demo', phone_number: '+14155550600', driver: 'bluebubbles', driver_config: bb.config() });
+    expect(res.statusCode).toBe(201);
+    expect(res.body).not.toContain(bb.password);
+    lineId = res.json().phone_line.id;
+  });
+  afterAll(async () => {
+    await rx.close();
+    await bb.stop();
+    await t.close();
+  });
+
+  it('registers its per-line webhook with the Mac when the line is created', async () => {
+    const hooks = await eventually(async () => bb.webhooks, (w) => w.length > 0);
+    expect(hooks).toHaveLength(1);
+    expect(hooks[0]!.url).toMatch(new RegExp(`^${t.config.publicBaseUrl}/hooks/bluebubbles/${lineId}/[0-9a-f]{64}$`));
+    expect(hooks[0]!.events.sort()).toEqual(['new-message', 'updated-message']);
+    // The token is what makes the URL work.
+    const forged = await fetch(hooks[0]!.url.replace(/[0-9a-f]{64}$/, '0'.repeat(64)), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(forged.status).toBe(401);
+  });
+
+  it('turns an inbound iMessage on the Mac into a signed message.received', async () => {
+    const msg = bb.addIncoming({ from: '+14155550777', text: 'Hello from a real Mac' });
+    const before = rx.received.length;
+    const posted = await bb.post(bb.webhooks[0]!.url, bb.webhookEvent('new-message', msg.guid));
+    expect(posted.status).toBe(200);
+    const got = (await rx.waitFor(before + 1))[before]!;
+    const env = JSON.parse(got.body.toString());
+    expect(env).toMatchObject({ event: 'message.received', event_id: `imessage:msg:${msg.guid}`, from: '+14155550777', to: '+14155550600', text: 'Hello from a real Mac', line_id: lineId });
+    expect(verifyWebhook({ rawBody: got.body, headers: got.headers, secret }).ok).toBe(true);
+    // The same webhook again creates nothing new.
+    await bb.post(bb.webhooks[0]!.url, bb.webhookEvent('new-message', msg.guid));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(rx.received.length).toBe(before + 1);
+  });
+
+  it('sends through the Mac and reports its receipts', async () => {
+    const reply = await t.api('POST', '/api/v1/send', { phone: '+14155550777', body: 'Thanks for writing!' });
+    expect(reply.statusCode, reply.body).toBe(200);
+    expect(reply.json().phone_line_id).toBe(lineId);
+    const sent = bb.lastTo('POST', '/api/v1/message/text');
+    expect(sent.json).toMatchObject({ chatGuid: 'iMessage;-;+14155550777', message: 'Thanks for writing!' });
+    expect(sent.query.password).toBe(bb.password);
+    const guid = [...bb.messages.values()].find((m) => m.text === 'Thanks for writing!')!.guid;
+    bb.markDelivered(guid);
+    bb.markRead(guid);
+    await bb.post(bb.webhooks[0]!.url, bb.webhookEvent('updated-message', guid));
+    const status = await eventually(async () => (await t.api('GET', `/api/v1/messages/${reply.json().message_id}`)).json().message, (m) => m.status === 'read');
+    expect(status.status).toBe('read');
+  });
+});

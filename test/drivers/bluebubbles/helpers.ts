@@ -1,0 +1,68 @@
+/** Fakes for the driver context: an in-memory state port and an events collector. */
+import { randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
+import type { DriverContext, DriverEvents, DriverStatePort, InboundMessage, OutboundFile } from '../../../src/drivers/types.js';
+
+export function memoryState(): DriverStatePort & { epochs: Map<string, string> } {
+  const epochs = new Map<string, string>();
+  return {
+    epochs,
+    async serviceEpoch(lineId) {
+      return epochs.get(lineId);
+    },
+    async setServiceEpoch(lineId, epoch) {
+      epochs.set(lineId, epoch);
+    },
+    async appendDeviceLog() {},
+  };
+}
+
+export interface Collector extends DriverEvents {
+  inbound_: { lineId: string; message: InboundMessage }[];
+  receipts: { lineId: string; guid: string; kind: 'delivered' | 'read'; atMs: number }[];
+}
+
+export function collector(): Collector {
+  const c: Collector = {
+    inbound_: [],
+    receipts: [],
+    async inbound(lineId, message) {
+      c.inbound_.push({ lineId, message });
+    },
+    async receipt(lineId, guid, kind, atMs) {
+      c.receipts.push({ lineId, guid, kind, atMs });
+    },
+  };
+  return c;
+}
+
+export function context(config: Record<string, unknown>, over: Partial<DriverContext> = {}): DriverContext & { state: ReturnType<typeof memoryState>; events: Collector } {
+  return {
+    lineId: randomUUID(),
+    phoneNumber: '+14155550000',
+    config,
+    events: collector(),
+    state: memoryState(),
+    now: () => Date.now(),
+    ...over,
+  } as DriverContext & { state: ReturnType<typeof memoryState>; events: Collector };
+}
+
+export function file(filename: string, mimeType: string, bytes: Buffer, attachmentId = `att_${randomUUID().slice(0, 8)}`): OutboundFile {
+  return { attachmentId, filename, mimeType, sizeBytes: bytes.length, open: () => Readable.from([bytes]) };
+}
+
+/** A few bytes that look like a PNG / a CAF with an Opus description. */
+export const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('png-body-1234')]);
+export const PNG2 = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('second-image')]);
+export const CAF = Buffer.concat([Buffer.from('caff'), Buffer.from([0, 1, 0, 0]), Buffer.from('desc'), Buffer.from('opus-frames-0123456789')]);
+
+export async function waitFor<T>(get: () => T | undefined | false, timeoutMs = 3000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = get();
+    if (v) return v;
+    if (Date.now() > until) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

@@ -1,0 +1,241 @@
+/**
+ * Inbound end to end: the stand-in BlueBubbles Server posts its webhooks to
+ * the real route on a real fastify instance; a collector stands in for the
+ * domain's DriverEvents.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  bluebubblesDriver,
+  bluebubblesWebhookRoute,
+  handleBlueBubblesWebhook,
+  registerWebhook,
+  webhookTokenFor,
+  webhookUrlFor,
+  type WebhookOutcome,
+} from '../../../src/drivers/bluebubbles/index.js';
+import type { DriverContext } from '../../../src/drivers/types.js';
+import { CAF, PNG, collector, memoryState, waitFor, type Collector } from './helpers.js';
+import { StandIn } from './standin.js';
+
+const SENDER = '+14155550123';
+
+describe('BlueBubbles inbound webhooks', () => {
+  let bb: StandIn;
+  let app: FastifyInstance;
+  let base: string;
+  const secret = randomBytes(32);
+  const lines = new Map<string, { id: string; driver_config: Record<string, unknown> }>();
+  let events: Collector;
+  let lineId: string;
+  let hookUrl: string;
+  let ctx: DriverContext;
+  const outcomes: WebhookOutcome[] = [];
+  const errors: unknown[] = [];
+  const state = memoryState();
+
+  beforeAll(async () => {
+    bb = await new StandIn().start();
+    app = Fastify();
+    bluebubblesWebhookRoute(app, {
+      secret,
+      resolveLine: async (id) => lines.get(id),
+      contextFor: (line) => ({ lineId: line.id, phoneNumber: '+14155550000', config: line.driver_config, events, state, now: () => Date.now() }),
+      onProcessed: (o) => outcomes.push(o),
+      onError: (err) => errors.push(err),
+    });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await app.close();
+    await bb.stop();
+  });
+  beforeEach(() => {
+    events = collector();
+    lineId = randomUUID();
+    lines.set(lineId, { id: lineId, driver_config: bb.config() });
+    hookUrl = webhookUrlFor(base, secret, lineId);
+    ctx = { lineId, phoneNumber: '+14155550000', config: bb.config(), events, state, now: () => Date.now() };
+    bb.requests = [];
+    outcomes.length = 0;
+    errors.length = 0;
+    bb.omitGuidInSendAnswers = false;
+  });
+
+  it('registers the per-line URL for the events BlueBubbles accepts, once', async () => {
+    expect(hookUrl).toBe(`${base}/hooks/bluebubbles/${lineId}/${webhookTokenFor(secret, lineId)}`);
+    expect(webhookTokenFor(secret, lineId)).toMatch(/^[0-9a-f]{64}$/);
+    const first = await registerWebhook(ctx, hookUrl);
+    expect(first).toMatchObject({ url: hookUrl, events: ['new-message', 'updated-message'], created: true, removed: [] });
+    expect(bb.lastTo('POST', '/api/v1/webhook').json).toEqual({ url: hookUrl, events: ['new-message', 'updated-message'] });
+    expect(bb.lastTo('POST', '/api/v1/webhook').query).toEqual({ password: bb.password });
+    const again = await registerWebhook(ctx, hookUrl);
+    expect(again).toMatchObject({ id: first.id, created: false });
+    expect(bb.webhooks.filter((w) => w.url === hookUrl)).toHaveLength(1);
+    // A new public address replaces the line's old registration.
+    const moved = webhookUrlFor('https://blueline.example.com', secret, lineId);
+    const third = await registerWebhook(ctx, moved);
+    expect(third).toMatchObject({ created: true, removed: [first.id] });
+    expect(bb.webhooks.filter((w) => w.url.includes(lineId)).map((w) => w.url)).toEqual([moved]);
+  });
+
+  it('turns a trimmed new-message into one InboundMessage with its media downloaded as original bytes', async () => {
+    const image = bb.addAttachment({ bytes: PNG, mimeType: 'image/png', transferName: 'IMG_0001.png', uti: 'public.png' });
+    const memo = bb.addAttachment({ bytes: CAF, mimeType: 'audio/x-caf', transferName: 'Audio Message.caf', uti: 'com.apple.coreaudio-format' });
+    const preview = bb.addAttachment({ bytes: Buffer.from('link-preview'), mimeType: 'image/png', transferName: 'preview.png', hide: true });
+    const msg = bb.addIncoming({ from: SENDER, text: 'Look \uFFFC and listen \uFFFC', attachments: [image, memo, preview], isAudioMessage: true });
+    const event = bb.webhookEvent('new-message', msg.guid);
+    expect('isAudioMessage' in event.data).toBe(false); // trimmed, as BlueBubbles sends it
+
+    const res = await bb.post(hookUrl, event);
+    expect(res.status).toBe(200);
+    const [got] = await waitFor(() => events.inbound_.length === 1 && events.inbound_);
+    expect(got!.lineId).toBe(lineId);
+    expect(got!.message).toEqual({
+      guid: msg.guid,
+      from: SENDER,
+      sentAt: msg.dateCreated,
+      parts: [
+        { type: 'text', value: 'Look' },
+        { type: 'media', filename: 'IMG_0001.png', mimeType: 'image/png', bytes: PNG },
+        { type: 'text', value: 'and listen' },
+        { type: 'media', filename: 'Audio Message.caf', mimeType: 'audio/x-caf', bytes: CAF },
+      ],
+    });
+    expect(bb.lastTo('GET', `/api/v1/message/${msg.guid}`).query).toEqual({ with: 'chats,chats.participants,attachment', password: bb.password });
+    expect(bb.lastTo('GET', `/api/v1/attachment/${memo}/download`).query).toEqual({ original: 'true', password: bb.password });
+    expect(bb.requestsTo('GET', `/api/v1/attachment/${preview}/download`)).toEqual([]);
+  });
+
+  it('reports a group message with the chat key, members and name, even when the webhook dropped the members', async () => {
+    const group = bb.groupChat([SENDER, '+14155550124', 'Friend@iCloud.com'], 'Weekend plans');
+    const long = bb.addIncoming({ from: SENDER, text: 'x'.repeat(4100), chat: group });
+    const event = bb.webhookEvent('new-message', long.guid);
+    expect((event.data.chats as { participants: unknown[] }[])[0]!.participants).toEqual([]); // over 4000 bytes
+    await bb.post(hookUrl, event);
+    const [got] = await waitFor(() => events.inbound_.length === 1 && events.inbound_);
+    expect(got!.message.group).toEqual({ chatKey: group.guid, handles: [SENDER, '+14155550124', 'friend@icloud.com'], displayName: 'Weekend plans' });
+    expect(got!.message.parts).toEqual([{ type: 'text', value: 'x'.repeat(4100) }]);
+  });
+
+  it('refuses a wrong token with 401 and processes nothing', async () => {
+    const msg = bb.addIncoming({ from: SENDER, text: 'hi' });
+    const event = bb.webhookEvent('new-message', msg.guid);
+    const other = randomUUID();
+    for (const url of [
+      `${base}/hooks/bluebubbles/${lineId}/${'0'.repeat(64)}`,
+      `${base}/hooks/bluebubbles/${lineId}/short`,
+      `${base}/hooks/bluebubbles/${lineId}/${webhookTokenFor(secret, other)}`,
+      `${base}/hooks/bluebubbles/${lineId}/${webhookTokenFor(randomBytes(32), lineId)}`,
+    ]) {
+      expect((await bb.post(url, event)).status).toBe(401);
+    }
+    expect((await bb.post(webhookUrlFor(base, secret, other), event)).status).toBe(404); // valid token, unknown line
+    await new Promise((r) => setTimeout(r, 50));
+    expect(events.inbound_).toEqual([]);
+    expect(bb.requests).toEqual([]);
+  });
+
+  it('reports a repeated webhook once and fetches the message once', async () => {
+    const msg = bb.addIncoming({ from: SENDER, text: 'only once' });
+    const event = bb.webhookEvent('new-message', msg.guid);
+    const answers = await Promise.all([bb.post(hookUrl, event), bb.post(hookUrl, event), bb.post(hookUrl, event)]);
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+    await waitFor(() => outcomes.length === 3);
+    expect((await bb.post(hookUrl, event)).status).toBe(200);
+    await waitFor(() => outcomes.length === 4);
+    expect(events.inbound_).toHaveLength(1);
+    expect(bb.requestsTo('GET', `/api/v1/message/${msg.guid}`)).toHaveLength(1);
+    expect(outcomes.filter((o) => o.handled === 'duplicate')).toHaveLength(3);
+  });
+
+  it('turns updated-message for our own sends into delivered and read receipts, once each', async () => {
+    const driver = bluebubblesDriver(ctx);
+    const { guid } = await driver.sendText({ kind: 'direct', handle: SENDER }, 'ping');
+    const deliveredAt = Date.now() - 2000;
+    bb.markDelivered(guid, deliveredAt);
+    await bb.post(hookUrl, bb.webhookEvent('updated-message', guid));
+    await waitFor(() => events.receipts.length === 1);
+    expect(events.receipts).toEqual([{ lineId, guid, kind: 'delivered', atMs: deliveredAt }]);
+    const readAt = Date.now();
+    bb.markRead(guid, readAt);
+    await bb.post(hookUrl, bb.webhookEvent('updated-message', guid));
+    await bb.post(hookUrl, bb.webhookEvent('updated-message', guid));
+    await waitFor(() => outcomes.length === 3);
+    expect(events.receipts).toEqual([
+      { lineId, guid, kind: 'delivered', atMs: deliveredAt },
+      { lineId, guid, kind: 'read', atMs: readAt },
+    ]);
+  });
+
+  it('matches our send by tempGuid when the send answer lacks the real guid', async () => {
+    bb.omitGuidInSendAnswers = true;
+    const driver = bluebubblesDriver(ctx);
+    const { guid: reported } = await driver.sendText({ kind: 'direct', handle: SENDER }, 'via tempGuid');
+    const sent = bb.lastTo('POST', '/api/v1/message/text');
+    expect(reported).toBe(sent.json.tempGuid);
+    const real = [...bb.messages.values()].find((m) => m.text === 'via tempGuid')!.guid;
+    // BlueBubbles' emitMessageMatch: our own message, with our tempGuid.
+    await bb.post(hookUrl, bb.ownMessageEvent(real, reported));
+    await waitFor(() => outcomes.length === 1);
+    expect(outcomes[0]).toEqual({ handled: 'own_message', guid: real, matchedSend: true });
+    bb.markDelivered(real, 1_700_000_000_000);
+    await bb.post(hookUrl, bb.webhookEvent('updated-message', real));
+    await waitFor(() => events.receipts.length === 1);
+    expect(events.receipts[0]).toEqual({ lineId, guid: reported, kind: 'delivered', atMs: 1_700_000_000_000 });
+    // Operations on the reported guid reach BlueBubbles under the real one.
+    await driver.edit(reported, 0, 'edited');
+    expect(bb.requestsTo('POST', `/api/v1/message/${real}/edit`)).toHaveLength(1);
+    expect(events.inbound_).toEqual([]);
+  });
+
+  it('ignores our own messages, reactions and events it does not use', async () => {
+    const mine = bb.addIncoming({ from: SENDER, text: 'sent from the Mac' });
+    mine.isFromMe = true;
+    const tapback = bb.addIncoming({ from: SENDER, text: 'Loved \u201chi\u201d' });
+    tapback.associatedMessageGuid = mine.guid;
+    tapback.associatedMessageType = 'love';
+    const results = [
+      await handleBlueBubblesWebhook(ctx, lineId, bb.webhookEvent('new-message', mine.guid)),
+      await handleBlueBubblesWebhook(ctx, lineId, bb.webhookEvent('new-message', tapback.guid)),
+      await handleBlueBubblesWebhook(ctx, lineId, { type: 'typing-indicator', data: { display: true, guid: 'iMessage;-;x' } }),
+      await handleBlueBubblesWebhook(ctx, lineId, 'nonsense'),
+      await handleBlueBubblesWebhook(ctx, lineId, bb.webhookEvent('updated-message', tapback.guid)),
+    ];
+    expect(results.map((r) => r.handled)).toEqual(['own_message', 'ignored', 'ignored', 'ignored', 'ignored']);
+    expect(events.inbound_).toEqual([]);
+    expect(events.receipts).toEqual([]);
+  });
+
+  it('uses a complete payload as it is, without fetching the message again', async () => {
+    const msg = bb.addIncoming({ from: 'Someone@Example.com', text: 'complete' });
+    const full = bb.serializeMessage(msg.guid, { forNotification: false, withChats: true, withParticipants: true, withAttachments: true });
+    const out = await handleBlueBubblesWebhook(ctx, lineId, { type: 'new-message', data: full });
+    expect(out).toEqual({ handled: 'inbound', guid: msg.guid, parts: 1 });
+    expect(events.inbound_[0]!.message.from).toBe('someone@example.com');
+    expect(bb.requestsTo('GET', `/api/v1/message/${msg.guid}`)).toEqual([]);
+  });
+
+  it('fails (and may be retried) when the server cannot be asked for the message; errors carry no password', async () => {
+    const msg = bb.addIncoming({ from: SENDER, text: 'retry me' });
+    const event = bb.webhookEvent('new-message', msg.guid);
+    bb.inject(`GET /api/v1/message/${msg.guid}`, { html: 502 });
+    await bb.post(hookUrl, event);
+    await waitFor(() => errors.length === 1);
+    expect(String((errors[0] as Error).message)).not.toContain(bb.password);
+    expect((errors[0] as { kind?: string }).kind).toBe('line_down');
+    await bb.post(hookUrl, event);
+    await waitFor(() => events.inbound_.length === 1);
+  });
+});
+
+describe('handleBlueBubblesWebhook with a collector only', () => {
+  it('reports nothing for an event type it does not subscribe to', async () => {
+    const events = collector();
+    const out = await handleBlueBubblesWebhook({ config: { url: 'http://127.0.0.1:9', password: 'x' }, events }, 'line', { type: 'group-name-change', data: {} });
+    expect(out).toEqual({ handled: 'ignored', reason: 'event group-name-change is not used' });
+  });
+});

@@ -1,0 +1,563 @@
+/**
+ * A stand-in BlueBubbles Server on loopback, written from BlueBubbles' own
+ * routes (packages/server/src/server/api/http/api/v1/httpRoutes.ts), validators
+ * (messageValidator.ts, chatValidator.ts, attachmentValidator.ts,
+ * webhookValidator.ts), middleware (AuthMiddleware: password in the query
+ * string as guid/password/token; PrivateApiMiddleware; ErrorMiddleware) and
+ * response classes (`{ status, message, data }`, errors with
+ * `error: { type, message }`). Webhooks go out as `{ type, data }` with the
+ * message serialized "for notification" and capped at 4000 bytes, as
+ * BlueBubbles' handleNewMessage/handleUpdatedMessage do.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  json?: any;
+  fields?: Record<string, string>;
+  files?: Record<string, { name: string; type: string; bytes: Buffer }>;
+}
+
+interface StoredAttachment {
+  guid: string;
+  bytes: Buffer;
+  mimeType: string;
+  transferName: string;
+  uti: string;
+  hideAttachment: boolean;
+}
+
+interface StoredChat {
+  guid: string;
+  style: 43 | 45;
+  displayName: string;
+  participants: string[];
+}
+
+interface StoredMessage {
+  guid: string;
+  text: string;
+  subject: string | null;
+  from: string | null;
+  isFromMe: boolean;
+  chatGuid: string;
+  attachments: string[];
+  dateCreated: number;
+  dateDelivered: number | null;
+  dateRead: number | null;
+  dateEdited: number | null;
+  isAudioMessage: boolean;
+  itemType: number;
+  associatedMessageGuid: string | null;
+  associatedMessageType: string | null;
+  error: number;
+}
+
+type Injected = { status: number; body: unknown } | { hangMs: number } | { reset: true } | { html: number };
+
+const WEBHOOK_EVENTS = [
+  '*', 'new-message', 'updated-message', 'message-send-error', 'group-name-change', 'group-icon-changed', 'group-icon-removed',
+  'participant-removed', 'participant-added', 'participant-left', 'chat-read-status-changed', 'typing-indicator',
+  'scheduled-message-error', 'server-update', 'new-server', 'new-findmy-location', 'hello-world', 'incoming-facetime',
+  'ft-call-status-changed', 'imessage-alias-removed', 'theme-backup-created', 'theme-backup-updated', 'theme-backup-deleted',
+  'settings-backup-created', 'settings-backup-updated', 'settings-backup-deleted',
+];
+const REACTIONS = ['love', 'like', 'dislike', 'laugh', 'emphasize', 'question', '-love', '-like', '-dislike', '-laugh', '-emphasize', '-question'];
+
+const ok = (data: unknown, message = 'Success') => ({ status: 200, body: { status: 200, message, ...(data !== undefined && { data }) } });
+const badRequest = (error: string) => ({
+  status: 400,
+  body: { status: 400, message: "You've made a bad request! Please check your request params & body", error: { type: 'Validation Error', message: error } },
+});
+const notFound = (error: string) => ({ status: 404, body: { status: 404, message: 'The requested resource was not found', error: { type: 'Database Error', message: error } } });
+const imessageError = (message: string, error: string, data?: unknown) => ({
+  status: 500,
+  body: { status: 500, message, error: { type: 'iMessage Error', message: error }, ...(data !== undefined && { data }) },
+});
+/** ErrorMiddleware: any other exception thrown in a controller. */
+const serverError = (error: string) => ({ status: 500, body: { status: 500, message: 'An unhandled error has occurred!', error: { type: 'Server Error', message: error } } });
+const unauthorized = (error: string) => ({
+  status: 401,
+  body: { status: 401, message: 'You are not authorized to access this resource', error: { type: 'Authentication Error', message: error } },
+});
+/** checkPrivateApiStatus(): the Error it throws, or undefined when the Private API is usable. */
+const privateApiProblem = (s: StandIn) =>
+  !s.privateApi ? 'iMessage Private API is not enabled!' : !s.helperConnected ? 'iMessage Private API Helper is not connected!' : undefined;
+const privateApiMiddleware = (s: StandIn) => {
+  const problem = privateApiProblem(s);
+  return problem ? imessageError('Please make sure you have completed the setup for the Private API, and your helper is connected!', problem) : undefined;
+};
+
+const newGuid = () => randomUUID().toUpperCase();
+
+export class StandIn {
+  password = 'bb-secret-pw&x=1';
+  privateApi = true;
+  helperConnected = true;
+  serverVersion = '1.9.9';
+  osVersion = '14.5.0';
+  computerId = 'mac@blueline-mac';
+  /** Recipients Messages cannot send to. */
+  unreachable = new Set<string>();
+  /** Answer sends without the real guid (only the tempGuid), to exercise tempGuid matching. */
+  omitGuidInSendAnswers = false;
+  requests: RecordedRequest[] = [];
+  chats = new Map<string, StoredChat>();
+  messages = new Map<string, StoredMessage>();
+  attachments = new Map<string, StoredAttachment>();
+  uploads = new Map<string, { name: string; bytes: Buffer }>();
+  webhooks: { id: number; url: string; events: string[] }[] = [];
+  private nextWebhookId = 1;
+  private sendCache = new Set<string>();
+  private injected = new Map<string, Injected>();
+  private server?: http.Server;
+  private sockets = new Set<Socket>();
+  port = 0;
+
+  get url() {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  config(extra: Record<string, unknown> = {}) {
+    return { url: this.url, password: this.password, ...extra };
+  }
+
+  /** The next request to `METHOD /path` gets this instead of the real answer. */
+  inject(route: string, what: Injected) {
+    this.injected.set(route, what);
+  }
+
+  requestsTo(method: string, path: string) {
+    return this.requests.filter((r) => r.method === method && r.path === path);
+  }
+
+  lastTo(method: string, path: string): RecordedRequest {
+    const all = this.requestsTo(method, path);
+    if (all.length === 0) throw new Error(`no ${method} ${path} reached the stand-in; saw: ${this.requests.map((r) => `${r.method} ${r.path}`).join(', ')}`);
+    return all[all.length - 1]!;
+  }
+
+  async start(port = 0): Promise<this> {
+    const server = http.createServer((req, res) => {
+      this.handle(req, res).catch((err) => {
+        res.statusCode = 500;
+        res.end(String(err));
+      });
+    });
+    server.on('connection', (s) => {
+      this.sockets.add(s);
+      s.on('close', () => this.sockets.delete(s));
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => resolve());
+    });
+    this.server = server;
+    this.port = (server.address() as AddressInfo).port;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    if (!server) return;
+    for (const s of this.sockets) s.destroy();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /** Stops and starts again on the same port (the Mac's server restarting). */
+  async restart(): Promise<void> {
+    const port = this.port;
+    await this.stop();
+    await this.start(port);
+  }
+
+  // ---- fixtures ------------------------------------------------------------
+
+  directChat(address: string): StoredChat {
+    const guid = `iMessage;-;${address}`;
+    let chat = this.chats.get(guid);
+    if (!chat) {
+      chat = { guid, style: 45, displayName: '', participants: [address] };
+      this.chats.set(guid, chat);
+    }
+    return chat;
+  }
+
+  groupChat(participants: string[], displayName = ''): StoredChat {
+    const guid = `iMessage;+;chat${randomUUID().replace(/-/g, '').slice(0, 18)}`;
+    const chat: StoredChat = { guid, style: 43, displayName, participants: [...participants] };
+    this.chats.set(guid, chat);
+    return chat;
+  }
+
+  addAttachment(a: { bytes: Buffer; mimeType: string; transferName: string; uti?: string; hide?: boolean }): string {
+    const guid = `at_${newGuid()}`;
+    this.attachments.set(guid, { guid, bytes: a.bytes, mimeType: a.mimeType, transferName: a.transferName, uti: a.uti ?? 'public.data', hideAttachment: a.hide ?? false });
+    return guid;
+  }
+
+  /** A message that arrived on the Mac (not from me). */
+  addIncoming(m: { from: string; text: string; chat?: StoredChat; attachments?: string[]; isAudioMessage?: boolean; subject?: string }): StoredMessage {
+    const chat = m.chat ?? this.directChat(m.from);
+    const msg: StoredMessage = {
+      guid: newGuid(), text: m.text, subject: m.subject ?? null, from: m.from, isFromMe: false, chatGuid: chat.guid, attachments: m.attachments ?? [],
+      dateCreated: Date.now(), dateDelivered: null, dateRead: null, dateEdited: null, isAudioMessage: m.isAudioMessage ?? false, itemType: 0,
+      associatedMessageGuid: null, associatedMessageType: null, error: 0,
+    };
+    this.messages.set(msg.guid, msg);
+    return msg;
+  }
+
+  private addSent(chatGuid: string, text: string, attachments: string[] = [], isAudioMessage = false): StoredMessage {
+    if (!this.chats.has(chatGuid)) {
+      const address = chatGuid.split(';-;')[1];
+      if (address) this.directChat(address);
+    }
+    const msg: StoredMessage = {
+      guid: newGuid(), text, subject: null, from: null, isFromMe: true, chatGuid, attachments, dateCreated: Date.now(),
+      dateDelivered: null, dateRead: null, dateEdited: null, isAudioMessage, itemType: 0, associatedMessageGuid: null, associatedMessageType: null, error: 0,
+    };
+    this.messages.set(msg.guid, msg);
+    return msg;
+  }
+
+  // ---- serialization (MessageSerializer / ChatSerializer / AttachmentSerializer) -----
+
+  private serializeAttachment(guid: string, forNotification: boolean) {
+    const a = this.attachments.get(guid)!;
+    const base = { originalROWID: 1, guid: a.guid, uti: a.uti, mimeType: a.mimeType, transferName: a.transferName, totalBytes: a.bytes.length };
+    const meta = { height: 0, width: 0, metadata: null };
+    return forNotification ? { ...base, ...meta } : { ...base, transferState: 5, isOutgoing: false, hideAttachment: a.hideAttachment, isSticker: false, originalGuid: a.guid, hasLivePhoto: false, ...meta };
+  }
+
+  private serializeChat(guid: string, withParticipants: boolean, forNotification: boolean) {
+    const c = this.chats.get(guid)!;
+    return {
+      originalROWID: 1, guid: c.guid, style: c.style, chatIdentifier: c.guid.split(';').pop(), isArchived: false, displayName: c.displayName,
+      ...(withParticipants && { participants: c.participants.map((address) => ({ originalROWID: 1, address, service: 'iMessage', country: 'us', uncanonicalizedId: null })) }),
+      ...(!forNotification && { isFiltered: false, groupId: '' }),
+    };
+  }
+
+  serializeMessage(guid: string, opts: { forNotification: boolean; withChats: boolean; withParticipants: boolean; withAttachments: boolean }) {
+    const m = this.messages.get(guid)!;
+    const out: Record<string, unknown> = {
+      originalROWID: 1, guid: m.guid, text: m.text,
+      handle: m.from ? { originalROWID: 1, address: m.from, service: 'iMessage', country: 'us', uncanonicalizedId: null } : null,
+      handleId: m.from ? 1 : 0, otherHandle: 0,
+      attachments: opts.withAttachments ? m.attachments.map((a) => this.serializeAttachment(a, opts.forNotification)) : [],
+      subject: m.subject, error: m.error, dateCreated: m.dateCreated, dateRead: m.dateRead, dateDelivered: m.dateDelivered, isFromMe: m.isFromMe,
+      hasDdResults: false, isArchived: false, itemType: m.itemType, groupTitle: null, groupActionType: 0, balloonBundleId: null,
+      associatedMessageGuid: m.associatedMessageGuid, associatedMessageType: m.associatedMessageType, expressiveSendStyleId: null,
+      threadOriginatorGuid: null, hasPayloadData: false,
+    };
+    if (!opts.forNotification) {
+      Object.assign(out, {
+        country: 'us', isDelayed: false, isAutoReply: false, isSystemMessage: false, isServiceMessage: false, isForward: false,
+        threadOriginatorPart: null, isCorrupt: false, datePlayed: null, cacheRoomnames: null, isSpam: false, isExpired: false,
+        timeExpressiveSendStyleId: null, isAudioMessage: m.isAudioMessage, replyToGuid: null, wasDeliveredQuietly: false, didNotifyRecipient: false,
+      });
+    }
+    if (opts.withChats) out.chats = [this.serializeChat(m.chatGuid, opts.withParticipants, opts.forNotification)];
+    Object.assign(out, { messageSummaryInfo: null, payloadData: null, dateEdited: m.dateEdited, dateRetracted: null, partCount: 1 });
+    return out;
+  }
+
+  /** What BlueBubbles posts to webhooks for `type` about message `guid`. */
+  webhookEvent(type: 'new-message' | 'updated-message', guid: string) {
+    if (type === 'updated-message') {
+      // handleUpdatedMessage: loadChatParticipants false, includeChats false, for notification.
+      return { type, data: this.serializeMessage(guid, { forNotification: true, withChats: false, withParticipants: false, withAttachments: true }) };
+    }
+    // handleNewMessage: { enforceMaxSize: true }, for notification; participants cleared over 4000 bytes.
+    const data = this.serializeMessage(guid, { forNotification: true, withChats: true, withParticipants: true, withAttachments: true });
+    if (Buffer.byteLength(JSON.stringify([data])) > 4000) for (const c of data.chats as { participants?: unknown[] }[]) if (c.participants?.length) c.participants = [];
+    return { type, data };
+  }
+
+  /** BlueBubbles' emitMessageMatch: our own sent message, with the tempGuid we sent. */
+  ownMessageEvent(guid: string, tempGuid: string) {
+    const data = this.serializeMessage(guid, { forNotification: true, withChats: true, withParticipants: false, withAttachments: true });
+    return { type: 'new-message', data: { ...data, tempGuid } };
+  }
+
+  markDelivered(guid: string, at = Date.now()) {
+    this.messages.get(guid)!.dateDelivered = at;
+  }
+
+  markRead(guid: string, at = Date.now()) {
+    this.messages.get(guid)!.dateRead = at;
+  }
+
+  /** POSTs an event the way WebhookService.sendPost does (axios, JSON). */
+  async post(url: string, event: unknown): Promise<{ status: number; body: string }> {
+    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(event) });
+    return { status: res.status, body: await res.text() };
+  }
+
+  // ---- the HTTP side ---------------------------------------------------------
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse) {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const raw = Buffer.concat(chunks);
+    const u = new URL(req.url ?? '/', 'http://x');
+    const rec: RecordedRequest = { method: req.method ?? 'GET', path: decodeURIComponent(u.pathname), query: Object.fromEntries(u.searchParams) };
+    const ct = req.headers['content-type'] ?? '';
+    if (ct.startsWith('application/json') && raw.length) rec.json = JSON.parse(raw.toString('utf8'));
+    if (ct.startsWith('multipart/form-data')) {
+      const form = await new Response(raw, { headers: { 'content-type': ct } }).formData();
+      rec.fields = {};
+      rec.files = {};
+      for (const [k, v] of form.entries()) {
+        if (typeof v === 'string') rec.fields[k] = v;
+        else rec.files[k] = { name: (v as File).name, type: v.type, bytes: Buffer.from(await v.arrayBuffer()) };
+      }
+    }
+    this.requests.push(rec);
+
+    const injected = this.injected.get(`${rec.method} ${rec.path}`);
+    if (injected) {
+      this.injected.delete(`${rec.method} ${rec.path}`);
+      if ('hangMs' in injected) {
+        await new Promise((r) => setTimeout(r, injected.hangMs));
+        if (res.destroyed) return;
+      } else if ('reset' in injected) {
+        req.socket.destroy();
+        return;
+      } else if ('html' in injected) {
+        res.writeHead(injected.html, { 'content-type': 'text/html' });
+        res.end('<html><body>Bad gateway</body></html>');
+        return;
+      } else {
+        return this.reply(res, injected);
+      }
+    }
+
+    // AuthMiddleware: params.guid ?? params.password ?? params.token
+    const token = rec.query.guid ?? rec.query.password ?? rec.query.token;
+    if (rec.path.startsWith('/api/v1/')) {
+      if (!token) return this.reply(res, unauthorized('Missing server password!'));
+      if (token.trim() !== this.password.trim()) return this.reply(res, unauthorized('Unauthorized'));
+    }
+    const answer = this.route(rec);
+    if (!answer) {
+      res.writeHead(404, { 'content-type': 'text/plain' });
+      res.end('Not Found');
+      return;
+    }
+    if ('file' in answer) {
+      res.writeHead(200, { 'content-type': answer.mime, 'content-length': answer.file.length, 'content-disposition': `attachment; filename="${answer.name}"` });
+      res.end(answer.file);
+      return;
+    }
+    this.reply(res, answer);
+  }
+
+  private reply(res: http.ServerResponse, a: { status: number; body: unknown }) {
+    res.writeHead(a.status, { 'content-type': 'application/json; charset=utf-8' });
+    res.end(JSON.stringify(a.body));
+  }
+
+  private sentAnswer(m: StoredMessage, tempGuid: string | undefined, message: string) {
+    const data = this.serializeMessage(m.guid, { forNotification: false, withChats: true, withParticipants: false, withAttachments: true });
+    if (tempGuid) (data as Record<string, unknown>).tempGuid = tempGuid;
+    if (this.omitGuidInSendAnswers) delete (data as Record<string, unknown>).guid;
+    return ok(data, message);
+  }
+
+  private recipientOf(chatGuid: string) {
+    return chatGuid.includes(';-;') ? chatGuid.split(';-;')[1] : undefined;
+  }
+
+  private route(r: RecordedRequest): { status: number; body: unknown } | { file: Buffer; mime: string; name: string } | undefined {
+    const p = r.path;
+    const body = (r.json ?? r.fields ?? {}) as Record<string, any>;
+    let m: RegExpExecArray | null;
+
+    if (r.method === 'GET' && p === '/api/v1/server/info') {
+      return ok({
+        computer_id: this.computerId, os_version: this.osVersion, server_version: this.serverVersion, private_api: this.privateApi,
+        proxy_service: 'dynamic-dns', helper_connected: this.privateApi && this.helperConnected, detected_icloud: 'line@icloud.com',
+        detected_imessage: 'line@icloud.com', macos_time_sync: 0.01, local_ipv4s: ['192.168.1.20'], local_ipv6s: [],
+      });
+    }
+
+    if (r.method === 'POST' && p === '/api/v1/message/text') {
+      // MessageValidator.validateText
+      if (typeof body.chatGuid !== 'string' || !body.chatGuid) return badRequest('The chatGuid field is required.');
+      if (body.message === undefined) return badRequest('The message field must be present.');
+      if (body.method !== undefined && !['apple-script', 'private-api'].includes(body.method)) return badRequest('The selected method is invalid.');
+      let method = body.method ?? 'apple-script';
+      if (body.effectId || body.subject || body.selectedMessageGuid || body.ddScan) method = 'private-api';
+      if (method === 'apple-script' && !body.tempGuid) return badRequest("A 'tempGuid' is required when sending via AppleScript");
+      if (method === 'apple-script' && !body.message) return badRequest("A 'message' is required when sending via AppleScript");
+      if (body.tempGuid && this.sendCache.has(body.tempGuid)) return badRequest(`Message is already queued to be sent! (Temp GUID: ${body.tempGuid})`);
+      // MessageRouter.sendText → MessageInterface.sendMessageSync
+      if (method === 'private-api' && privateApiProblem(this)) return imessageError('Message Send Error', privateApiProblem(this)!);
+      const to = this.recipientOf(body.chatGuid);
+      if (to && this.unreachable.has(to)) return imessageError('Message Send Error', 'Failed to send message! See attached message error code.', { error: 22 });
+      if (!to && !this.chats.has(body.chatGuid)) return imessageError('Message Send Error', `Chat does not exist: ${body.chatGuid}`);
+      return this.sentAnswer(this.addSent(body.chatGuid, body.message), body.tempGuid, 'Message sent!');
+    }
+
+    if (r.method === 'POST' && p === '/api/v1/message/attachment') {
+      const file = r.files?.attachment;
+      if (!body.chatGuid) return badRequest('The chatGuid field is required.');
+      if (!body.name) return badRequest('The name field is required.');
+      let method = body.method ?? 'apple-script';
+      if (body.effectId || body.subject || body.selectedMessageGuid) method = 'private-api';
+      if (method === 'apple-script' && !body.tempGuid) return badRequest("A 'tempGuid' is required when sending via AppleScript");
+      if (!file || file.bytes.length === 0) return badRequest('Attachment not provided or was empty!');
+      const isAudioMessage = body.isAudioMessage === 'true';
+      if (method === 'private-api' && privateApiProblem(this)) return imessageError('Attachment Send Error', privateApiProblem(this)!);
+      const to = this.recipientOf(body.chatGuid);
+      if (to && this.unreachable.has(to)) return imessageError('Attachment Send Error', 'Failed to send attachment! See attached message error code.');
+      // Only an .mp3 sent as an audio message is converted (to .caf); anything else goes as uploaded.
+      const name = isAudioMessage && body.name.endsWith('.mp3') ? body.name.replace(/\.mp3$/, '.caf') : body.name;
+      const att = this.addAttachment({ bytes: file.bytes, mimeType: file.type, transferName: name });
+      return this.sentAnswer(this.addSent(body.chatGuid, '\uFFFC', [att], isAudioMessage), body.tempGuid, 'Attachment sent!');
+    }
+
+    if (r.method === 'POST' && p === '/api/v1/attachment/upload') {
+      const denied = privateApiMiddleware(this);
+      if (denied) return denied;
+      const file = r.files?.attachment;
+      if (!file || file.bytes.length === 0) return badRequest('Attachment not provided or was empty!');
+      const ext = file.name.includes('.') ? file.name.slice(file.name.lastIndexOf('.')) : '';
+      const path = `${randomUUID()}/${createHash('sha1').update(file.bytes).digest('hex')}${ext}`;
+      this.uploads.set(path, { name: file.name, bytes: file.bytes });
+      return ok({ path });
+    }
+
+    if (r.method === 'POST' && p === '/api/v1/message/multipart') {
+      if (!body.chatGuid) return badRequest('The chatGuid field is required.');
+      if (!Array.isArray(body.parts)) return badRequest('The parts field is required.');
+      for (const part of body.parts) {
+        if (typeof part !== 'object') return badRequest('Each part must be a dictionary');
+        if (part.partIndex == null) return badRequest('Each part must have a partIndex');
+        if (typeof part.partIndex !== 'number') return badRequest('Each partIndex must be a number');
+        if (!part.text && !part.attachment) return badRequest('Each part must have either a text or attachment');
+        if (part.attachment && !part.name) return badRequest('Each attachment must have a name');
+        if (part.attachment && !this.uploads.has(part.attachment)) return badRequest(`Attachment '${part.attachment}' does not exist`);
+      }
+      if (privateApiProblem(this)) return imessageError('Message Send Error', privateApiProblem(this)!);
+      const atts = body.parts.filter((pt: any) => pt.attachment).map((pt: any) => {
+        const up = this.uploads.get(pt.attachment)!;
+        return this.addAttachment({ bytes: up.bytes, mimeType: 'image/png', transferName: pt.name });
+      });
+      return this.sentAnswer(this.addSent(body.chatGuid, atts.map(() => '\uFFFC').join(''), atts), body.tempGuid, 'Message sent!');
+    }
+
+    if (r.method === 'POST' && p === '/api/v1/message/react') {
+      const denied = privateApiMiddleware(this);
+      if (denied) return denied;
+      if (!body.chatGuid) return badRequest('The chatGuid field is required.');
+      if (!body.selectedMessageGuid) return badRequest('The selectedMessageGuid field is required.');
+      if (!REACTIONS.includes(body.reaction)) return badRequest('The selected reaction is invalid.');
+      if (!this.messages.has(body.selectedMessageGuid)) return badRequest('Selected message does not exist!');
+      const sent = this.addSent(body.chatGuid, `Loved \u201c${this.messages.get(body.selectedMessageGuid)!.text}\u201d`);
+      sent.associatedMessageGuid = body.selectedMessageGuid;
+      sent.associatedMessageType = body.reaction;
+      return ok(this.serializeMessage(sent.guid, { forNotification: false, withChats: false, withParticipants: false, withAttachments: false }), 'Reaction sent!');
+    }
+
+    if ((m = /^\/api\/v1\/message\/([^/]+)\/edit$/.exec(p)) && r.method === 'POST') {
+      if (typeof body.editedMessage !== 'string' || !body.editedMessage) return badRequest('The editedMessage field is required.');
+      if (typeof body.backwardsCompatibilityMessage !== 'string' || !body.backwardsCompatibilityMessage) return badRequest('The backwardsCompatibilityMessage field is required.');
+      const msg = this.messages.get(m[1]!);
+      if (!msg) return badRequest('Selected message does not exist!');
+      if (privateApiProblem(this)) return imessageError('Message Edit Error', privateApiProblem(this)!);
+      msg.text = body.editedMessage;
+      msg.dateEdited = Date.now();
+      return ok(this.serializeMessage(msg.guid, { forNotification: false, withChats: false, withParticipants: false, withAttachments: false }), 'Message edited!');
+    }
+
+    if ((m = /^\/api\/v1\/message\/([^/]+)$/.exec(p)) && r.method === 'GET') {
+      const guid = m[1]!;
+      if (!this.messages.has(guid)) return notFound('Message does not exist!');
+      const withQuery = (r.query.with ?? '').split(',').map((s) => s.trim().toLowerCase());
+      const has = (...names: string[]) => names.some((n) => withQuery.includes(n));
+      return ok(
+        this.serializeMessage(guid, {
+          forNotification: false, withChats: has('chats', 'chat'), withParticipants: has('chats.participants', 'chat.participants'), withAttachments: has('attachment', 'attachments'),
+        }),
+      );
+    }
+
+    if ((m = /^\/api\/v1\/chat\/([^/]+)\/participant\/add$/.exec(p)) && r.method === 'POST') {
+      const denied = privateApiMiddleware(this);
+      if (denied) return denied;
+      if (typeof body.address !== 'string' || !body.address) return badRequest('The address field is required.');
+      const chat = this.chats.get(m[1]!);
+      if (!chat) return notFound('Chat does not exist!');
+      if (chat.participants.length === 1) return serverError('Chat is not a group chat!');
+      if (!chat.participants.includes(body.address)) chat.participants.push(body.address);
+      return ok(this.serializeChat(chat.guid, true, false));
+    }
+
+    if (r.method === 'POST' && p === '/api/v1/chat/new') {
+      if (!Array.isArray(body.addresses)) return badRequest('The addresses field is required.');
+      if (body.method !== undefined && !['apple-script', 'private-api'].includes(body.method)) return badRequest('The selected method is invalid.');
+      const method = body.method ?? 'apple-script';
+      if (body.addresses.length === 0) return serverError('No addresses provided!');
+      if (method === 'apple-script' && body.addresses.length > 1) return serverError('Cannot create group chats on macOS Big Sur or newer!');
+      if (method === 'private-api' && !body.message) return serverError('A message is required when creating chats with the Private API!');
+      if (method === 'private-api' && privateApiProblem(this)) return serverError(privateApiProblem(this)!);
+      for (const a of body.addresses) if (this.unreachable.has(a)) return serverError('Failed to create new chat! Message not found after 30 seconds!');
+      const chat = this.groupChat(body.addresses);
+      const sent = this.addSent(chat.guid, body.message);
+      const data = { ...this.serializeChat(chat.guid, true, false), messages: [{ ...this.serializeMessage(sent.guid, { forNotification: false, withChats: false, withParticipants: false, withAttachments: false }), ...(body.tempGuid && { tempGuid: body.tempGuid }) }] };
+      return ok(data, 'Successfully created chat!');
+    }
+
+    if ((m = /^\/api\/v1\/attachment\/([^/]+)\/download$/.exec(p)) && r.method === 'GET') {
+      for (const k of ['original', 'force']) if (r.query[k] !== undefined && !['true', 'false', '1', '0'].includes(r.query[k]!)) return badRequest(`The ${k} field must be true or false.`);
+      const a = this.attachments.get(m[1]!);
+      if (!a) return notFound('Attachment does not exist!');
+      const original = r.query.original === 'true' || r.query.original === '1';
+      // Without original=true BlueBubbles converts (HEIC → JPEG, CAF → MP3); the stand-in marks the bytes.
+      if (!original && (a.mimeType === 'audio/x-caf' || a.mimeType === 'image/heic')) {
+        return { file: Buffer.concat([Buffer.from('CONVERTED:'), a.bytes]), mime: a.mimeType === 'audio/x-caf' ? 'audio/mp3' : 'image/jpeg', name: a.transferName };
+      }
+      return { file: a.bytes, mime: a.mimeType, name: a.transferName };
+    }
+
+    if (r.method === 'GET' && p === '/api/v1/webhook') {
+      const list = this.webhooks.filter((w) => (r.query.url ? w.url === r.query.url : true));
+      return ok(list, 'Successfully fetched webhooks!');
+    }
+
+    if (r.method === 'POST' && p === '/api/v1/webhook') {
+      if (typeof body.url !== 'string') return badRequest('The url field is required.');
+      if (!Array.isArray(body.events)) return badRequest('The events field is required.');
+      if (body.url.length === 0) return badRequest('Webhook URL is required!');
+      if (!body.url.startsWith('http')) return badRequest('Webhook URL must include an HTTP scheme!');
+      for (const e of body.events) {
+        if (typeof e !== 'string') return badRequest('Webhook events must be strings!');
+        if (!WEBHOOK_EVENTS.includes(e)) return badRequest(`Invalid webhook event: ${e}! Webhook must be one of: ${WEBHOOK_EVENTS}`);
+      }
+      const hook = { id: this.nextWebhookId++, url: body.url, events: [...body.events] };
+      this.webhooks.push(hook);
+      return ok(hook, 'Successfully created webhook!');
+    }
+
+    if ((m = /^\/api\/v1\/webhook\/(\d+)$/.exec(p)) && r.method === 'DELETE') {
+      const id = Number(m[1]);
+      if (!this.webhooks.some((w) => w.id === id)) return notFound('Webhook does not exist!');
+      this.webhooks = this.webhooks.filter((w) => w.id !== id);
+      return ok(undefined, 'Successfully deleted webhook!');
+    }
+
+    return undefined;
+  }
+}
+
+export async function startStandIn(): Promise<StandIn> {
+  return new StandIn().start();
+}
