@@ -153,8 +153,9 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
   registerErrorHandling(app);
   registerAuth(app, { auth: services.auth, adminToken: deps.adminToken });
   // After authentication and validation, so only well-formed requests spend tokens.
-  app.addHook('preHandler', async (req) => {
-    if (req.routeOptions.config?.rateLimited && req.principal) await services.messaging.limits.takeRateToken(req.principal.tenant);
+  app.addHook('preHandler', (req, _reply, done) => {
+    if (!req.routeOptions.config?.rateLimited || !req.principal) return done();
+    services.messaging.limits.takeRateToken(req.principal.tenant).then(() => done(), done);
   });
   await registerDocs(app, { brand: config.headerBrand });
 
