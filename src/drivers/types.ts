@@ -73,6 +73,11 @@ export interface SendOptions {
 
 export interface LineDriver {
   capabilities(): ReadonlySet<DriverCapability>;
+  /**
+   * False when the line's service is known to be down right now (first touches then go to
+   * other lines). Drivers without a health signal leave it out: always available.
+   */
+  available?(): Promise<boolean>;
   /** Changes whenever the line's messaging service restarts. */
   serviceEpoch(): Promise<string>;
   sendText(target: Target, text: string, opts?: SendOptions): Promise<{ guid: string }>;

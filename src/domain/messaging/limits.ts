@@ -67,10 +67,13 @@ export function limits(deps: MessagingDeps) {
 
     /** The tenant's active lines that can do `need`, least recently used for first touch first. */
     async candidateLines(tenant: Tenant, need: DriverCapability): Promise<PhoneLine[]> {
-      const lines = (await store.lines.listByTenant(tenant.id)).filter(
+      const capable = (await store.lines.listByTenant(tenant.id)).filter(
         (l) => l.is_active && deps.drivers.has(l.driver) && deps.drivers.forLine(l).capabilities().has(need),
       );
-      if (lines.length === 0) throw new ApiError(3002, 'no active phone line of this project can send this message');
+      // A line whose service is down right now (a Mac offline) is not chosen.
+      const up = await Promise.all(capable.map(async (l) => (await deps.drivers.forLine(l).available?.()) ?? true));
+      const lines = capable.filter((_, i) => up[i]);
+      if (lines.length === 0) throw new ApiError(3002, 'no active phone line of this project can send this message right now');
       return lines;
     },
 

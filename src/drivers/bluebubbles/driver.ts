@@ -31,6 +31,8 @@ import { EFFECT_IDS, chatGuidFor, editFallbackText, reactionValue } from './mapp
 
 /** How long a server/info answer is trusted for capabilities and method choice. */
 export const INFO_TTL_MS = 30_000;
+/** How often a line seen down is probed again before first-touch selection skips it. */
+export const AVAILABILITY_RECHECK_MS = 5_000;
 
 const ALWAYS: DriverCapability[] = ['text', 'media'];
 const PRIVATE_API: DriverCapability[] = ['grouped_media', 'voice_notes', 'edit', 'react', 'participants', 'create_group'];
@@ -254,6 +256,19 @@ export function bluebubblesDriver(ctx: DriverContext, options: BlueBubblesDriver
   if (client && options.probeOnStart !== false) refreshQuietly();
 
   return {
+    /** Up unless the server was seen down and has not answered since (rechecked at most every INFO_TTL_MS). */
+    async available() {
+      if (!client) return false;
+      if (!sawDown && info && Date.now() - infoAt < INFO_TTL_MS) return true;
+      const recheck = typeof ctx.config.health_recheck_ms === 'number' ? ctx.config.health_recheck_ms : AVAILABILITY_RECHECK_MS;
+      if (sawDown && Date.now() - lastAttemptAt < recheck) return false;
+      try {
+        await refresh();
+        return true;
+      } catch {
+        return false;
+      }
+    },
     capabilities() {
       if (!cfg) return new Set<DriverCapability>();
       if (!refreshing && Date.now() - Math.max(infoAt, lastAttemptAt) >= INFO_TTL_MS) refreshQuietly();

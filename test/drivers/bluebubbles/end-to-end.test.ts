@@ -79,4 +79,31 @@ describe('a BlueBubbles line, end to end', () => {
     const status = await eventually(async () => (await t.api('GET', `/api/v1/messages/${reply.json().message_id}`)).json().message, (m) => m.status === 'read');
     expect(status.status).toBe('read');
   });
+
+  it('keeps first touches off the line while its Mac is down, and uses it again once it answers', async () => {
+    await t.admin('PATCH', `/admin/v1/lines/${lineId}`, { driver_config: bb.config({ health_recheck_ms: 50 }) });
+    await t.admin('PATCH', `/admin/v1/lines/${t.demo.phone_line_ids[1]}`, { is_active: false });
+    const simLine = t.demo.phone_line_ids[0]!;
+    // Give the simulator line a recent first touch, so rotation now prefers the Mac's line.
+    t.clock.advance(11 * 60_000);
+    const warm = await t.api('POST', '/api/v1/send', { phone: '+14155550800', body: 'warm-up' });
+    expect(warm.json().phone_line_id).toBe(simLine);
+    await bb.stop();
+    // The conversation's line is down: the send says so, retryable.
+    const pinned = await t.api('POST', '/api/v1/send', { phone: '+14155550777', body: 'are you there?' });
+    expect(pinned.statusCode).toBe(503);
+    expect(pinned.json()).toMatchObject({ code: 3002, retryable: true });
+    // A first touch goes to the line that is up (the Mac's line would be first by rotation).
+    t.clock.advance(11 * 60_000);
+    const first = await t.api('POST', '/api/v1/send', { phone: '+14155550801', body: 'hello' });
+    expect(first.statusCode, first.body).toBe(200);
+    expect(first.json().phone_line_id).toBe(simLine);
+    // The Mac is back: the next first touch may use it again.
+    await bb.start(bb.port);
+    await new Promise((r) => setTimeout(r, 60));
+    t.clock.advance(11 * 60_000);
+    const again = await t.api('POST', '/api/v1/send', { phone: '+14155550802', body: 'hello again' });
+    expect(again.statusCode, again.body).toBe(200);
+    expect(again.json().phone_line_id).toBe(lineId);
+  });
 });
