@@ -48,6 +48,8 @@ export interface InboundMessage {
 export interface DriverEvents {
   inbound(lineId: string, message: InboundMessage): Promise<void>;
   receipt(lineId: string, guid: string, kind: 'delivered' | 'read', atMs: number): Promise<void>;
+  /** The sender edited an inbound message: its text is now `text`. */
+  edited(lineId: string, guid: string, text: string, atMs: number): Promise<void>;
 }
 
 /** Persistence a driver may keep in the database through the domain (the simulator's device log, epochs). */

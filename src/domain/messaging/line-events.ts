@@ -61,6 +61,21 @@ export function lineEvents(deps: LineEventsDeps): DriverEvents {
       }
     },
 
+    async edited(lineId, guid, text, atMs) {
+      const m = await store.messages.byProviderGuid(lineId, guid);
+      if (!m || m.direction !== 'inbound') return;
+      // The edit replaces the message's text; media parts stay as they were.
+      let replaced = false;
+      const parts = m.parts.flatMap((p): MessagePart[] => {
+        if (p.type !== 'text') return [p];
+        if (replaced) return [];
+        replaced = true;
+        return [{ type: 'text' as const, value: text }];
+      });
+      if (!replaced && text) parts.unshift({ type: 'text', value: text });
+      await store.messages.update(m.id, { parts, edited_at: atMs });
+    },
+
     async inbound(lineId, msg) {
       const line = await store.lines.get(lineId);
       if (!line) return;

@@ -14,6 +14,7 @@
  *   the text's U+FFFC placeholders give.
  * - `new-message` from me carrying our `tempGuid` → links BlueBubbles' real
  *   guid to the send (see ledger.ts).
+ * - `updated-message` for a message someone sent us, with dateEdited → events.edited
  * - `updated-message` for one of our messages → events.receipt for
  *   dateDelivered / dateRead.
  * Repeats are handled once per process (ledger.once).
@@ -38,6 +39,7 @@ export type WebhookOutcome =
   | { handled: 'receipts'; guid: string; kinds: ('delivered' | 'read')[] }
   | { handled: 'own_message'; guid: string; matchedSend: boolean }
   | { handled: 'duplicate'; guid: string }
+  | { handled: 'edit'; guid: string }
   | { handled: 'ignored'; reason: string };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -144,7 +146,13 @@ export async function handleBlueBubblesWebhook(deps: BlueBubblesWebhookDeps, lin
   if (typeof guid !== 'string' || guid === '') return { handled: 'ignored', reason: 'message has no guid' };
 
   if (event.type === 'updated-message') {
-    if (data.isFromMe !== true) return { handled: 'ignored', reason: 'update of a message we did not send' };
+    if (data.isFromMe !== true) {
+      // Someone edited a message they sent us.
+      if (!positive(data.dateEdited) || typeof data.text !== 'string') return { handled: 'ignored', reason: 'update of a message we did not send' };
+      const text = data.text.replace(/\uFFFC/g, '').trim();
+      const r = await ledger.once(lineId, `edit:${guid}:${data.dateEdited}`, () => deps.events.edited(lineId, guid, text, data.dateEdited as number));
+      return r.ran ? { handled: 'edit', guid } : { handled: 'duplicate', guid };
+    }
     const reported = ledger.reportedGuidFor(lineId, guid);
     const kinds: ('delivered' | 'read')[] = [];
     const fire = async (kind: 'delivered' | 'read', at: number) => {

@@ -65,6 +65,22 @@ describe('a BlueBubbles line, end to end', () => {
     expect(rx.received.length).toBe(before + 1);
   });
 
+  it('applies an edit the sender makes to an inbound message', async () => {
+    const msg = bb.addIncoming({ from: '+14155550778', text: 'Meet at 5' });
+    const before = rx.received.length;
+    await bb.post(bb.webhooks[0]!.url, bb.webhookEvent('new-message', msg.guid));
+    const env = JSON.parse((await rx.waitFor(before + 1))[before]!.body.toString());
+    const stored = bb.messages.get(msg.guid)!;
+    stored.text = 'Meet at 6';
+    stored.dateEdited = Date.now();
+    await bb.post(bb.webhooks[0]!.url, bb.webhookEvent('updated-message', msg.guid));
+    const m = await eventually(
+      async () => (await t.api('GET', `/api/v1/messages/${env.data.message.id}`)).json().message,
+      (x) => x.edited_at !== null,
+    );
+    expect(m).toMatchObject({ direction: 'inbound', parts: [{ type: 'text', value: 'Meet at 6' }] });
+  });
+
   it('sends through the Mac and reports its receipts', async () => {
     const reply = await t.api('POST', '/api/v1/send', { phone: '+14155550777', body: 'Thanks for writing!' });
     expect(reply.statusCode, reply.body).toBe(200);

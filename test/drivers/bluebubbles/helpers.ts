@@ -20,17 +20,22 @@ export function memoryState(): DriverStatePort & { epochs: Map<string, string> }
 export interface Collector extends DriverEvents {
   inbound_: { lineId: string; message: InboundMessage }[];
   receipts: { lineId: string; guid: string; kind: 'delivered' | 'read'; atMs: number }[];
+  edits: { lineId: string; guid: string; text: string; atMs: number }[];
 }
 
 export function collector(): Collector {
   const c: Collector = {
     inbound_: [],
     receipts: [],
+    edits: [],
     async inbound(lineId, message) {
       c.inbound_.push({ lineId, message });
     },
     async receipt(lineId, guid, kind, atMs) {
       c.receipts.push({ lineId, guid, kind, atMs });
+    },
+    async edited(lineId, guid, text, atMs) {
+      c.edits.push({ lineId, guid, text, atMs });
     },
   };
   return c;
