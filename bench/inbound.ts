@@ -7,21 +7,14 @@
  *   npx tsx bench/inbound.ts [--postgres] [--quick]
  */
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
 import { startBlueline } from './lib/harness.js';
 import { startPostgres } from '../test/support/postgres-server.js';
+import { freePort } from '../test/support/ports.js';
 
 const quick = process.argv.includes('--quick');
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))] ?? NaN;
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 

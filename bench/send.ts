@@ -5,17 +5,10 @@
  *   npx tsx bench/send.ts            # SQLite
  *   npx tsx bench/send.ts --postgres # also a throwaway PostgreSQL server
  */
-import net from 'node:net';
 import { load, report, startBaseline, startBlueline, type LoadResult } from './lib/harness.js';
 import { startPostgres } from '../test/support/postgres-server.js';
+import { freePort } from '../test/support/ports.js';
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 
 async function measure(label: string, env: Record<string, string>): Promise<LoadResult> {
   const blueline = await startBlueline(await freePort(), env);

@@ -8,20 +8,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import http from 'node:http';
-import net from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { startBlueline } from './lib/harness.js';
+import { freePort } from '../test/support/ports.js';
 
 const SIZE = 100 * 1024 * 1024;
 const CHUNK = randomBytes(1024 * 1024);
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 
 function status(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   const text = fs.readFileSync(`/proc/${pid}/status`, 'utf8');

@@ -4,25 +4,14 @@
  * BLUELINE_TEST_DATABASE_URL points at one already. Each test file creates its
  * own database on it (see stores.ts).
  */
-import net from 'node:net';
 import type { TestProject } from 'vitest/node';
 import { startPostgres } from './postgres-server.js';
+import { freePort } from './ports.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     pgUrl: string;
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
 }
 
 export default async function setup(project: TestProject) {

@@ -1,19 +1,10 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/app.js';
 import { startReceiver, type Receiver } from '../../support/receiver.js';
 import { eventually, prepareSandbox } from '../../support/messaging.js';
 import { startStandIn, type StandIn } from './standin.js';
 import { verifyWebhook } from '../../../src/index.js';
-
-async function freePort(): Promise<number> {
-  const s = http.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise((r) => s.close(r));
-  return port;
-}
+import { freePort } from '../../support/ports.js';
 
 describe('a BlueBubbles line, end to end', () => {
   let t: TestApp;
