@@ -1,18 +1,12 @@
 /**
  * buildApp(deps): the HTTP service, shared by `main` and the tests. It wires
- * plugins (trace id, JSON body, validation, auth, errors, docs) and routes;
- * the caller owns the store and the clock.
+ * plugins (trace id, JSON body, validation, auth, errors, docs), routes and
+ * the background parts (delivery worker, cross-process wake-ups) onto the
+ * services of `services.ts`; the caller owns the store, clock and blobs.
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { Logger } from 'pino';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Config } from './config.js';
-import type { Clock } from './clock.js';
-import type { Store } from './store/index.js';
 import { ids } from './domain/ids.js';
-import { accountsService } from './domain/accounts-tenants/service.js';
-import { authenticator } from './domain/accounts-tenants/auth.js';
-import { linesService } from './domain/lines/service.js';
 import './http/types.js';
 import { registerJsonBody } from './http/body.js';
 import { registerValidation } from './http/validation.js';
@@ -29,83 +23,23 @@ import { simulatorRoutes } from './http/routes/admin/simulator.js';
 import { postSend } from './http/routes/send/post.js';
 import { chatRoutes } from './http/routes/chats/routes.js';
 import { messageRoutes } from './http/routes/messages/routes.js';
-import { driverRegistry } from './drivers/registry.js';
-import { lineEvents } from './domain/messaging/line-events.js';
-import { messaging } from './domain/messaging/index.js';
-import { attachmentsService } from './domain/media/attachments.js';
 import { attachmentRoutes } from './http/routes/attachments/routes.js';
 import { voiceNoteRoutes } from './http/routes/attachments/voice-notes.js';
-import { voiceNotesService } from './domain/media/voice-notes.js';
-import type { BlobStore } from './blobs/index.js';
-import { eventBus } from './domain/events/bus.js';
-import { subscriptionsService } from './domain/events/subscriptions.js';
-import { eventsService } from './domain/events/service.js';
-import { deliveryWorker } from './delivery/worker.js';
-import { sseHub } from './delivery/sse.js';
 import { eventRoutes } from './http/routes/events/routes.js';
-import { bluebubblesDriver, bluebubblesWebhookRoute, registerWebhook, webhookUrlFor } from './drivers/bluebubbles/index.js';
+import { bluebubblesWebhookRoute } from './drivers/bluebubbles/index.js';
+import { buildServices, type ServiceDeps, type Services } from './services.js';
 import type { PhoneLine } from './store/index.js';
 
-export interface AppDeps {
-  config: Config;
-  store: Store;
-  clock: Clock;
+export interface AppDeps extends ServiceDeps {
   adminToken: string;
-  logger: Logger;
-  blobs: BlobStore;
-  /** Keys the per-line BlueBubbles webhook tokens (derived from the master key in main). */
-  hookSecret: Buffer;
 }
+
+export { buildServices, type Services };
 
 const EVENTS_CHANNEL = 'blueline_events';
 
 /** JSON routes accept up to 1 MiB; routes that take more say so themselves. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
-
-export function buildServices(deps: Pick<AppDeps, 'store' | 'clock' | 'config' | 'blobs' | 'hookSecret' | 'logger'>) {
-  const { store, clock, config, blobs } = deps;
-  const attachments = attachmentsService({ store, clock, blobs });
-  const auth = authenticator({ store, clock, brand: config.headerBrand });
-  const bus = eventBus();
-  const events = lineEvents({ store, clock, blobs, bus, deepLinkBase: `${config.publicBaseUrl ?? ''}/app` });
-  const attempt = { timeoutMs: config.webhookTimeoutMs, allowPrivateNetworks: config.allowPrivateNetworks, brand: config.headerBrand };
-  const drivers = driverRegistry({ events, state: store.lineRuntime, now: () => clock.now() }, { bluebubbles: (ctx) => bluebubblesDriver(ctx) });
-  /** A BlueBubbles line tells its Mac where to send webhooks (needs PUBLIC_BASE_URL). */
-  const connectLine = (line: PhoneLine) => {
-    if (line.driver !== 'bluebubbles' || !line.is_active) return;
-    if (!config.publicBaseUrl) {
-      deps.logger.warn({ line_id: line.id }, 'BlueBubbles line without PUBLIC_BASE_URL: its Mac cannot reach Blueline, inbound messages will not arrive');
-      return;
-    }
-    registerWebhook(drivers.contextFor(line), webhookUrlFor(config.publicBaseUrl, deps.hookSecret, line.id), { removeStale: true }).catch((err: Error) =>
-      deps.logger.warn({ line_id: line.id, reason: err.message }, 'could not register the webhook with BlueBubbles; will retry at the next start or line change'),
-    );
-  };
-  const voiceNotes = voiceNotesService({ store, clock, blobs, drivers, allowPrivateNetworks: config.allowPrivateNetworks });
-  return {
-    accounts: accountsService({ store, clock, secretOverlapMs: config.secretOverlapMs, onChange: auth.invalidate }),
-    lines: linesService({ store, clock, onLineSaved: connectLine }),
-    connectLine,
-    auth,
-    events,
-    drivers,
-    attachments,
-    voiceNotes,
-    bus,
-    subscriptions: subscriptionsService({ store, clock, allowPrivateNetworks: config.allowPrivateNetworks }),
-    eventLog: eventsService({ store, clock, attempt }),
-    worker: deliveryWorker({ store, clock, bus }, { ...attempt, backoffMs: config.webhookBackoffMs, pollMs: config.workerPollMs, leaseMs: Math.max(config.webhookLeaseMs, config.webhookTimeoutMs * 2), batch: 32 }),
-    sse: sseHub({ store, bus }, { maxMs: config.sseMaxMs, heartbeatMs: config.sseHeartbeatMs, pollMs: config.ssePollMs }),
-    messaging: messaging({
-      store,
-      clock,
-      drivers,
-      media: { attachments: (tenantId, ids) => attachments.resolve(tenantId, ids), voiceNote: (tenantId, lineId, id) => voiceNotes.resolve(tenantId, lineId, id) },
-    }),
-  };
-}
-
-export type Services = ReturnType<typeof buildServices>;
 
 export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; services: Services }> {
   const { config, store, clock } = deps;
@@ -166,6 +100,9 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
   adminLineRoutes(app, services);
   adminClockRoutes(app, { clock });
   simulatorRoutes(app, { store, clock, events: services.events, blobs: deps.blobs });
+  postSend(app, services);
+  chatRoutes(app, services);
+  messageRoutes(app, services);
   attachmentRoutes(app, { attachments: services.attachments, publicBaseUrl: config.publicBaseUrl });
   voiceNoteRoutes(app, services);
   eventRoutes(app, { events: services.eventLog, subscriptions: services.subscriptions, sse: services.sse, clock });
@@ -191,9 +128,6 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
     await services.worker.stop();
     await unlisten?.();
   });
-  postSend(app, services);
-  chatRoutes(app, services);
-  messageRoutes(app, services);
 
   await app.ready();
   return { app, services };
