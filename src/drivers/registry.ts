@@ -9,6 +9,8 @@ export interface LineRef {
   phone_number: string;
   driver: string;
   driver_config: Record<string, unknown>;
+  /** Identifies the configuration without reading it (stored lines have one). */
+  config_key?: string;
 }
 
 export function driverRegistry(base: Omit<DriverContext, 'lineId' | 'phoneNumber' | 'config'>, extra: Record<string, DriverFactory> = {}) {
@@ -20,7 +22,7 @@ export function driverRegistry(base: Omit<DriverContext, 'lineId' | 'phoneNumber
     /** The context a driver of this line runs with (also for webhook handlers outside the driver). */
     contextFor,
     forLine(line: LineRef): LineDriver {
-      const key = `${line.driver}:${JSON.stringify(line.driver_config)}`;
+      const key = `${line.driver}:${line.config_key ?? JSON.stringify(line.driver_config)}`;
       const cached = instances.get(line.id);
       if (cached && cached.key === key) return cached.driver;
       const factory = factories[line.driver];

@@ -31,6 +31,21 @@ export function conversationsRepo(db: Kysely<DB>) {
       return { lead: (await this.findLead(lead.tenant_id, lead.handle))!, created: false };
     },
 
+    /** A lead and its direct chat (chat id = lead id) in one query. */
+    async findLeadWithChat(tenantId: string, handle: string): Promise<{ lead: Lead; chat: Chat } | undefined> {
+      const r = await db
+        .selectFrom('leads as l')
+        .innerJoin('chats as c', 'c.id', 'l.id')
+        .selectAll('c')
+        .select(['l.handle as lead_handle', 'l.created_at as lead_created_at'])
+        .where('l.tenant_id', '=', tenantId)
+        .where('l.handle', '=', handle)
+        .executeTakeFirst();
+      if (!r) return undefined;
+      const { lead_handle, lead_created_at, ...chat } = r;
+      return { lead: { id: chat.id, tenant_id: tenantId, handle: lead_handle, created_at: Number(lead_created_at) }, chat: toChat(chat) };
+    },
+
     async getChat(tenantId: string, id: string): Promise<Chat | undefined> {
       const r = await db.selectFrom('chats').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
       return r && toChat(r);

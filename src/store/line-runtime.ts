@@ -2,7 +2,7 @@
  * Runtime state kept for lines in the database (so every process agrees):
  * the service epoch, the per-tenant rate bucket, and the simulator's device log.
  */
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { DB } from './schema.js';
 import type { Dialect } from './db.js';
 
@@ -50,6 +50,12 @@ export function lineRuntimeRepo(db: Kysely<DB>, dialect: Dialect) {
      * Returns 0 when a token was taken, else the seconds until one is free.
      */
     async takeToken(tenantId: string, perSecond: number, burst: number, nowMs: number): Promise<number> {
+      // Common case in one statement: the bucket exists and holds a token after refilling.
+      const [least, greatest] = dialect === 'postgres' ? ['least', 'greatest'] : ['min', 'max'];
+      const refilled = sql`${sql.raw(least)}(${burst}, tokens + ${sql.raw(greatest)}(0, ${nowMs} - updated_at) * ${perSecond} / 1000.0)`;
+      const fast = await sql`update rate_buckets set tokens = ${refilled} - 1, updated_at = ${nowMs}
+        where tenant_id = ${tenantId} and ${refilled} >= 1`.execute(db);
+      if (Number(fast.numAffectedRows ?? 0) === 1) return 0;
       return db.transaction().execute(async (tx) => {
         let q = tx.selectFrom('rate_buckets').selectAll().where('tenant_id', '=', tenantId);
         if (dialect === 'postgres') q = q.forUpdate();

@@ -29,6 +29,8 @@ export function linesRepo(db: Kysely<DB>, box: SecretBox) {
     } as PhoneLine;
     // Decrypted on first read only: listings never need the driver's secrets.
     let config: Record<string, unknown> | undefined;
+    // The sealed text identifies this configuration without decrypting it (a new seal on every change).
+    Object.defineProperty(line, 'config_key', { enumerable: false, value: r.driver_config_enc });
     Object.defineProperty(line, 'driver_config', {
       enumerable: true,
       get: () => (config ??= JSON.parse(box.open(r.driver_config_enc)) as Record<string, unknown>),

@@ -107,6 +107,18 @@ describe.each(STORE_KINDS)('store on %s', (kind) => {
     await again.close();
   });
 
+  it('takes rate-limit tokens: burst first, then refilled over time', async () => {
+    const take = (now: number) => ts.store.lineRuntime.takeToken('ten_rate', 2, 3, now);
+    expect([await take(10_000), await take(10_000), await take(10_000)]).toEqual([0, 0, 0]);
+    expect(await take(10_000)).toBeCloseTo(0.5, 5); // 1 token at 2/s: half a second away
+    expect(await take(10_250)).toBeCloseTo(0.25, 5);
+    expect(await take(10_500)).toBe(0);
+    expect(await take(10_500)).toBeGreaterThan(0);
+    // A long pause refills only up to the burst.
+    expect([await take(60_000), await take(60_000), await take(60_000)]).toEqual([0, 0, 0]);
+    expect(await take(60_000)).toBeGreaterThan(0);
+  });
+
   it('cannot read secrets with another master key', async () => {
     const other = await openStore({
       ...(kind === 'sqlite' ? { sqlitePath: ts.location } : { databaseUrl: ts.location }),

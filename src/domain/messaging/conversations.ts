@@ -14,11 +14,9 @@ export function conversations(deps: { store: Store; clock: Clock }) {
   return {
     /** Finds or creates the lead and its direct chat (chat id = lead id). */
     async direct(tenant: Tenant, handle: string): Promise<DirectConversation> {
+      const existing = await store.conversations.findLeadWithChat(tenant.id, handle);
+      if (existing) return { ...existing, leadCreated: false };
       const known = await store.conversations.findLead(tenant.id, handle);
-      if (known) {
-        const chat = await store.conversations.getChat(tenant.id, known.id);
-        if (chat) return { lead: known, leadCreated: false, chat };
-      }
       const now = clock.now();
       const { lead, created } = known
         ? { lead: known, created: false }
