@@ -25,6 +25,7 @@ async function main() {
     databaseUrl: config.databaseUrl,
     sqlitePath: path.join(config.dataDir, 'blueline.sqlite'),
     masterKey,
+    onIdleConnectionError: (err) => logger.warn({ reason: err.message }, 'database closed an idle connection; it will be replaced'),
   });
   const blobs = fsBlobStore(path.join(config.dataDir, 'blobs'));
   const hookSecret = createHmac('sha256', masterKey).update('bluebubbles-webhook').digest();

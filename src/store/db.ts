@@ -32,6 +32,8 @@ pg.types.setTypeParser(20, (v) => Number(v));
 
 export interface OpenOptions {
   databaseUrl?: string;
+  /** Told when PostgreSQL ends an idle pooled connection (logged by main; harmless). */
+  onIdleConnectionError?: (err: Error) => void;
   /** SQLite file; ':memory:' for throwaway stores */
   sqlitePath?: string;
 }
@@ -43,6 +45,9 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   if (opts.databaseUrl) {
     dialect = 'postgres';
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
+    // An idle connection the server ended (restart, failover, admin): the pool drops it and
+    // opens a new one when needed. Without a listener this 'error' would crash the process.
+    pool.on('error', (err) => opts.onIdleConnectionError?.(err));
     db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     notifier = pgNotifier(opts.databaseUrl, pool);
   } else {
