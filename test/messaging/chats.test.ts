@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
-import { deviceLog, firstTouch, newRecipient, prepareSandbox } from '../support/messaging.js';
+import { deviceLog, newRecipient, prepareSandbox } from '../support/messaging.js';
 import { SIMULATOR_RECIPIENTS } from '../../src/drivers/simulator/reserved.js';
 
 describe('chats', () => {

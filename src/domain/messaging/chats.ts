@@ -30,8 +30,6 @@ export interface ChatMessageRequest {
   parallel_attachments?: boolean;
 }
 
-const isGroupId = (id: string) => /^ch_[0-9a-f]{32}$/.test(id);
-
 export function chatsService(deps: MessagingDeps, lim: Limits, out: Outbound, idem: Idempotency) {
   const { store, clock, drivers } = deps;
   const convos = conversations(deps);
@@ -184,7 +182,6 @@ export function chatsService(deps: MessagingDeps, lim: Limits, out: Outbound, id
     },
 
     chatView,
-    isGroupId,
   };
 }
 
