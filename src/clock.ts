@@ -40,3 +40,6 @@ export function testClock(startOffsetMs = 0): Clock & { offsetMs(): number } {
 }
 
 export const isoAt = (ms: number): string => new Date(ms).toISOString();
+
+/** isoAt for optional times (delivered_at, read_at, …). */
+export const isoOrNull = (ms: number | null): string | null => (ms === null ? null : isoAt(ms));

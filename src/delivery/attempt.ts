@@ -60,6 +60,7 @@ export async function recordAttempt(store: Store, clock: Clock, eventRef: string
  * failed when every one ended without; pending while any attempt is due.
  */
 export async function refreshEventStatus(store: Store, clock: Clock, eventRef: string): Promise<void> {
+  // Read afresh: another destination's job may have just delivered it (keep its delivered_at).
   const event = await store.events.eventById(eventRef);
   if (!event) return;
   const jobs = await store.events.jobsOf(eventRef);

@@ -1,3 +1,4 @@
+import { numOrNull } from './rows.js';
 import type { Kysely } from 'kysely';
 import type { DB } from './schema.js';
 import type { SecretBox } from './secret-box.js';
@@ -88,7 +89,7 @@ export function accountsRepo(db: Kysely<DB>, box: SecretBox) {
         .executeTakeFirst();
       if (!r) return undefined;
       const { expires_at, ...account } = r;
-      return { account: toAccount(account), expires_at: expires_at === null ? null : Number(expires_at) };
+      return { account: toAccount(account), expires_at: numOrNull(expires_at) };
     },
 
     /** Live secrets in plaintext, newest first: HMAC checks try each. */
@@ -107,7 +108,7 @@ export function accountsRepo(db: Kysely<DB>, box: SecretBox) {
         .orderBy('created_at', 'desc')
         .orderBy('id', 'desc')
         .execute();
-      return rows.map((r) => ({ plain: box.open(r.secret_enc), expires_at: r.expires_at === null ? null : Number(r.expires_at) }));
+      return rows.map((r) => ({ plain: box.open(r.secret_enc), expires_at: numOrNull(r.expires_at) }));
     },
 
     /** New current secret; the previous current one lives on until `overlapUntil`. */

@@ -1,4 +1,5 @@
 /** Webhook subscriptions, the event log, delivery jobs (claimed with a lease) and attempts. */
+import { numOrNull } from './rows.js';
 import { sql, type Kysely } from 'kysely';
 import type { DB } from './schema.js';
 import type { Dialect } from './db.js';
@@ -18,10 +19,9 @@ export type EventRow = Omit<DB['events'], 'dev_inbox'> & { dev_inbox: boolean };
 export type DeliveryJob = DB['delivery_jobs'];
 export type DeliveryAttempt = DB['delivery_attempts'];
 
-const n = (v: number | null) => (v === null ? null : Number(v));
-const toEvent = (r: DB['events']): EventRow => ({ ...r, dev_inbox: r.dev_inbox === 1, delivered_at: n(r.delivered_at), created_at: Number(r.created_at) });
+const toEvent = (r: DB['events']): EventRow => ({ ...r, dev_inbox: r.dev_inbox === 1, delivered_at: numOrNull(r.delivered_at), created_at: Number(r.created_at) });
 const toJob = (r: DB['delivery_jobs']): DeliveryJob => ({
-  ...r, attempts: Number(r.attempts), next_attempt_at: Number(r.next_attempt_at), lease_until: n(r.lease_until), created_at: Number(r.created_at),
+  ...r, attempts: Number(r.attempts), next_attempt_at: Number(r.next_attempt_at), lease_until: numOrNull(r.lease_until), created_at: Number(r.created_at),
 });
 
 export interface EventFilter {
@@ -41,7 +41,7 @@ export function eventsRepo(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
     events: JSON.parse(r.events) as string[],
     secrets: [
       { secret: box.open(r.secret_enc), expires_at: null },
-      ...(r.previous_secret_enc ? [{ secret: box.open(r.previous_secret_enc), expires_at: n(r.previous_expires_at) }] : []),
+      ...(r.previous_secret_enc ? [{ secret: box.open(r.previous_secret_enc), expires_at: numOrNull(r.previous_expires_at) }] : []),
     ],
     created_at: Number(r.created_at),
   });
@@ -158,7 +158,7 @@ export function eventsRepo(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
     },
     async attemptsOf(eventRef: string): Promise<DeliveryAttempt[]> {
       const rows = await db.selectFrom('delivery_attempts').selectAll().where('event_ref', '=', eventRef).orderBy('id').execute();
-      return rows.map((r) => ({ ...r, at: Number(r.at), status: n(r.status), duration_ms: Number(r.duration_ms) }));
+      return rows.map((r) => ({ ...r, at: Number(r.at), status: numOrNull(r.status), duration_ms: Number(r.duration_ms) }));
     },
     async nextDueAt(): Promise<number | null> {
       const r = await db.selectFrom('delivery_jobs').select(sql<number | null>`min(next_attempt_at)`.as('t')).where('state', '=', 'pending').executeTakeFirst();

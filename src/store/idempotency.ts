@@ -1,4 +1,5 @@
 /** Idempotency records: claimed before work starts, completed with the answer. */
+import { numOrNull } from './rows.js';
 import type { Kysely } from 'kysely';
 import type { DB } from './schema.js';
 import { isUniqueViolation } from './conversations.js';
@@ -7,7 +8,7 @@ export type IdempotencyRecord = DB['idempotency_keys'];
 
 const toRecord = (r: DB['idempotency_keys']): IdempotencyRecord => ({
   ...r,
-  http_status: r.http_status === null ? null : Number(r.http_status),
+  http_status: numOrNull(r.http_status),
   created_at: Number(r.created_at),
   expires_at: Number(r.expires_at),
 });

@@ -1,17 +1,17 @@
 /** Attachments (uploaded and inbound) and staged voice notes. */
+import { numOrNull } from './rows.js';
 import type { Kysely } from 'kysely';
 import type { DB } from './schema.js';
 
 export type Attachment = DB['attachments'];
 export type VoiceNote = Omit<DB['voice_notes'], 'transcoded'> & { transcoded: boolean };
 
-const num = (v: number | null) => (v === null ? null : Number(v));
 const toAttachment = (r: DB['attachments']): Attachment => ({
   ...r,
-  declared_size: num(r.declared_size),
-  size_bytes: num(r.size_bytes),
+  declared_size: numOrNull(r.declared_size),
+  size_bytes: numOrNull(r.size_bytes),
   created_at: Number(r.created_at),
-  uploaded_at: num(r.uploaded_at),
+  uploaded_at: numOrNull(r.uploaded_at),
   expires_at: Number(r.expires_at),
 });
 

@@ -1,4 +1,5 @@
 /** Messages of a chat, in and out, with their delivery state. */
+import { numOrNull } from './rows.js';
 import { sql, type Kysely } from 'kysely';
 import type { DB } from './schema.js';
 
@@ -10,15 +11,14 @@ export type MessagePart =
 
 export type Message = Omit<DB['messages'], 'parts' | 'first_touch'> & { parts: MessagePart[]; first_touch: boolean };
 
-const num = (v: number | null) => (v === null ? null : Number(v));
 const toMessage = (r: DB['messages']): Message => ({
   ...r,
   parts: JSON.parse(r.parts) as MessagePart[],
   first_touch: r.first_touch === 1,
   sent_at: Number(r.sent_at),
-  delivered_at: num(r.delivered_at),
-  read_at: num(r.read_at),
-  edited_at: num(r.edited_at),
+  delivered_at: numOrNull(r.delivered_at),
+  read_at: numOrNull(r.read_at),
+  edited_at: numOrNull(r.edited_at),
 });
 
 export function messagesRepo(db: Kysely<DB>) {

@@ -1,18 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { kAudioChannelLayoutTag_Mono, readCaf, varintLength, writeOpusCaf, writeVarint } from '../../src/audio/caf.js';
-import { AudioRejected } from '../../src/audio/errors.js';
+import { rejection, VOICE_NOTE_DESC } from './fixtures.js';
 
 const packets = [new Uint8Array([1, 2, 3]), new Uint8Array(200).fill(7), new Uint8Array(20000).fill(9)];
 
-function rejection(fn: () => unknown): AudioRejected {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof AudioRejected) return err;
-    throw err;
-  }
-  throw new Error('expected AudioRejected');
-}
 
 describe('CAF writer/reader', () => {
   it('BER varints: 7 bits per byte, high bit on all but the last', () => {
@@ -36,15 +27,7 @@ describe('CAF writer/reader', () => {
     expect(caf.subarray(0, 8)).toEqual(Buffer.from([0x63, 0x61, 0x66, 0x66, 0, 1, 0, 0]));
     const r = readCaf(caf);
     expect(r.chunkTypes).toEqual(['desc', 'chan', 'pakt', 'data']);
-    expect(r.desc).toEqual({
-      sampleRate: 24000,
-      formatId: 'opus',
-      formatFlags: 0,
-      bytesPerPacket: 0,
-      framesPerPacket: 480,
-      channelsPerFrame: 1,
-      bitsPerChannel: 0,
-    });
+    expect(r.desc).toEqual(VOICE_NOTE_DESC);
     expect(r.channelLayoutTag).toBe(kAudioChannelLayoutTag_Mono);
     expect(r.channelLayoutTag).toBe(6553601);
     expect(r.pakt).toMatchObject({ numberPackets: 3, numberValidFrames: 3 * 480 - 156 - 100, primingFrames: 156, remainderFrames: 100 });

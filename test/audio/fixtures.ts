@@ -2,6 +2,29 @@
  * Sound the audio tests make themselves: WAV files of any layout, plus small
  * signal helpers (Goertzel, RMS) to check that decoded audio is real sound.
  */
+import { AudioRejected } from '../../src/audio/errors.js';
+
+/** The descriptor of a voice note as Apple writes it: Opus, 24 kHz, 480 frames per packet, mono. */
+export const VOICE_NOTE_DESC = {
+  sampleRate: 24000,
+  formatId: 'opus',
+  formatFlags: 0,
+  bytesPerPacket: 0,
+  framesPerPacket: 480,
+  channelsPerFrame: 1,
+  bitsPerChannel: 0,
+};
+
+/** The AudioRejected that `fn` throws (fails the test if it throws nothing or something else). */
+export function rejection(fn: () => unknown): AudioRejected {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof AudioRejected) return err;
+    throw err;
+  }
+  throw new Error('expected AudioRejected');
+}
 
 export type WavEncoding = 'pcm8' | 'pcm16' | 'pcm24' | 'pcm32' | 'float32' | 'float64';
 

@@ -11,7 +11,7 @@ import { OpusDecoder } from 'opus-decoder';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AudioRejected, decodeCafToPcm, prepareVoiceNote, readCaf, writeOpusCaf, type VoiceNoteMimeType } from '../../src/audio/index.js';
 import { encodeOpus } from '../../src/audio/opus.js';
-import { goertzel, makeWav, makeWav16Fast, noise, rms, silence, sine, speechLike, type WavEncoding } from './fixtures.js';
+import { goertzel, makeWav, makeWav16Fast, noise, rms, silence, sine, speechLike, VOICE_NOTE_DESC, type WavEncoding } from './fixtures.js';
 
 async function rejected(p: Promise<unknown>): Promise<AudioRejected> {
   try {
@@ -60,15 +60,7 @@ describe('WAV → Opus CAF', () => {
     expect(r.transcoded).toBe(true);
 
     const caf = readCaf(r.caf);
-    expect(caf.desc).toEqual({
-      sampleRate: 24000,
-      formatId: 'opus',
-      formatFlags: 0,
-      bytesPerPacket: 0,
-      framesPerPacket: 480,
-      channelsPerFrame: 1,
-      bitsPerChannel: 0,
-    });
+    expect(caf.desc).toEqual(VOICE_NOTE_DESC);
     expect(caf.channelLayoutTag).toBe((100 << 16) | 1);
     const pakt = caf.pakt!;
     const exact = Math.round((frames * 24000) / c.rate);

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AudioRejected } from '../../src/audio/errors.js';
 import { parseWav, readWavMono } from '../../src/audio/wav.js';
-import { makeWav, sine, type WavEncoding } from './fixtures.js';
+import { makeWav, rejection, sine, type WavEncoding } from './fixtures.js';
 
 function mono(wav: Buffer): { info: ReturnType<typeof parseWav>; x: Float32Array } {
   const info = parseWav(wav);
@@ -10,15 +9,6 @@ function mono(wav: Buffer): { info: ReturnType<typeof parseWav>; x: Float32Array
   return { info, x };
 }
 
-function rejection(fn: () => unknown): AudioRejected {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof AudioRejected) return err;
-    throw err;
-  }
-  throw new Error('expected AudioRejected');
-}
 
 describe('WAV reader', () => {
   const ramp = (i: number, c: number) => (c === 0 ? 0.5 : -0.25) * Math.sin(i / 7);

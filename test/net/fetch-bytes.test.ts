@@ -1,31 +1,12 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { fetchBytes, NetError, type FetchBytesOptions } from '../../src/net/index.js';
-import { loopbackAsPublicGuard, selfSignedCert, startHttp, startHttps, type TestServer } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { fetchBytes, type FetchBytesOptions } from '../../src/net/index.js';
+import { loopbackAsPublicGuard, selfSignedCert, netError, serverTracker, startHttp, startHttps } from './helpers.js';
 
-const servers: TestServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-async function track(s: Promise<TestServer>): Promise<TestServer> {
-  const server = await s;
-  servers.push(server);
-  return server;
-}
+const track = serverTracker();
 
 /** Plain http is only reachable with requireHttps: false, which only tests set. */
 function fetchHttp(overrides: Partial<FetchBytesOptions> & { url: string }) {
   return fetchBytes({ timeoutMs: 2000, maxBytes: 1024, allowPrivateNetworks: true, requireHttps: false, ...overrides });
-}
-
-async function netError(p: Promise<unknown>): Promise<NetError> {
-  const err = await p.then(
-    () => {
-      throw new Error('expected a NetError');
-    },
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(NetError);
-  return err as NetError;
 }
 
 describe('fetchBytes', () => {

@@ -6,7 +6,8 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createAddressGuard, forbiddenAddressReason, type BaseLookup } from '../../src/net/index.js';
+import { afterEach, expect } from 'vitest';
+import { createAddressGuard, forbiddenAddressReason, NetError, type BaseLookup } from '../../src/net/index.js';
 
 export interface TestServer {
   port: number;
@@ -108,4 +109,29 @@ export function loopbackAsPublicGuard(dnsAnswers: Record<string, string[][]> = {
     baseLookup,
     reason: (ip) => (ip === '127.0.0.1' ? null : forbiddenAddressReason(ip)),
   });
+}
+
+/** Registers an afterEach that closes every server passed to the returned `track`. */
+export function serverTracker(): (s: Promise<TestServer>) => Promise<TestServer> {
+  const servers: TestServer[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((s) => s.close()));
+  });
+  return async (s) => {
+    const server = await s;
+    servers.push(server);
+    return server;
+  };
+}
+
+/** The NetError a promise rejects with (fails the test if it resolves or throws anything else). */
+export async function netError(p: Promise<unknown>): Promise<NetError> {
+  const err = await p.then(
+    () => {
+      throw new Error('expected a NetError');
+    },
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(NetError);
+  return err as NetError;
 }

@@ -1,16 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { NetError, postJson, type PostJsonOptions } from '../../src/net/index.js';
-import { loopbackAsPublicGuard, readAll, selfSignedCert, startHttp, startHttps, type TestServer } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { postJson, type PostJsonOptions } from '../../src/net/index.js';
+import { loopbackAsPublicGuard, readAll, selfSignedCert, netError, serverTracker, startHttp, startHttps } from './helpers.js';
 
-const servers: TestServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-async function track(s: Promise<TestServer>): Promise<TestServer> {
-  const server = await s;
-  servers.push(server);
-  return server;
-}
+const track = serverTracker();
 
 const BODY = Buffer.from(JSON.stringify({ event: 'message.received', event_id: 'evt_1' }));
 
@@ -22,17 +14,6 @@ function post(overrides: Partial<PostJsonOptions> & { url: string }) {
     allowPrivateNetworks: true,
     ...overrides,
   });
-}
-
-async function netError(p: Promise<unknown>): Promise<NetError> {
-  const err = await p.then(
-    () => {
-      throw new Error('expected a NetError');
-    },
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(NetError);
-  return err as NetError;
 }
 
 describe('postJson', () => {

@@ -1,4 +1,5 @@
 /** The `message.received` envelope: every field of the spec's table plus the legacy aliases. */
+import { isoOrNull } from '../../clock.js';
 import type { Chat, Message, PhoneLine, Tenant } from '../../store/index.js';
 
 export const API_VERSION = 'v1';
@@ -8,7 +9,6 @@ export const EVENT_NAMESPACE = 'imessage';
 export const messageEventId = (guid: string) => `${EVENT_NAMESPACE}:msg:${guid}`;
 
 const handle = (value: string, isMe: boolean) => ({ handle: value, service: 'imessage' as const, is_me: isMe });
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 export function messageReceivedEnvelope(args: {
   tenant: Tenant;
@@ -44,9 +44,9 @@ export function messageReceivedEnvelope(args: {
         direction: 'inbound' as const,
         sender_handle: handle(message.sender_handle ?? '', false),
         parts: message.parts,
-        sent_at: iso(message.sent_at),
-        delivered_at: iso(message.delivered_at),
-        read_at: iso(message.read_at),
+        sent_at: isoOrNull(message.sent_at),
+        delivered_at: isoOrNull(message.delivered_at),
+        read_at: isoOrNull(message.read_at),
         service: 'imessage' as const,
       },
       crm_deep_link: `${args.deepLinkBase}/chats/${chat.id}`,

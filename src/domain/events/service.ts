@@ -1,4 +1,5 @@
 /** The events API: list with an opaque cursor, one record with its attempts, replay, dev inbox. */
+import { isoOrNull } from '../../clock.js';
 import { ApiError } from '../../errors/registry.js';
 import type { Clock } from '../../clock.js';
 import type { Store, EventRow, Subscription, Tenant } from '../../store/index.js';
@@ -6,7 +7,6 @@ import { attemptDelivery, isSuccess, recordAttempt, refreshEventStatus, type Att
 import { timeSortableId } from '../ids.js';
 import { DEV_INBOX_URL } from './subscriptions.js';
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 export function eventsService(deps: { store: Store; clock: Clock; attempt: AttemptSettings }) {
   const { store, clock } = deps;
@@ -24,16 +24,16 @@ export function eventsService(deps: { store: Store; clock: Clock; attempt: Attem
         status: e.status,
         url: jobs[0]?.url ?? (e.dev_inbox ? DEV_INBOX_URL : null),
         attempts: attempts.map((a) => ({
-          at: iso(a.at)!,
+          at: isoOrNull(a.at)!,
           // 0 when no HTTP answer arrived (timeout, refused, reset): see error
           status: a.status ?? 0,
           duration_ms: a.duration_ms,
           subscription_id: a.subscription_id,
           ...(a.error !== null && { error: a.error }),
         })),
-        delivered_at: iso(e.delivered_at),
+        delivered_at: isoOrNull(e.delivered_at),
       },
-      created_at: iso(e.created_at)!,
+      created_at: isoOrNull(e.created_at)!,
     };
   }
 
@@ -109,7 +109,7 @@ export function eventsService(deps: { store: Store; clock: Clock; attempt: Attem
       if (sinceMs !== undefined && Number.isNaN(sinceMs)) throw new ApiError(1002, 'since must be an ISO 8601 time');
       const rows = await store.events.eventsAfter(tenant.id, { createdAtMs: sinceMs }, q.limit ?? 50, true);
       const events = await Promise.all(rows.map(record));
-      return { events, count: events.length, next_since: rows.length ? iso(rows[rows.length - 1]!.created_at) : (q.since ?? null) };
+      return { events, count: events.length, next_since: rows.length ? isoOrNull(rows[rows.length - 1]!.created_at) : (q.since ?? null) };
     },
   };
 }

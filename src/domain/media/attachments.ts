@@ -3,6 +3,7 @@
  * content with Range, and resolution into driver files for sending.
  * Uploaded files are kept RETENTION_MS; inbound media (`in_…`) too.
  */
+import { isoOrNull } from '../../clock.js';
 import type { Readable } from 'node:stream';
 import { ApiError } from '../../errors/registry.js';
 import type { Clock } from '../../clock.js';
@@ -24,7 +25,6 @@ export const SUPPORTED_UPLOAD_TYPES = [
   'application/pdf',
 ];
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 export function publicAttachment(a: Attachment) {
   return {
@@ -32,8 +32,8 @@ export function publicAttachment(a: Attachment) {
     content_type: a.content_type,
     size_bytes: a.size_bytes ?? a.declared_size ?? 0,
     filename: a.filename,
-    uploaded_at: iso(a.uploaded_at),
-    expires_at: iso(a.expires_at)!,
+    uploaded_at: isoOrNull(a.uploaded_at),
+    expires_at: isoOrNull(a.expires_at)!,
   };
 }
 
@@ -85,7 +85,7 @@ export function attachmentsService(deps: { store: Store; clock: Clock; blobs: Bl
       const a = await owned(tenantId, id);
       if (a.origin !== 'upload') throw new ApiError(1011, `attachment ${id} is inbound media; it cannot be uploaded to`);
       if (a.state === 'uploaded') throw new ApiError(1012, `attachment ${id} is already uploaded; create a new slot`);
-      if (clock.now() >= a.expires_at) throw new ApiError(1012, `the upload slot for ${id} expired at ${iso(a.expires_at)}; create a new one`);
+      if (clock.now() >= a.expires_at) throw new ApiError(1012, `the upload slot for ${id} expired at ${isoOrNull(a.expires_at)}; create a new one`);
       const type = headers.contentType?.split(';')[0]!.trim().toLowerCase();
       if (type !== a.content_type) {
         throw new ApiError(1002, `Content-Type must be the declared type ${a.content_type}, got ${type ?? 'none'}`);

@@ -16,11 +16,8 @@ export function conversations(deps: { store: Store; clock: Clock }) {
     async direct(tenant: Tenant, handle: string): Promise<DirectConversation> {
       const existing = await store.conversations.findLeadWithChat(tenant.id, handle);
       if (existing) return { ...existing, leadCreated: false };
-      const known = await store.conversations.findLead(tenant.id, handle);
       const now = clock.now();
-      const { lead, created } = known
-        ? { lead: known, created: false }
-        : await store.conversations.upsertLead({ id: newUuid(), tenant_id: tenant.id, handle, created_at: now });
+      const { lead, created } = await store.conversations.upsertLead({ id: newUuid(), tenant_id: tenant.id, handle, created_at: now });
       const chat = await store.conversations.ensureChat({
         id: lead.id,
         tenant_id: tenant.id,

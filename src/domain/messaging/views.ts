@@ -1,7 +1,7 @@
 /** The message resource as the API shows it. */
+import { isoOrNull } from '../../clock.js';
 import type { Message } from '../../store/index.js';
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 export function publicMessage(m: Message) {
   return {
@@ -13,10 +13,10 @@ export function publicMessage(m: Message) {
     effect: m.effect,
     sender_handle: m.sender_handle,
     phone_line_id: m.line_id,
-    sent_at: iso(m.sent_at)!,
-    delivered_at: iso(m.delivered_at),
-    read_at: iso(m.read_at),
-    edited_at: iso(m.edited_at),
+    sent_at: isoOrNull(m.sent_at)!,
+    delivered_at: isoOrNull(m.delivered_at),
+    read_at: isoOrNull(m.read_at),
+    edited_at: isoOrNull(m.edited_at),
     ...(m.error_code !== null && { error_code: m.error_code }),
   };
 }

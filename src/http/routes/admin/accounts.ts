@@ -2,11 +2,12 @@ import { Type } from 'typebox';
 import type { TypedApp } from '../../typed.js';
 import type { AccountsService } from '../../../domain/accounts-tenants/service.js';
 import type { Account } from '../../../store/index.js';
-import { AccountSchema, iso } from './schemas.js';
+import { AccountSchema } from './schemas.js';
+import { isoAt } from '../../../clock.js';
 
 const adminConfig = { auth: 'admin' as const };
 const tags = ['admin'];
-const show = (a: Account) => ({ ...a, created_at: iso(a.created_at) });
+const show = (a: Account) => ({ ...a, created_at: isoAt(a.created_at) });
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
 
 export function adminAccountRoutes(app: TypedApp, deps: { accounts: AccountsService }) {

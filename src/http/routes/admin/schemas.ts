@@ -56,4 +56,3 @@ export const AdminPhoneLineSchema = Type.Object({
   created_at: Type.String({ format: 'date-time' }),
 });
 
-export const iso = (ms: number) => new Date(ms).toISOString();

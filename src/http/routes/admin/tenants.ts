@@ -2,11 +2,12 @@ import { Type } from 'typebox';
 import type { TypedApp } from '../../typed.js';
 import type { AccountsService } from '../../../domain/accounts-tenants/service.js';
 import type { Tenant } from '../../../store/index.js';
-import { TenantSchema, TenantSettings, iso } from './schemas.js';
+import { TenantSchema, TenantSettings } from './schemas.js';
+import { isoAt } from '../../../clock.js';
 
 const adminConfig = { auth: 'admin' as const };
 const tags = ['admin'];
-const show = (t: Tenant) => ({ ...t, created_at: iso(t.created_at) });
+const show = (t: Tenant) => ({ ...t, created_at: isoAt(t.created_at) });
 const SlugParams = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 100 }) });
 const One = Type.Object({ tenant: TenantSchema });
 
