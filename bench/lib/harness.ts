@@ -66,7 +66,9 @@ function buildOnce() {
 export async function startBlueline(port: number, env: Record<string, string> = {}): Promise<Proc & { demo: { signing_secret: string; tenant: string; phone_line_ids: string[]; admin_token: string } }> {
   buildOnce();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'blueline-bench-'));
-  const child = spawn(process.execPath, [path.join(repoRoot, 'dist/main.js')], {
+  // BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the service under the bench's load.
+  const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, path.join(repoRoot, 'dist/main.js')], {
     cwd: repoRoot,
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env },
     stdio: 'ignore',

@@ -7,7 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
+import { GroupCommitSqliteDialect } from './sqlite-group-commit.js';
 import { migrations } from './migrations/index.js';
 import type { DB } from './schema.js';
 
@@ -59,7 +60,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
-    db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+    db = new Kysely<DB>({ dialect: new GroupCommitSqliteDialect(sqlite) });
   }
   await migrate(db);
   return {
@@ -102,26 +103,6 @@ function pgNotifier(url: string, pool: pg.Pool): Notifier {
         closed = true;
         await client?.end().catch(() => {});
       };
-    },
-  };
-}
-
-/**
- * kysely prepares every query anew; better-sqlite3 statements are reusable, and
- * preparing dominates a simple indexed lookup. Cache them by SQL text (bounded).
- */
-function withStatementCache(sqlite: SqliteDatabase.Database, max = 500) {
-  const cache = new Map<string, SqliteDatabase.Statement>();
-  return {
-    close: () => sqlite.close(),
-    prepare(query: string) {
-      let stmt = cache.get(query);
-      if (!stmt) {
-        stmt = sqlite.prepare(query);
-        if (cache.size >= max) cache.delete(cache.keys().next().value!);
-        cache.set(query, stmt);
-      }
-      return stmt;
     },
   };
 }

@@ -58,6 +58,26 @@ export function messagesRepo(db: Kysely<DB>) {
         .execute();
     },
 
+    /**
+     * Applies a delivery or read receipt to the outbound message with this guid, in one
+     * statement: receipts can arrive together, and neither may undo the other. A read
+     * implies delivery; a failed message stays failed.
+     */
+    async applyReceipt(lineId: string, guid: string, kind: 'delivered' | 'read', atMs: number): Promise<void> {
+      await db
+        .updateTable('messages')
+        .set(
+          kind === 'read'
+            ? { status: 'read', read_at: sql`coalesce(read_at, ${atMs})`, delivered_at: sql`coalesce(delivered_at, ${atMs})` }
+            : { status: sql`case when status = 'read' then 'read' else 'delivered' end`, delivered_at: sql`coalesce(delivered_at, ${atMs})` },
+        )
+        .where('line_id', '=', lineId)
+        .where('provider_guid', '=', guid)
+        .where('direction', '=', 'outbound')
+        .where('status', '!=', 'failed')
+        .execute();
+    },
+
     /** First-touch sends from a line since `sinceMs`, and the latest one's time. */
     async firstTouchStats(lineId: string, sinceMs: number): Promise<{ count: number; lastAt: number | null }> {
       const r = await db

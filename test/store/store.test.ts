@@ -119,6 +119,24 @@ describe.each(STORE_KINDS)('store on %s', (kind) => {
     expect(await take(60_000)).toBeGreaterThan(0);
   });
 
+  it('applies receipts in any order without one undoing the other; a failed message stays failed', async () => {
+    const lineId = '6f1c6b43-8a57-4c53-9b0a-2f5b0e0f6a11';
+    await ts.store.conversations.ensureChat({ id: 'chat_rcpt', tenant_id: 'ten_1', is_group: false, lead_id: null, line_id: lineId, convo_id: 'cv_rcpt', chat_key: null, display_name: null, created_at: 1_000 });
+    const message = (id: string, guid: string, status: 'sent' | 'failed' = 'sent') => ({
+      id, tenant_id: 'ten_1', chat_id: 'chat_rcpt', line_id: lineId, direction: 'outbound' as const, sender_handle: '+14155550100',
+      parts: [{ type: 'text' as const, value: 'hi' }], effect: null, status, provider_guid: guid, first_touch: false, error_code: null,
+      sent_at: 1_000, delivered_at: null, read_at: null, edited_at: null,
+    });
+    await ts.store.messages.insert(message('msg_r1', 'g1'));
+    await ts.store.messages.insert(message('msg_r2', 'g2', 'failed'));
+    // Read arrives first, then a late delivered receipt, at once.
+    await Promise.all([ts.store.messages.applyReceipt(lineId, 'g1', 'read', 3_000), ts.store.messages.applyReceipt(lineId, 'g1', 'delivered', 2_000)]);
+    await ts.store.messages.applyReceipt(lineId, 'g1', 'read', 9_000);
+    expect(await ts.store.messages.get('ten_1', 'msg_r1')).toMatchObject({ status: 'read', read_at: 3_000, delivered_at: 3_000 });
+    await ts.store.messages.applyReceipt(lineId, 'g2', 'delivered', 2_000);
+    expect(await ts.store.messages.get('ten_1', 'msg_r2')).toMatchObject({ status: 'failed', delivered_at: null });
+  });
+
   it('cannot read secrets with another master key', async () => {
     const other = await openStore({
       ...(kind === 'sqlite' ? { sqlitePath: ts.location } : { databaseUrl: ts.location }),

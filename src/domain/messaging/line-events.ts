@@ -52,13 +52,7 @@ export function lineEvents(deps: LineEventsDeps): DriverEvents {
 
   return {
     async receipt(lineId, guid, kind, atMs) {
-      const m = await store.messages.byProviderGuid(lineId, guid);
-      if (!m || m.direction !== 'outbound' || m.status === 'failed') return;
-      if (kind === 'delivered' && m.delivered_at === null) {
-        await store.messages.update(m.id, { status: m.status === 'read' ? 'read' : 'delivered', delivered_at: atMs });
-      } else if (kind === 'read' && m.read_at === null) {
-        await store.messages.update(m.id, { status: 'read', read_at: atMs, delivered_at: m.delivered_at ?? atMs });
-      }
+      await store.messages.applyReceipt(lineId, guid, kind, atMs);
     },
 
     async edited(lineId, guid, text, atMs) {
