@@ -26,6 +26,9 @@ export interface BlobStore {
 /** Large enough that socket chunks are batched into few write syscalls (fs streams use writev). */
 const WRITE_BUFFER = 1024 * 1024;
 
+/** During a streamed write, start a background fdatasync each time this much more has arrived. */
+const EARLY_FLUSH_BYTES = 8 * 1024 * 1024;
+
 const SAFE_KEY = /^[a-z0-9_][a-z0-9_./-]*$/i;
 
 export function fsBlobStore(root: string): BlobStore {
@@ -38,13 +41,8 @@ export function fsBlobStore(root: string): BlobStore {
     return path.join(root, key);
   };
 
-  async function commit(tmp: string, key: string) {
-    const fh = await fs.promises.open(tmp, 'r+');
-    try {
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
+  /** Moves a fully written, fsynced temporary file to its key. */
+  async function place(tmp: string, key: string) {
     const dest = pathOf(key);
     await fs.promises.mkdir(path.dirname(dest), { recursive: true });
     await fs.promises.rename(tmp, dest);
@@ -53,28 +51,48 @@ export function fsBlobStore(root: string): BlobStore {
   return {
     async put(key, source, maxBytes) {
       const tmp = path.join(tmpDir, `${randomBytes(8).toString('hex')}.part`);
+      const fh = await fs.promises.open(tmp, 'wx');
       let bytes = 0;
+      // Flush to disk while bytes still arrive, so the closing fsync has little left
+      // to do: on a large upload it would otherwise cost as much as the transfer.
+      let flushedAt = 0;
+      let flushing: Promise<void> | undefined;
       const counter = new Transform({
         highWaterMark: WRITE_BUFFER,
         transform(chunk: Buffer, _enc, cb) {
           bytes += chunk.length;
-          if (bytes > maxBytes) cb(new BlobTooLarge(`more than ${maxBytes} bytes`));
-          else cb(null, chunk);
+          if (bytes > maxBytes) return cb(new BlobTooLarge(`more than ${maxBytes} bytes`));
+          if (!flushing && bytes - flushedAt >= EARLY_FLUSH_BYTES) {
+            flushedAt = bytes;
+            flushing = fh.datasync().finally(() => (flushing = undefined));
+          }
+          cb(null, chunk);
         },
       });
       try {
-        await pipeline(source, counter, fs.createWriteStream(tmp, { flags: 'wx', highWaterMark: WRITE_BUFFER }));
-        await commit(tmp, key);
+        await pipeline(source, counter, fs.createWriteStream('', { fd: fh.fd, autoClose: false, emitClose: false, highWaterMark: WRITE_BUFFER }));
+        await flushing;
+        await fh.sync();
+        await fh.close();
+        await place(tmp, key);
         return bytes;
       } catch (err) {
+        await flushing?.catch(() => {});
+        await fh.close().catch(() => {});
         await fs.promises.rm(tmp, { force: true });
         throw err;
       }
     },
     async putBuffer(key, bytes) {
       const tmp = path.join(tmpDir, `${randomBytes(8).toString('hex')}.part`);
-      await fs.promises.writeFile(tmp, bytes, { flag: 'wx' });
-      await commit(tmp, key);
+      const fh = await fs.promises.open(tmp, 'wx');
+      try {
+        await fh.writeFile(bytes);
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
+      await place(tmp, key);
     },
     open(key, range) {
       return fs.createReadStream(pathOf(key), range ? { start: range.start, end: range.end } : {});
