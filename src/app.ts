@@ -86,10 +86,15 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
   registerValidation(app);
   registerErrorHandling(app);
   registerAuth(app, { auth: services.auth, adminToken: deps.adminToken });
-  // After authentication and validation, so only well-formed requests spend tokens.
-  app.addHook('preHandler', (req, _reply, done) => {
-    if (!req.routeOptions.config?.rateLimited || !req.principal) return done();
+  // After authentication and validation, so only well-formed requests spend tokens; attached
+  // to the rate-limited routes alone, so no other request pays for the hook.
+  const takeRateToken = (req: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
+    if (!req.principal) return done();
     services.messaging.limits.takeRateToken(req.principal.tenant).then(() => done(), done);
+  };
+  app.addHook('onRoute', (route) => {
+    if (!route.config?.rateLimited) return;
+    route.preHandler = [...(route.preHandler ? [route.preHandler].flat() : []), takeRateToken];
   });
   await registerDocs(app, { brand: config.headerBrand });
 

@@ -10,7 +10,8 @@
  */
 import { ApiError } from '../../errors/registry.js';
 import { realNowMs, type Clock } from '../../clock.js';
-import { hmacHex, sameHex } from '../../crypto/hmac.js';
+import { hmacKey, hmacMatches } from '../../crypto/hmac.js';
+import type { KeyObject } from 'node:crypto';
 import type { Store, Account, Tenant } from '../../store/index.js';
 import { isValidSlug } from './settings.js';
 import { ttlCache } from '../ttl-cache.js';
@@ -35,13 +36,13 @@ export interface RequestCredentials {
   bearerOnly: boolean;
 }
 
-type ParsedSignature = { ts: number; hex: string };
+type ParsedSignature = { ts: number; digest: Buffer };
 
 /** `v1,<unix seconds>,<64 hex>` exactly; anything else is malformed. */
 export function parseRequestSignature(header: string): ParsedSignature | undefined {
   const m = /^v1,(\d{1,12}),([0-9a-fA-F]{64})$/.exec(header.trim());
   if (!m) return undefined;
-  return { ts: Number(m[1]), hex: m[2]!.toLowerCase() };
+  return { ts: Number(m[1]), digest: Buffer.from(m[2]!, 'hex') };
 }
 
 function bearerToken(authorization: string): string | undefined {
@@ -55,7 +56,7 @@ export function authenticator(deps: { store: Store; clock: Clock; brand: string 
   const signatureHeader = `x-${brand}-signature`;
   // A secret's owner and expiry; a tenant slug's account and live secrets; an account's tenants.
   const bearerCache = ttlCache<{ account: Account; expires_at: number | null } | undefined>(AUTH_CACHE_MS);
-  const signerCache = ttlCache<{ account: Account | undefined; secrets: { plain: string; expires_at: number | null }[] }>(AUTH_CACHE_MS);
+  const signerCache = ttlCache<{ account: Account | undefined; secrets: { key: KeyObject; expires_at: number | null }[] }>(AUTH_CACHE_MS);
   const tenantCache = ttlCache<Tenant[]>(AUTH_CACHE_MS);
 
   async function bearerOwner(token: string): Promise<Account | undefined> {
@@ -69,7 +70,7 @@ export function authenticator(deps: { store: Store; clock: Clock; brand: string 
       const tenant = isValidSlug(slug) ? await store.tenants.getBySlug(slug) : undefined;
       const account = tenant && (await store.accounts.get(tenant.account_id));
       const secrets = account ? await store.accounts.secretsWithExpiry(account.id, clock.now()) : [];
-      return { account, secrets };
+      return { account, secrets: secrets.map((s) => ({ key: hmacKey(s.plain), expires_at: s.expires_at })) };
     });
   }
 
@@ -134,7 +135,7 @@ export function authenticator(deps: { store: Store; clock: Clock; brand: string 
         const { account, secrets } = await signerFor(slug);
         const now = clock.now();
         const valid = secrets.some(
-          (s) => (s.expires_at === null || s.expires_at > now) && sameHex(hmacHex(s.plain, sig.ts, c.rawBody), sig.hex),
+          (s) => (s.expires_at === null || s.expires_at > now) && hmacMatches(s.key, sig.ts, c.rawBody, sig.digest),
         );
         // Unknown tenant and bad signature answer alike, so slugs can't be probed.
         if (!account || !valid) throw new ApiError(2004, 'signature does not match');
