@@ -218,8 +218,13 @@ describe.each(STORE_KINDS)('authentication on %s', (kind) => {
       const hmac = await t.request({ method: 'GET', url: LINES, headers: { [sigHeader()]: signRequest(secret, ''), [tenantHeader()]: 'rot-co' } });
       expect(hmac.statusCode).toBe(200);
     }
+    // The very same signed header, already accepted (and remembered) before the overlap ends.
+    const oldSigned = { [sigHeader()]: signRequest(old, ''), [tenantHeader()]: 'rot-co' };
+    expect((await t.request({ method: 'GET', url: LINES, headers: oldSigned })).statusCode).toBe(200);
+    expect((await t.request({ method: 'GET', url: LINES, headers: oldSigned })).statusCode).toBe(200);
     t.clock.advance(24 * 3600_000 + 1_000);
     expect((await t.api('GET', LINES, undefined, { secret: old })).json().error.code).toBe(2004);
+    expect((await t.request({ method: 'GET', url: LINES, headers: oldSigned })).json().error.code).toBe(2004);
     const oldHmac = await t.request({ method: 'GET', url: LINES, headers: { [sigHeader()]: signRequest(old, ''), [tenantHeader()]: 'rot-co' } });
     expect(oldHmac.json().error.code).toBe(2004);
     expect((await t.api('GET', LINES, undefined, { secret: fresh })).statusCode).toBe(200);

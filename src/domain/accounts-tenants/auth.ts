@@ -38,6 +38,15 @@ export interface RequestCredentials {
 
 type ParsedSignature = { ts: number; digest: Buffer };
 
+/** The account behind a tenant slug, its live secrets prepared for HMAC, and signatures already checked. */
+interface Signer {
+  account: Account | undefined;
+  secrets: { key: KeyObject; expires_at: number | null }[];
+  verified: Map<string, number | null>;
+}
+
+const MAX_REMEMBERED_SIGNATURES = 1_000;
+
 /** `v1,<unix seconds>,<64 hex>` exactly; anything else is malformed. */
 export function parseRequestSignature(header: string): ParsedSignature | undefined {
   const m = /^v1,(\d{1,12}),([0-9a-fA-F]{64})$/.exec(header.trim());
@@ -56,7 +65,7 @@ export function authenticator(deps: { store: Store; clock: Clock; brand: string 
   const signatureHeader = `x-${brand}-signature`;
   // A secret's owner and expiry; a tenant slug's account and live secrets; an account's tenants.
   const bearerCache = ttlCache<{ account: Account; expires_at: number | null } | undefined>(AUTH_CACHE_MS);
-  const signerCache = ttlCache<{ account: Account | undefined; secrets: { key: KeyObject; expires_at: number | null }[] }>(AUTH_CACHE_MS);
+  const signerCache = ttlCache<Signer>(AUTH_CACHE_MS);
   const tenantCache = ttlCache<Tenant[]>(AUTH_CACHE_MS);
 
   async function bearerOwner(token: string): Promise<Account | undefined> {
@@ -70,7 +79,7 @@ export function authenticator(deps: { store: Store; clock: Clock; brand: string 
       const tenant = isValidSlug(slug) ? await store.tenants.getBySlug(slug) : undefined;
       const account = tenant && (await store.accounts.get(tenant.account_id));
       const secrets = account ? await store.accounts.secretsWithExpiry(account.id, clock.now()) : [];
-      return { account, secrets: secrets.map((s) => ({ key: hmacKey(s.plain), expires_at: s.expires_at })) };
+      return { account, secrets: secrets.map((s) => ({ key: hmacKey(s.plain), expires_at: s.expires_at })), verified: new Map() };
     });
   }
 
@@ -91,6 +100,21 @@ export function authenticator(deps: { store: Store; clock: Clock; brand: string 
     const tenant = tenants.find((t) => t.slug === slug);
     if (!tenant) throw new ApiError(2001, `tenant "${slug}" not found`);
     return tenant;
+  }
+
+  /**
+   * Whether a live secret of the signer made this signature. A bodyless request's
+   * signature depends on nothing but its header, so the answer is remembered for
+   * the signer entry's short life (with the matching secret's expiry): a client
+   * polling with GETs signs once per second, not once per request.
+   */
+  function verifySignature(signer: Signer, header: string, sig: ParsedSignature, rawBody: Buffer): boolean {
+    const now = clock.now();
+    const live = (expiresAt: number | null) => expiresAt === null || expiresAt > now;
+    if (rawBody.length === 0 && signer.verified.has(header)) return live(signer.verified.get(header)!);
+    const match = signer.secrets.find((s) => live(s.expires_at) && hmacMatches(s.key, sig.ts, rawBody, sig.digest));
+    if (match && rawBody.length === 0 && signer.verified.size < MAX_REMEMBERED_SIGNATURES) signer.verified.set(header, match.expires_at);
+    return match !== undefined;
   }
 
   function checkState(account: Account, tenant: Tenant): void {
@@ -132,11 +156,9 @@ export function authenticator(deps: { store: Store; clock: Clock; brand: string 
         }
         // HMAC names no account: the tenant header says whose secret to check.
         if (!slug) throw new ApiError(2012, `HMAC-signed requests must send ${tenantHeader}`);
-        const { account, secrets } = await signerFor(slug);
-        const now = clock.now();
-        const valid = secrets.some(
-          (s) => (s.expires_at === null || s.expires_at > now) && hmacMatches(s.key, sig.ts, c.rawBody, sig.digest),
-        );
+        const signer = await signerFor(slug);
+        const { account } = signer;
+        const valid = account !== undefined && verifySignature(signer, c.signature.trim(), sig, c.rawBody);
         // Unknown tenant and bad signature answer alike, so slugs can't be probed.
         if (!account || !valid) throw new ApiError(2004, 'signature does not match');
         const tenant = await resolveTenant(account, slug, c.requireTenantHeader);
