@@ -62,29 +62,30 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
     reply.header('X-Trace-ID', req.id);
     done();
   });
-  if (config.logRequests !== 'off') {
-    const minStatus = config.logRequests === 'all' ? 0 : 400;
+  // One line per request, or (the default) per failed request: logged by the error handler,
+  // so a successful request pays nothing for it.
+  const logRequest = (req: FastifyRequest, reply: FastifyReply) =>
+    req.log.info(
+      {
+        trace_id: req.id,
+        method: req.method,
+        path: req.url.split('?')[0],
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime * 10) / 10,
+        tenant: req.principal?.tenant.slug,
+      },
+      'request',
+    );
+  if (config.logRequests === 'all') {
     app.addHook('onResponse', (req, reply, done) => {
-      if (reply.statusCode >= minStatus) logRequest(req, reply);
+      logRequest(req, reply);
       done();
     });
-    const logRequest = (req: FastifyRequest, reply: FastifyReply) =>
-      req.log.info(
-        {
-          trace_id: req.id,
-          method: req.method,
-          path: req.url.split('?')[0],
-          status: reply.statusCode,
-          ms: Math.round(reply.elapsedTime * 10) / 10,
-          tenant: req.principal?.tenant.slug,
-        },
-        'request',
-      );
   }
 
   registerJsonBody(app);
   registerValidation(app);
-  registerErrorHandling(app);
+  registerErrorHandling(app, { onFailure: config.logRequests === 'errors' ? logRequest : undefined });
   registerAuth(app, { auth: services.auth, adminToken: deps.adminToken });
   // After authentication and validation, so only well-formed requests spend tokens; attached
   // to the rate-limited routes alone, so no other request pays for the hook.

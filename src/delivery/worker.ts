@@ -72,6 +72,8 @@ export function deliveryWorker(deps: { store: Store; clock: Clock; bus: EventBus
       if (!running) break;
       if (claimed >= settings.batch) continue;
       const next = await store.events.nextDueAt().catch(() => null);
+      // stop() may have come while we looked: with nothing to wake yet, we would sleep a whole poll.
+      if (!running) break;
       const wait = Math.max(5, Math.min(settings.pollMs, next === null ? settings.pollMs : next - Date.now()));
       await new Promise<void>((resolve) => {
         wake = resolve;

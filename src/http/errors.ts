@@ -85,13 +85,17 @@ export function sendError(reply: FastifyReply, req: FastifyRequest, apiErr: ApiE
   return reply.status(apiErr.http).send(flat ? sendFailure(apiErr) : errorEnvelope(apiErr, req.id));
 }
 
-export function registerErrorHandling(app: FastifyInstance): void {
+/** `onFailure` is told of every failed request once its status is set (the default request log). */
+export function registerErrorHandling(app: FastifyInstance, opts: { onFailure?: (req: FastifyRequest, reply: FastifyReply) => void } = {}): void {
   app.setErrorHandler((err, req, reply) => {
     const apiErr = toApiError(err, req.routeOptions?.config?.missingFieldCode);
     if (apiErr.code === 3001) req.log.error({ err, trace_id: req.id }, 'unhandled error');
-    return sendError(reply, req, apiErr);
+    const sent = sendError(reply, req, apiErr);
+    opts.onFailure?.(req, reply);
+    return sent;
   });
-  app.setNotFoundHandler((req, reply) =>
-    sendError(reply, req, new ApiError(2011, `no route for ${req.method} ${req.url.split('?')[0]}`)),
-  );
+  // Thrown, so an unknown route takes the error path (and its hooks) like any other failure.
+  app.setNotFoundHandler(async (req) => {
+    throw new ApiError(2011, `no route for ${req.method} ${req.url.split('?')[0]}`);
+  });
 }

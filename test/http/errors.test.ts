@@ -113,3 +113,37 @@ describe('unexpected failures', () => {
     await t.app.close();
   });
 });
+
+describe('request log lines', () => {
+  const requestLines = (t: TestApp) =>
+    t.logs.map((l) => JSON.parse(l) as { msg: string; status?: number; path?: string; trace_id?: string }).filter((l) => l.msg === 'request');
+
+  it('by default logs failed requests only: auth failures, bad input and unknown routes', async () => {
+    const t = await startTestApp('sqlite', { BLUELINE_LOG_REQUESTS: 'errors' });
+    try {
+      expect((await t.api('GET', '/api/v1/phone-numbers')).statusCode).toBe(200);
+      expect(requestLines(t)).toEqual([]);
+      const denied = await t.api('GET', '/api/v1/phone-numbers', undefined, { secret: 'wrong' });
+      const missing = await t.api('GET', '/api/v1/no-such-route');
+      const bad = await t.api('POST', '/api/v1/send', { phone: 'not a phone', body: 'hi' });
+      expect([denied.statusCode, missing.statusCode, bad.statusCode]).toEqual([401, 404, 400]);
+      expect(requestLines(t).map((l) => [l.status, l.path, l.trace_id])).toEqual([
+        [401, '/api/v1/phone-numbers', denied.headers['x-trace-id']],
+        [404, '/api/v1/no-such-route', missing.headers['x-trace-id']],
+        [400, '/api/v1/send', bad.headers['x-trace-id']],
+      ]);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('logs every request when asked to', async () => {
+    const t = await startTestApp('sqlite', { BLUELINE_LOG_REQUESTS: 'all' });
+    try {
+      await t.api('GET', '/api/v1/phone-numbers');
+      expect(requestLines(t).map((l) => l.status)).toEqual([200]);
+    } finally {
+      await t.close();
+    }
+  });
+});
