@@ -5,7 +5,7 @@
  */
 import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 
-export function hmacHex(secret: string | KeyObject, ts: number | string, rawBody: Buffer | string): string {
+export function hmacHex(secret: string, ts: number | string, rawBody: Buffer | string): string {
   return hmacOf(secret, ts, rawBody).digest('hex');
 }
 

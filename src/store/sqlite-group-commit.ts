@@ -200,7 +200,6 @@ class Handle implements DatabaseConnection {
     return (await this.batcher.run(this, query)) as QueryResult<R>;
   }
 
-  // eslint-disable-next-line require-yield
   async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
     throw new Error('streaming queries are not supported on SQLite here');
   }

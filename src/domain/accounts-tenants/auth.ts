@@ -111,7 +111,8 @@ export function authenticator(deps: { store: Store; clock: Clock; brand: string 
   function verifySignature(signer: Signer, header: string, sig: ParsedSignature, rawBody: Buffer): boolean {
     const now = clock.now();
     const live = (expiresAt: number | null) => expiresAt === null || expiresAt > now;
-    if (rawBody.length === 0 && signer.verified.has(header)) return live(signer.verified.get(header)!);
+    const remembered = rawBody.length === 0 ? signer.verified.get(header) : undefined;
+    if (remembered !== undefined) return live(remembered);
     const match = signer.secrets.find((s) => live(s.expires_at) && hmacMatches(s.key, sig.ts, rawBody, sig.digest));
     if (match && rawBody.length === 0 && signer.verified.size < MAX_REMEMBERED_SIGNATURES) signer.verified.set(header, match.expires_at);
     return match !== undefined;
@@ -158,9 +159,8 @@ export function authenticator(deps: { store: Store; clock: Clock; brand: string 
         if (!slug) throw new ApiError(2012, `HMAC-signed requests must send ${tenantHeader}`);
         const signer = await signerFor(slug);
         const { account } = signer;
-        const valid = account !== undefined && verifySignature(signer, c.signature.trim(), sig, c.rawBody);
         // Unknown tenant and bad signature answer alike, so slugs can't be probed.
-        if (!account || !valid) throw new ApiError(2004, 'signature does not match');
+        if (!account || !verifySignature(signer, c.signature.trim(), sig, c.rawBody)) throw new ApiError(2004, 'signature does not match');
         const tenant = await resolveTenant(account, slug, c.requireTenantHeader);
         checkState(account, tenant);
         return { account, tenant };
