@@ -9,6 +9,7 @@ import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
 import { GroupCommitSqliteDialect } from './sqlite-group-commit.js';
+import { startCheckpointer, type Checkpointer } from './sqlite-checkpointer.js';
 import { migrations } from './migrations/index.js';
 import type { DB } from './schema.js';
 
@@ -43,6 +44,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   let db: Kysely<DB>;
   let dialect: Dialect;
   let notifier: Notifier | undefined;
+  let checkpointer: Checkpointer | undefined;
   if (opts.databaseUrl) {
     dialect = 'postgres';
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
@@ -60,7 +62,9 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
-    db = new Kysely<DB>({ dialect: new GroupCommitSqliteDialect(sqlite) });
+    const cp = file === ':memory:' ? undefined : startCheckpointer(file, sqlite);
+    checkpointer = cp;
+    db = new Kysely<DB>({ dialect: new GroupCommitSqliteDialect(sqlite, cp && (() => cp.afterCommit())) });
   }
   await migrate(db);
   return {
@@ -71,6 +75,8 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
       await sql`select 1`.execute(db);
     },
     async close() {
+      // The worker's connection closes first, so the writer's close is the last and folds the WAL into the file.
+      await checkpointer?.stop();
       await db.destroy();
     },
   };

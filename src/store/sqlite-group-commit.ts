@@ -53,7 +53,10 @@ class Batcher {
 
   private readonly statements = new Map<string, SqliteDatabase.Statement>();
 
-  constructor(readonly sqlite: SqliteDatabase.Database) {}
+  constructor(
+    readonly sqlite: SqliteDatabase.Database,
+    private readonly afterCommit: () => void,
+  ) {}
 
   /**
    * kysely prepares every query anew; better-sqlite3 statements are reusable,
@@ -177,6 +180,7 @@ class Batcher {
       return;
     }
     for (const w of waiters) w.resolve();
+    this.afterCommit();
   }
 
   /**
@@ -208,8 +212,8 @@ class Handle implements DatabaseConnection {
 class GroupCommitDriver implements Driver {
   private readonly batcher: Batcher;
 
-  constructor(sqlite: SqliteDatabase.Database) {
-    this.batcher = new Batcher(sqlite);
+  constructor(sqlite: SqliteDatabase.Database, afterCommit: () => void) {
+    this.batcher = new Batcher(sqlite, afterCommit);
   }
 
   async init(): Promise<void> {}
@@ -233,9 +237,13 @@ class GroupCommitDriver implements Driver {
 }
 
 export class GroupCommitSqliteDialect implements Dialect {
-  constructor(private readonly sqlite: SqliteDatabase.Database) {}
+  /** `afterCommit` runs after each batch commit (the WAL checkpointer's hook). */
+  constructor(
+    private readonly sqlite: SqliteDatabase.Database,
+    private readonly afterCommit: () => void = () => {},
+  ) {}
   createDriver(): Driver {
-    return new GroupCommitDriver(this.sqlite);
+    return new GroupCommitDriver(this.sqlite, this.afterCommit);
   }
   createQueryCompiler() {
     return new SqliteQueryCompiler();

@@ -1,0 +1,91 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import SqliteDatabase from 'better-sqlite3';
+import { startCheckpointer, type Checkpointer } from '../../src/store/sqlite-checkpointer.js';
+
+const PAGE = 4096;
+let cleanup: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await cleanup?.();
+  cleanup = undefined;
+});
+
+function open() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'blueline-ckpt-'));
+  const file = path.join(dir, 'db.sqlite');
+  const writer = new SqliteDatabase(file);
+  writer.pragma('journal_mode = WAL');
+  writer.pragma('synchronous = NORMAL');
+  writer.pragma('busy_timeout = 5000'); // as the service's connection
+  writer.exec('create table t (id integer primary key, v blob)');
+  return { dir, file, writer };
+}
+
+const walBytes = (file: string) => fs.statSync(`${file}-wal`).size;
+
+/** Lets the worker thread run (it shares no event loop with us, but this test's writes are synchronous). */
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+it('copies committed pages into the database file in the background, so the writer never checkpoints inline', async () => {
+  const { dir, file, writer } = open();
+  const cp: Checkpointer = startCheckpointer(file, writer, { idleMs: 5 });
+  cleanup = async () => {
+    await cp.stop();
+    writer.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+  const insert = writer.prepare('insert into t (v) values (?)');
+  const before = fs.statSync(file).size;
+  // ~2,500 pages: past the 1,000 at which SQLite would checkpoint inside a commit.
+  for (let i = 0; i < 250; i++) {
+    writer.transaction(() => {
+      for (let j = 0; j < 10; j++) insert.run(Buffer.alloc(3000, i));
+    })();
+    cp.afterCommit();
+  }
+  const deadline = Date.now() + 5_000;
+  while (fs.statSync(file).size < before + 2_000 * PAGE && Date.now() < deadline) await pause(10);
+  // The rows reached the main file, copied by the worker (the writer's own autocheckpoint is off).
+  expect(fs.statSync(file).size).toBeGreaterThan(before + 2_000 * PAGE);
+  expect(writer.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+});
+
+it('keeps the WAL file bounded under writes that never pause long enough for it to start over', async () => {
+  const { dir, file, writer } = open();
+  const cp = startCheckpointer(file, writer, { walLimitBytes: 200 * PAGE, idleMs: 5 });
+  cleanup = async () => {
+    await cp.stop();
+    writer.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+  await cp.ready;
+  const insert = writer.prepare('insert into t (v) values (?)');
+  let maxWal = 0;
+  for (let i = 0; i < 1200; i++) {
+    writer.transaction(() => {
+      for (let j = 0; j < 4; j++) insert.run(Buffer.alloc(3000, i));
+    })();
+    cp.afterCommit();
+    maxWal = Math.max(maxWal, walBytes(file));
+    await new Promise(setImmediate); // the service commits at most once per turn of its event loop
+  }
+  // ~7,000 pages written. The writer restarts the WAL once the worker has seen it pass 200 pages
+  // and its pass in progress ended; allow a few passes' worth of commits for a busy machine.
+  expect(maxWal).toBeLessThan(1_000 * PAGE);
+  expect(writer.prepare('select count(*) as n from t').get()).toEqual({ n: 4800 });
+});
+
+it('stops its worker, after which the last connection folds the WAL away on close', async () => {
+  const { dir, file, writer } = open();
+  const cp = startCheckpointer(file, writer);
+  writer.prepare('insert into t (v) values (?)').run(Buffer.from('x'));
+  await cp.stop();
+  writer.close();
+  expect(fs.existsSync(`${file}-wal`)).toBe(false);
+  const reopened = new SqliteDatabase(file);
+  expect(reopened.prepare('select count(*) as n from t').get()).toEqual({ n: 1 });
+  reopened.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
