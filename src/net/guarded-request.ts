@@ -7,9 +7,13 @@
  * time. `allowPrivateNetworks` (operator setting, for local dev receivers) turns both address
  * checks off.
  *
- * Each request gets its own socket (`agent: false`): a pooled keep-alive socket opened for a
- * request that allowed private networks must never be reused by one that doesn't, and deliveries
- * are not frequent enough per host for pooling to matter.
+ * Webhook deliveries keep their connections alive: a busy receiver gets many deliveries a
+ * second, and a new TCP (and TLS) connection for each costs both sides more than the request.
+ * Sockets are pooled per address policy (one pool for "private networks allowed", one per guard
+ * otherwise), so a socket opened under a looser policy never carries a stricter request; the
+ * address check happens when a socket connects, and a reused socket goes to the address that
+ * passed it. A receiver may close an idle socket just as we reuse it: that request is retried
+ * once on a fresh socket. Fetches (`audio_url`) are rare and use a socket each.
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -75,6 +79,7 @@ export async function postJson(options: PostJsonOptions): Promise<PostJsonResult
       guard: options.guard,
       signal: deadline.signal,
       timeoutMs: options.timeoutMs,
+      keepAlive: true,
     });
     // Once we have a status the receiver has answered; a body that is cut short, too long or
     // too slow only shortens the stored snippet.
@@ -213,10 +218,33 @@ interface ExchangeOptions {
   guard?: AddressGuard;
   signal: AbortSignal;
   timeoutMs: number;
+  /** Use (and return the socket to) the policy's keep-alive pool. */
+  keepAlive?: boolean;
+}
+
+interface Pools {
+  http: http.Agent;
+  https: https.Agent;
+}
+const newPools = (): Pools => ({
+  http: new http.Agent({ keepAlive: true, maxSockets: 64 }),
+  https: new https.Agent({ keepAlive: true, maxSockets: 64 }),
+});
+const privateNetworkPools = newPools();
+const guardedPools = new WeakMap<AddressGuard, Pools>();
+
+function pooledAgent(o: ExchangeOptions, isHttps: boolean): http.Agent {
+  let pools = privateNetworkPools;
+  if (!o.allowPrivateNetworks) {
+    const guard = o.guard ?? defaultAddressGuard;
+    pools = guardedPools.get(guard) ?? newPools();
+    guardedPools.set(guard, pools);
+  }
+  return isHttps ? pools.https : pools.http;
 }
 
 /** One request, no redirects; resolves when the status line and headers have arrived. */
-function exchange(o: ExchangeOptions): Promise<http.IncomingMessage> {
+function exchange(o: ExchangeOptions, fresh = false): Promise<http.IncomingMessage> {
   return new Promise((resolve, reject) => {
     const isHttps = o.url.protocol === 'https:';
     const request = isHttps ? https.request : http.request;
@@ -226,14 +254,22 @@ function exchange(o: ExchangeOptions): Promise<http.IncomingMessage> {
       path: `${o.url.pathname}${o.url.search}`,
       method: o.method,
       headers: o.headers,
-      agent: false,
+      agent: o.keepAlive && !fresh ? pooledAgent(o, isHttps) : false,
       lookup: o.allowPrivateNetworks ? undefined : (o.guard ?? defaultAddressGuard).lookup,
       signal: o.signal,
       ...(isHttps && o.ca !== undefined ? { ca: o.ca } : {}),
     });
     req.once('response', resolve);
     // `on`, not `once`: a second error (e.g. the abort after a reset) must not go unhandled.
-    req.on('error', (err) => reject(classify(err, o)));
+    req.on('error', (err) => {
+      const code = (err as NodeJS.ErrnoException).code;
+      // The receiver closed an idle pooled socket as we reused it: nothing reached it, try once more.
+      if (req.reusedSocket && !o.signal.aborted && (code === 'ECONNRESET' || code === 'EPIPE')) {
+        exchange(o, true).then(resolve, reject);
+        return;
+      }
+      reject(classify(err, o));
+    });
     req.end(o.body);
   });
 }

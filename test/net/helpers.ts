@@ -13,6 +13,8 @@ export interface TestServer {
   port: number;
   /** Requests that reached the handler. */
   hits: number;
+  /** TCP connections accepted */
+  connections: number;
   url(path?: string, host?: string): string;
   close(): Promise<void>;
 }
@@ -22,12 +24,14 @@ type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 async function listen(server: http.Server | https.Server, scheme: 'http' | 'https', handler: Handler): Promise<TestServer> {
   const sockets = new Set<import('node:net').Socket>();
   server.on('connection', (s) => {
+    state.connections++;
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
   const state: TestServer = {
     port: 0,
     hits: 0,
+    connections: 0,
     url: (path = '/', host = '127.0.0.1') => `${scheme}://${host}:${state.port}${path}`,
     close: () =>
       new Promise<void>((resolve) => {

@@ -36,7 +36,8 @@ describe('postJson', () => {
   });
 
   it('checks every connection, so a name that rebinds to a private address is refused', async () => {
-    const s = await track(startHttp((_req, res) => res.end('ok')));
+    // The receiver closes each connection, so the second delivery must open (and check) a new one.
+    const s = await track(startHttp((_req, res) => res.writeHead(200, { connection: 'close' }).end('ok')));
     // First answer: the (test-"public") receiver. Second answer: an internal address.
     const guard = loopbackAsPublicGuard({ 'hooks.example': [['127.0.0.1'], ['192.168.0.10']] });
     const url = s.url('/hook', 'hooks.example');
@@ -46,6 +47,34 @@ describe('postJson', () => {
     expect(err.kind).toBe('forbidden_address');
     expect(err.message).toMatch(/192\.168\.0\.10: private/);
     expect(s.hits).toBe(1);
+  });
+
+  it('keeps connections alive between deliveries, pooled apart by address policy', async () => {
+    const s = await track(startHttp((_req, res) => res.end('ok')));
+    for (let i = 0; i < 3; i++) expect((await post({ url: s.url('/hook') })).status).toBe(200);
+    expect(s.connections).toBe(1);
+    // A guarded delivery never rides a socket opened while private networks were allowed.
+    const guard = loopbackAsPublicGuard({ 'hooks.example': [['127.0.0.1']] });
+    const url = s.url('/hook', 'hooks.example');
+    for (let i = 0; i < 2; i++) expect((await post({ url, allowPrivateNetworks: false, requireHttps: false, guard })).status).toBe(200);
+    expect(s.connections).toBe(2);
+    expect(s.hits).toBe(5);
+  });
+
+  it('retries once on a fresh connection when the receiver drops a kept-alive one as it is reused', async () => {
+    const perSocket = new WeakMap<object, number>();
+    const s = await track(
+      startHttp((req, res) => {
+        const n = (perSocket.get(req.socket) ?? 0) + 1;
+        perSocket.set(req.socket, n);
+        if (n > 1) return void req.socket.destroy(); // an idle-timeout close racing the request
+        res.end('ok');
+      }),
+    );
+    expect((await post({ url: s.url('/hook') })).status).toBe(200);
+    expect((await post({ url: s.url('/hook') })).status).toBe(200);
+    expect(s.hits).toBe(3);
+    expect(s.connections).toBe(2);
   });
 
   it('requires https unless private networks are allowed (no network needed)', async () => {
