@@ -60,16 +60,6 @@ export async function recordAttempt(store: Store, clock: Clock, eventRef: string
  * failed when every one ended without; pending while any attempt is due.
  */
 export async function refreshEventStatus(store: Store, clock: Clock, eventRef: string): Promise<void> {
-  // Read afresh: another destination's job may have just delivered it (keep its delivered_at).
-  const event = await store.events.eventById(eventRef);
-  if (!event) return;
-  const jobs = await store.events.jobsOf(eventRef);
-  if (jobs.length === 0) return;
-  if (jobs.some((j) => j.state === 'delivered')) {
-    if (event.status !== 'delivered') await store.events.setEventStatus(eventRef, 'delivered', event.delivered_at ?? clock.now());
-  } else if (jobs.every((j) => j.state === 'failed')) {
-    await store.events.setEventStatus(eventRef, 'failed', null);
-  } else if (event.status !== 'pending') {
-    await store.events.setEventStatus(eventRef, 'pending', null);
-  }
+  // Decided inside the store in one statement: another destination's job may have just delivered it.
+  await store.events.settleEventStatus(eventRef, clock.now());
 }

@@ -112,8 +112,21 @@ export function eventsRepo(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
       if (devInboxOnly) q = q.where('dev_inbox', '=', 1);
       return (await q.orderBy('id', 'asc').limit(limit).execute()).map(toEvent);
     },
-    async setEventStatus(id: string, status: EventRow['status'], deliveredAt: number | null) {
-      await db.updateTable('events').set({ status, delivered_at: deliveredAt }).where('id', '=', id).execute();
+    /**
+     * The event's status from its delivery jobs, in one statement: delivered once any job
+     * delivered (keeping the first delivered_at), failed when every job failed, pending while
+     * any is still due. An event without jobs (dev inbox only, or no destination) keeps its status.
+     */
+    async settleEventStatus(id: string, nowMs: number) {
+      const delivered = sql`exists (select 1 from delivery_jobs j where j.event_ref = events.id and j.state = 'delivered')`;
+      await sql`
+        update events set
+          status = case
+            when ${delivered} then 'delivered'
+            when not exists (select 1 from delivery_jobs j where j.event_ref = events.id and j.state <> 'failed') then 'failed'
+            else 'pending' end,
+          delivered_at = case when ${delivered} then coalesce(delivered_at, ${nowMs}) else null end
+        where id = ${id} and exists (select 1 from delivery_jobs j where j.event_ref = events.id)`.execute(db);
     },
 
     async insertJobs(jobs: DeliveryJob[]) {

@@ -10,8 +10,12 @@ export interface SecretBox {
   lookupHash(secret: string): string;
 }
 
+/** Opened secrets kept per sealed form (which determines its plaintext): webhook and line secrets are opened on every delivery and send. */
+const OPENED_CACHE_SIZE = 1000;
+
 export function secretBox(masterKey: Buffer): SecretBox {
   if (masterKey.length !== 32) throw new Error('master key must be 32 bytes');
+  const opened = new Map<string, string>();
   return {
     seal(plain) {
       const iv = randomBytes(12);
@@ -20,14 +24,23 @@ export function secretBox(masterKey: Buffer): SecretBox {
       return ['v1', iv.toString('base64'), cipher.getAuthTag().toString('base64'), ct.toString('base64')].join(':');
     },
     open(sealed) {
-      const [version, iv, tag, ct] = sealed.split(':');
-      if (version !== 'v1' || !iv || !tag || ct === undefined) throw new Error('unrecognized sealed secret');
-      const decipher = createDecipheriv('aes-256-gcm', masterKey, Buffer.from(iv, 'base64'));
-      decipher.setAuthTag(Buffer.from(tag, 'base64'));
-      return Buffer.concat([decipher.update(Buffer.from(ct, 'base64')), decipher.final()]).toString('utf8');
+      const known = opened.get(sealed);
+      if (known !== undefined) return known;
+      const plain = openSealed(masterKey, sealed);
+      if (opened.size >= OPENED_CACHE_SIZE) opened.delete(opened.keys().next().value!);
+      opened.set(sealed, plain);
+      return plain;
     },
     lookupHash(secret) {
       return createHmac('sha256', masterKey).update('lookup:').update(secret).digest('hex');
     },
   };
+}
+
+function openSealed(masterKey: Buffer, sealed: string): string {
+  const [version, iv, tag, ct] = sealed.split(':');
+  if (version !== 'v1' || !iv || !tag || ct === undefined) throw new Error('unrecognized sealed secret');
+  const decipher = createDecipheriv('aes-256-gcm', masterKey, Buffer.from(iv, 'base64'));
+  decipher.setAuthTag(Buffer.from(tag, 'base64'));
+  return Buffer.concat([decipher.update(Buffer.from(ct, 'base64')), decipher.final()]).toString('utf8');
 }

@@ -137,6 +137,38 @@ describe.each(STORE_KINDS)('store on %s', (kind) => {
     expect(await ts.store.messages.get('ten_1', 'msg_r2')).toMatchObject({ status: 'failed', delivered_at: null });
   });
 
+  it("settles an event's status from its delivery jobs: any delivered wins, all failed fails, else pending", async () => {
+    const ev = (id: string, status: 'pending' | 'dev_inbox') => ({
+      id, tenant_id: 'ten_1', type: 'message.received', event_id: `k_${id}`, lead_id: null, convo_id: null, payload: '{}', status,
+      dev_inbox: status === 'dev_inbox', delivered_at: null, created_at: 1_000,
+    });
+    const job = (id: string, eventRef: string) => ({
+      id, event_ref: eventRef, subscription_id: `sub_${id}`, tenant_id: 'ten_1', url: 'https://example.com/h', state: 'pending' as const,
+      attempts: 0, next_attempt_at: 1_000, lease_until: null, created_at: 1_000,
+    });
+    const status = async (id: string) => {
+      const e = await ts.store.events.eventById(id);
+      return { status: e?.status, delivered_at: e?.delivered_at };
+    };
+    await ts.store.events.insertEvent(ev('evt_s1', 'pending'));
+    await ts.store.events.insertJobs([job('job_s1a', 'evt_s1'), job('job_s1b', 'evt_s1')]);
+    await ts.store.events.finishJob('job_s1a', { state: 'failed' });
+    await ts.store.events.settleEventStatus('evt_s1', 2_000);
+    expect(await status('evt_s1')).toEqual({ status: 'pending', delivered_at: null });
+    await ts.store.events.finishJob('job_s1b', { state: 'failed' });
+    await ts.store.events.settleEventStatus('evt_s1', 3_000);
+    expect(await status('evt_s1')).toEqual({ status: 'failed', delivered_at: null });
+    // A replay delivers it later: delivered, at that time; settling again keeps the first delivered_at.
+    await ts.store.events.finishJob('job_s1b', { state: 'delivered' });
+    await ts.store.events.settleEventStatus('evt_s1', 4_000);
+    await ts.store.events.settleEventStatus('evt_s1', 5_000);
+    expect(await status('evt_s1')).toEqual({ status: 'delivered', delivered_at: 4_000 });
+    // No jobs (only the dev inbox): untouched.
+    await ts.store.events.insertEvent(ev('evt_s2', 'dev_inbox'));
+    await ts.store.events.settleEventStatus('evt_s2', 6_000);
+    expect(await status('evt_s2')).toEqual({ status: 'dev_inbox', delivered_at: null });
+  });
+
   it('cannot read secrets with another master key', async () => {
     const other = await openStore({
       ...(kind === 'sqlite' ? { sqlitePath: ts.location } : { databaseUrl: ts.location }),
