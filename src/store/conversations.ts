@@ -1,6 +1,7 @@
 /** Leads, chats (direct and group) and group participants. */
 import type { Kysely } from 'kysely';
 import type { DB } from './schema.js';
+import { columnsOf, first, inserted, prepared, preparedInsert } from './prepared.js';
 
 export type Lead = DB['leads'];
 
@@ -14,10 +15,33 @@ function isUniqueViolation(err: unknown): boolean {
   return e.code === '23505' || e.code === 'SQLITE_CONSTRAINT_UNIQUE' || e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
 
+// The statements of an inbound message's lead, chat and participants, built once (prepared.ts).
+const findLeadQ = prepared<{ tenantId: string; handle: string }, DB['leads']>(['tenantId', 'handle'], (db, p) =>
+  db.selectFrom('leads').selectAll().where('tenant_id', '=', p.tenantId).where('handle', '=', p.handle),
+);
+const insertLeadQ = preparedInsert('leads', columnsOf<DB['leads']>({ id: true, tenant_id: true, handle: true, created_at: true }), ['tenant_id', 'handle']);
+const getChatQ = prepared<{ tenantId: string; id: string }, DB['chats']>(['tenantId', 'id'], (db, p) =>
+  db.selectFrom('chats').selectAll().where('tenant_id', '=', p.tenantId).where('id', '=', p.id),
+);
+const insertChatQ = preparedInsert(
+  'chats',
+  columnsOf<DB['chats']>({
+    id: true, tenant_id: true, is_group: true, lead_id: true, line_id: true, convo_id: true, chat_key: true, display_name: true, created_at: true,
+  }),
+  ['id'],
+);
+const participantsQ = prepared<{ chatId: string }, { handle: string }>(['chatId'], (db, p) =>
+  db.selectFrom('chat_participants').select('handle').where('chat_id', '=', p.chatId).orderBy('added_at').orderBy('handle'),
+);
+const insertParticipantQ = preparedInsert('chat_participants', columnsOf<DB['chat_participants']>({ chat_id: true, handle: true, added_at: true }), [
+  'chat_id',
+  'handle',
+]);
+
 export function conversationsRepo(db: Kysely<DB>) {
   return {
     async findLead(tenantId: string, handle: string): Promise<Lead | undefined> {
-      const r = await db.selectFrom('leads').selectAll().where('tenant_id', '=', tenantId).where('handle', '=', handle).executeTakeFirst();
+      const r = await first(findLeadQ, db, { tenantId, handle });
       return r && { ...r, created_at: Number(r.created_at) };
     },
 
@@ -26,8 +50,7 @@ export function conversationsRepo(db: Kysely<DB>) {
       const existing = await this.findLead(lead.tenant_id, lead.handle);
       if (existing) return { lead: existing, created: false };
       // ON CONFLICT rather than catching: a caught error would abort a PostgreSQL transaction.
-      const r = await db.insertInto('leads').values(lead).onConflict((oc) => oc.columns(['tenant_id', 'handle']).doNothing()).executeTakeFirst();
-      if (Number(r.numInsertedOrUpdatedRows ?? 0) > 0) return { lead, created: true };
+      if (inserted(await insertLeadQ(db, lead))) return { lead, created: true };
       return { lead: (await this.findLead(lead.tenant_id, lead.handle))!, created: false };
     },
 
@@ -47,18 +70,13 @@ export function conversationsRepo(db: Kysely<DB>) {
     },
 
     async getChat(tenantId: string, id: string): Promise<Chat | undefined> {
-      const r = await db.selectFrom('chats').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+      const r = await first(getChatQ, db, { tenantId, id });
       return r && toChat(r);
     },
 
     /** Inserts unless a chat with that id exists; returns the stored chat. */
     async ensureChat(chat: Chat): Promise<Chat> {
-      const r = await db
-        .insertInto('chats')
-        .values({ ...chat, is_group: chat.is_group ? 1 : 0 })
-        .onConflict((oc) => oc.column('id').doNothing())
-        .executeTakeFirst();
-      if (Number(r.numInsertedOrUpdatedRows ?? 0) > 0) return chat;
+      if (inserted(await insertChatQ(db, { ...chat, is_group: chat.is_group ? 1 : 0 }))) return chat;
       return (await this.getChat(chat.tenant_id, chat.id))!;
     },
 
@@ -77,18 +95,12 @@ export function conversationsRepo(db: Kysely<DB>) {
     },
 
     async participants(chatId: string): Promise<string[]> {
-      const rows = await db.selectFrom('chat_participants').select('handle').where('chat_id', '=', chatId).orderBy('added_at').orderBy('handle').execute();
-      return rows.map((r) => r.handle);
+      return (await participantsQ(db, { chatId })).rows.map((r) => r.handle);
     },
 
     /** Adds if absent; false when it was already there. */
     async addParticipant(chatId: string, handle: string, at: number): Promise<boolean> {
-      const r = await db
-        .insertInto('chat_participants')
-        .values({ chat_id: chatId, handle, added_at: at })
-        .onConflict((oc) => oc.columns(['chat_id', 'handle']).doNothing())
-        .executeTakeFirst();
-      return Number(r.numInsertedOrUpdatedRows ?? 0) > 0;
+      return inserted(await insertParticipantQ(db, { chat_id: chatId, handle, added_at: at }));
     },
   };
 }

@@ -2,6 +2,7 @@
 import { numOrNull } from './rows.js';
 import { sql, type Kysely } from 'kysely';
 import type { DB } from './schema.js';
+import { columnsOf, first, inserted, prepared, preparedInsert } from './prepared.js';
 import type { Dialect } from './db.js';
 import type { SecretBox } from './secret-box.js';
 
@@ -22,6 +23,46 @@ export type DeliveryAttempt = DB['delivery_attempts'];
 const toEvent = (r: DB['events']): EventRow => ({ ...r, dev_inbox: r.dev_inbox === 1, delivered_at: numOrNull(r.delivered_at), created_at: Number(r.created_at) });
 const toJob = (r: DB['delivery_jobs']): DeliveryJob => ({
   ...r, attempts: Number(r.attempts), next_attempt_at: Number(r.next_attempt_at), lease_until: numOrNull(r.lease_until), created_at: Number(r.created_at),
+});
+
+// The statements of recording and delivering an event, built once (prepared.ts).
+const eventByIdQ = prepared<{ id: string }, DB['events']>(['id'], (db, p) => db.selectFrom('events').selectAll().where('id', '=', p.id));
+const subscriptionByIdQ = prepared<{ id: string }, DB['webhook_subscriptions']>(['id'], (db, p) =>
+  db.selectFrom('webhook_subscriptions').selectAll().where('id', '=', p.id),
+);
+const subscriptionsQ = prepared<{ tenantId: string }, DB['webhook_subscriptions']>(['tenantId'], (db, p) =>
+  db.selectFrom('webhook_subscriptions').selectAll().where('tenant_id', '=', p.tenantId).orderBy('created_at').orderBy('id'),
+);
+const insertEventQ = preparedInsert(
+  'events',
+  columnsOf<DB['events']>({
+    id: true, tenant_id: true, type: true, event_id: true, lead_id: true, convo_id: true, payload: true, status: true, dev_inbox: true,
+    delivered_at: true, created_at: true,
+  }),
+  ['tenant_id', 'event_id'],
+);
+const insertJobQ = preparedInsert(
+  'delivery_jobs',
+  columnsOf<DB['delivery_jobs']>({
+    id: true, event_ref: true, subscription_id: true, tenant_id: true, url: true, state: true, attempts: true, next_attempt_at: true,
+    lease_until: true, created_at: true,
+  }),
+);
+const insertAttemptQ = preparedInsert(
+  'delivery_attempts',
+  columnsOf<DB['delivery_attempts']>({ id: true, event_ref: true, subscription_id: true, at: true, status: true, duration_ms: true, error: true }),
+);
+const settleEventStatusQ = prepared<{ id: string; nowMs: number }>(['id', 'nowMs'], (db, p) => {
+  const delivered = sql`exists (select 1 from delivery_jobs j where j.event_ref = events.id and j.state = 'delivered')`;
+  const q = sql`
+    update events set
+      status = case
+        when ${delivered} then 'delivered'
+        when not exists (select 1 from delivery_jobs j where j.event_ref = events.id and j.state <> 'failed') then 'failed'
+        else 'pending' end,
+      delivered_at = case when ${delivered} then coalesce(delivered_at, ${p.nowMs}) else null end
+    where id = ${p.id} and exists (select 1 from delivery_jobs j where j.event_ref = events.id)`;
+  return { compile: () => q.compile(db) };
 });
 
 export interface EventFilter {
@@ -54,15 +95,14 @@ export function eventsRepo(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
         .execute();
     },
     async subscriptions(tenantId: string): Promise<Subscription[]> {
-      const rows = await db.selectFrom('webhook_subscriptions').selectAll().where('tenant_id', '=', tenantId).orderBy('created_at').orderBy('id').execute();
-      return rows.map(toSub);
+      return (await subscriptionsQ(db, { tenantId })).rows.map(toSub);
     },
     async subscription(tenantId: string, id: string): Promise<Subscription | undefined> {
       const r = await db.selectFrom('webhook_subscriptions').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
       return r && toSub(r);
     },
     async subscriptionById(id: string): Promise<Subscription | undefined> {
-      const r = await db.selectFrom('webhook_subscriptions').selectAll().where('id', '=', id).executeTakeFirst();
+      const r = await first(subscriptionByIdQ, db, { id });
       return r && toSub(r);
     },
     async deleteSubscription(tenantId: string, id: string): Promise<boolean> {
@@ -79,19 +119,14 @@ export function eventsRepo(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
 
     /** false when the tenant already has an event with this dedup key */
     async insertEvent(e: EventRow): Promise<boolean> {
-      const r = await db
-        .insertInto('events')
-        .values({ ...e, dev_inbox: e.dev_inbox ? 1 : 0 })
-        .onConflict((oc) => oc.columns(['tenant_id', 'event_id']).doNothing())
-        .executeTakeFirst();
-      return Number(r.numInsertedOrUpdatedRows ?? 0) > 0;
+      return inserted(await insertEventQ(db, { ...e, dev_inbox: e.dev_inbox ? 1 : 0 }));
     },
     async event(tenantId: string, id: string): Promise<EventRow | undefined> {
       const r = await db.selectFrom('events').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
       return r && toEvent(r);
     },
     async eventById(id: string): Promise<EventRow | undefined> {
-      const r = await db.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirst();
+      const r = await first(eventByIdQ, db, { id });
       return r && toEvent(r);
     },
     /** Newest first. */
@@ -118,19 +153,11 @@ export function eventsRepo(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
      * any is still due. An event without jobs (dev inbox only, or no destination) keeps its status.
      */
     async settleEventStatus(id: string, nowMs: number) {
-      const delivered = sql`exists (select 1 from delivery_jobs j where j.event_ref = events.id and j.state = 'delivered')`;
-      await sql`
-        update events set
-          status = case
-            when ${delivered} then 'delivered'
-            when not exists (select 1 from delivery_jobs j where j.event_ref = events.id and j.state <> 'failed') then 'failed'
-            else 'pending' end,
-          delivered_at = case when ${delivered} then coalesce(delivered_at, ${nowMs}) else null end
-        where id = ${id} and exists (select 1 from delivery_jobs j where j.event_ref = events.id)`.execute(db);
+      await settleEventStatusQ(db, { id, nowMs });
     },
 
     async insertJobs(jobs: DeliveryJob[]) {
-      if (jobs.length) await db.insertInto('delivery_jobs').values(jobs).execute();
+      for (const job of jobs) await insertJobQ(db, job);
     },
     async jobsOf(eventRef: string): Promise<DeliveryJob[]> {
       return (await db.selectFrom('delivery_jobs').selectAll().where('event_ref', '=', eventRef).orderBy('id').execute()).map(toJob);
@@ -167,7 +194,7 @@ export function eventsRepo(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
       await db.updateTable('delivery_jobs').set(patch).where('id', '=', id).execute();
     },
     async insertAttempt(a: DeliveryAttempt) {
-      await db.insertInto('delivery_attempts').values(a).execute();
+      await insertAttemptQ(db, a);
     },
     async attemptsOf(eventRef: string): Promise<DeliveryAttempt[]> {
       const rows = await db.selectFrom('delivery_attempts').selectAll().where('event_ref', '=', eventRef).orderBy('id').execute();

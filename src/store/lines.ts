@@ -1,6 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { DB } from './schema.js';
 import type { SecretBox } from './secret-box.js';
+import { first, prepared } from './prepared.js';
+
+const lineByIdQ = prepared<{ id: string }, DB['phone_lines']>(['id'], (db, p) => db.selectFrom('phone_lines').selectAll().where('id', '=', p.id));
 
 export interface PhoneLine {
   id: string;
@@ -55,7 +58,7 @@ export function linesRepo(db: Kysely<DB>, box: SecretBox) {
       await db.insertInto('phone_lines').values(toRow(l)).execute();
     },
     async get(id: string): Promise<PhoneLine | undefined> {
-      const r = await db.selectFrom('phone_lines').selectAll().where('id', '=', id).executeTakeFirst();
+      const r = await first(lineByIdQ, db, { id });
       return r && toLine(r);
     },
     async getByNumber(phoneNumber: string): Promise<PhoneLine | undefined> {

@@ -2,6 +2,7 @@
 import { numOrNull } from './rows.js';
 import { sql, type Kysely } from 'kysely';
 import type { DB } from './schema.js';
+import { columnsOf, first, prepared, preparedInsert } from './prepared.js';
 
 export type MessagePart =
   | { type: 'text'; value: string }
@@ -21,10 +22,22 @@ const toMessage = (r: DB['messages']): Message => ({
   edited_at: numOrNull(r.edited_at),
 });
 
+// The statements of an inbound message, built once (prepared.ts).
+const insertMessageQ = preparedInsert(
+  'messages',
+  columnsOf<DB['messages']>({
+    id: true, tenant_id: true, chat_id: true, line_id: true, direction: true, sender_handle: true, parts: true, effect: true, status: true,
+    provider_guid: true, first_touch: true, error_code: true, sent_at: true, delivered_at: true, read_at: true, edited_at: true,
+  }),
+);
+const messageByGuidQ = prepared<{ lineId: string; guid: string }, DB['messages']>(['lineId', 'guid'], (db, p) =>
+  db.selectFrom('messages').selectAll().where('line_id', '=', p.lineId).where('provider_guid', '=', p.guid),
+);
+
 export function messagesRepo(db: Kysely<DB>) {
   return {
     async insert(m: Message): Promise<void> {
-      await db.insertInto('messages').values({ ...m, parts: JSON.stringify(m.parts), first_touch: m.first_touch ? 1 : 0 }).execute();
+      await insertMessageQ(db, { ...m, parts: JSON.stringify(m.parts), first_touch: m.first_touch ? 1 : 0 });
     },
 
     async get(tenantId: string, id: string): Promise<Message | undefined> {
@@ -33,7 +46,7 @@ export function messagesRepo(db: Kysely<DB>) {
     },
 
     async byProviderGuid(lineId: string, guid: string): Promise<Message | undefined> {
-      const r = await db.selectFrom('messages').selectAll().where('line_id', '=', lineId).where('provider_guid', '=', guid).executeTakeFirst();
+      const r = await first(messageByGuidQ, db, { lineId, guid });
       return r && toMessage(r);
     },
 

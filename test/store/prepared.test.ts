@@ -1,0 +1,53 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { first, inserted, prepared, preparedInsert, columnsOf } from '../../src/store/prepared.js';
+import type { DB } from '../../src/store/schema.js';
+import { STORE_KINDS, createTestStore, type TestStore } from '../support/stores.js';
+
+const leadsOfTenant = prepared<{ tenantId: string; limit: number }, DB['leads']>(['tenantId', 'limit'], (db, p) =>
+  db.selectFrom('leads').selectAll().where('tenant_id', '=', p.tenantId).where('handle', '<>', 'constant-kept').orderBy('handle').limit(p.limit),
+);
+const insertLead = preparedInsert('leads', columnsOf<DB['leads']>({ id: true, tenant_id: true, handle: true, created_at: true }), ['tenant_id', 'handle']);
+
+// One prepared query serves both databases at once, each with its own SQL (placeholders differ).
+describe.each(STORE_KINDS)('prepared queries on %s', (kind) => {
+  let ts: TestStore;
+  beforeAll(async () => {
+    ts = await createTestStore(kind);
+    await ts.store.accounts.insert({ id: 'acct_p', name: 'P', multi_tenant: false, email_verified: true, created_at: 1 }, { id: 'sec_p', plain: 'secret-p' });
+    await ts.store.tenants.insert({
+      id: 'ten_p', account_id: 'acct_p', slug: 'p', name: 'P', timezone: 'UTC', sending_window: { start: '00:00', end: '23:59' },
+      daily_first_touch_cap: 10, rate_limit: { per_second: 1, burst: 1 }, status: 'active', created_at: 1,
+    });
+  });
+  afterAll(async () => ts.cleanup());
+
+  it('binds new parameters on every call, keeps constants, and reports whether a conflicting insert inserted', async () => {
+    const db = ts.store.database.db;
+    for (const h of ['+14155550102', '+14155550101', 'constant-kept']) {
+      expect(inserted(await insertLead(db, { id: `lead_${h}`, tenant_id: 'ten_p', handle: h, created_at: 5 }))).toBe(true);
+    }
+    expect(inserted(await insertLead(db, { id: 'lead_dup', tenant_id: 'ten_p', handle: '+14155550101', created_at: 6 }))).toBe(false);
+    expect((await leadsOfTenant(db, { tenantId: 'ten_p', limit: 5 })).rows.map((r) => r.handle)).toEqual(['+14155550101', '+14155550102']);
+    expect((await leadsOfTenant(db, { tenantId: 'ten_p', limit: 1 })).rows.map((r) => r.handle)).toEqual(['+14155550101']);
+    expect(await first(leadsOfTenant, db, { tenantId: 'ten_other', limit: 5 })).toBeUndefined();
+  });
+
+  it('works inside a transaction and sees its uncommitted rows', async () => {
+    await ts.store.database.db.transaction().execute(async (tx) => {
+      await insertLead(tx, { id: 'lead_tx', tenant_id: 'ten_p', handle: '+14155550100', created_at: 7 });
+      expect((await first(leadsOfTenant, tx, { tenantId: 'ten_p', limit: 1 }))?.id).toBe('lead_tx');
+    });
+  });
+});
+
+describe('prepared query building', () => {
+  it('refuses a build that transforms a parameter instead of passing it through', async () => {
+    const ts = await createTestStore('sqlite');
+    try {
+      const bad = prepared<{ handle: string }>(['handle'], (db, p) => db.selectFrom('leads').selectAll().where('handle', '=', p.handle.toLowerCase()));
+      await expect(bad(ts.store.database.db, { handle: 'X' })).rejects.toThrow(/does not use handle/);
+    } finally {
+      await ts.cleanup();
+    }
+  });
+});
