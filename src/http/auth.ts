@@ -17,15 +17,16 @@ function header(req: FastifyRequest, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-/** Constant-time compare of two strings of any length (hash first, then compare). */
-function sameSecret(a: string, b: string): boolean {
-  const x = createHash('sha256').update(a).digest();
-  const y = createHash('sha256').update(b).digest();
-  return timingSafeEqual(x, y);
+const sha256 = (s: string) => createHash('sha256').update(s).digest();
+
+/** Constant-time compare against a known secret's digest, for strings of any length (hash first, then compare). */
+function matchesDigest(candidate: string, digest: Buffer): boolean {
+  return timingSafeEqual(sha256(candidate), digest);
 }
 
 export function registerAuth(app: FastifyInstance, deps: { auth: Authenticator; adminToken: string }): void {
-  const { auth, adminToken } = deps;
+  const { auth } = deps;
+  const adminTokenDigest = sha256(deps.adminToken);
 
   app.addHook('preValidation', async (req) => {
     const mode: AuthMode = req.routeOptions.config?.auth ?? (req.url.startsWith('/api/') ? 'tenant' : 'none');
@@ -33,7 +34,7 @@ export function registerAuth(app: FastifyInstance, deps: { auth: Authenticator; 
       const authorization = header(req, 'authorization');
       if (!authorization) throw new ApiError(2012, 'send Authorization: Bearer <ADMIN_TOKEN>');
       const token = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization)?.[1];
-      if (!token || !sameSecret(token, adminToken)) {
+      if (!token || !matchesDigest(token, adminTokenDigest)) {
         throw new ApiError(2004, 'invalid admin token (tenant signing secrets are not accepted here)');
       }
     } else if (mode !== 'none') {
