@@ -38,6 +38,18 @@ const insertParticipantQ = preparedInsert('chat_participants', columnsOf<DB['cha
   'handle',
 ]);
 
+const leadWithChatQ = prepared<{ tenantId: string; handle: string }, DB['chats'] & { lead_handle: string; lead_created_at: number }>(
+  ['tenantId', 'handle'],
+  (db, p) =>
+    db
+      .selectFrom('leads as l')
+      .innerJoin('chats as c', 'c.id', 'l.id')
+      .selectAll('c')
+      .select(['l.handle as lead_handle', 'l.created_at as lead_created_at'])
+      .where('l.tenant_id', '=', p.tenantId)
+      .where('l.handle', '=', p.handle),
+);
+
 export function conversationsRepo(db: Kysely<DB>) {
   return {
     async findLead(tenantId: string, handle: string): Promise<Lead | undefined> {
@@ -56,14 +68,7 @@ export function conversationsRepo(db: Kysely<DB>) {
 
     /** A lead and its direct chat (chat id = lead id) in one query. */
     async findLeadWithChat(tenantId: string, handle: string): Promise<{ lead: Lead; chat: Chat } | undefined> {
-      const r = await db
-        .selectFrom('leads as l')
-        .innerJoin('chats as c', 'c.id', 'l.id')
-        .selectAll('c')
-        .select(['l.handle as lead_handle', 'l.created_at as lead_created_at'])
-        .where('l.tenant_id', '=', tenantId)
-        .where('l.handle', '=', handle)
-        .executeTakeFirst();
+      const r = await first(leadWithChatQ, db, { tenantId, handle });
       if (!r) return undefined;
       const { lead_handle, lead_created_at, ...chat } = r;
       return { lead: { id: chat.id, tenant_id: tenantId, handle: lead_handle, created_at: Number(lead_created_at) }, chat: toChat(chat) };

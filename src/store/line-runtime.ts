@@ -5,6 +5,19 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from './schema.js';
 import type { Dialect } from './db.js';
+import { columnsOf, prepared, preparedInsert } from './prepared.js';
+
+const insertDeviceLogQ = preparedInsert('simulator_sent', columnsOf<DB['simulator_sent']>({ id: true, line_id: true, entry: true, created_at: true }));
+
+type TakeToken = { tenantId: string; burst: number; perSecond: number; nowMs: number };
+/** The common case in one statement: the bucket exists and holds a token after refilling. */
+const takeTokenQ = (least: string, greatest: string) =>
+  prepared<TakeToken>(['tenantId', 'burst', 'perSecond', 'nowMs'], (db, p) => {
+    const refilled = sql`${sql.raw(least)}(${p.burst}, tokens + ${sql.raw(greatest)}(0, ${p.nowMs} - updated_at) * ${p.perSecond} / 1000.0)`;
+    const q = sql`update rate_buckets set tokens = ${refilled} - 1, updated_at = ${p.nowMs} where tenant_id = ${p.tenantId} and ${refilled} >= 1`;
+    return { compile: () => q.compile(db) };
+  });
+const takeTokenFast = { sqlite: takeTokenQ('min', 'max'), postgres: takeTokenQ('least', 'greatest') };
 
 export function lineRuntimeRepo(db: Kysely<DB>, dialect: Dialect) {
   return {
@@ -50,11 +63,7 @@ export function lineRuntimeRepo(db: Kysely<DB>, dialect: Dialect) {
      * Returns 0 when a token was taken, else the seconds until one is free.
      */
     async takeToken(tenantId: string, perSecond: number, burst: number, nowMs: number): Promise<number> {
-      // Common case in one statement: the bucket exists and holds a token after refilling.
-      const [least, greatest] = dialect === 'postgres' ? ['least', 'greatest'] : ['min', 'max'];
-      const refilled = sql`${sql.raw(least)}(${burst}, tokens + ${sql.raw(greatest)}(0, ${nowMs} - updated_at) * ${perSecond} / 1000.0)`;
-      const fast = await sql`update rate_buckets set tokens = ${refilled} - 1, updated_at = ${nowMs}
-        where tenant_id = ${tenantId} and ${refilled} >= 1`.execute(db);
+      const fast = await takeTokenFast[dialect](db, { tenantId, burst, perSecond, nowMs });
       if (Number(fast.numAffectedRows ?? 0) === 1) return 0;
       return db.transaction().execute(async (tx) => {
         let q = tx.selectFrom('rate_buckets').selectAll().where('tenant_id', '=', tenantId);
@@ -76,7 +85,7 @@ export function lineRuntimeRepo(db: Kysely<DB>, dialect: Dialect) {
     },
 
     async appendDeviceLog(id: string, lineId: string, entry: unknown, nowMs: number): Promise<void> {
-      await db.insertInto('simulator_sent').values({ id, line_id: lineId, entry: JSON.stringify(entry), created_at: nowMs }).execute();
+      await insertDeviceLogQ(db, { id, line_id: lineId, entry: JSON.stringify(entry), created_at: nowMs });
     },
 
     async deviceLog(lineId: string, limit = 200): Promise<{ id: string; entry: unknown; created_at: number }[]> {

@@ -34,6 +34,29 @@ const messageByGuidQ = prepared<{ lineId: string; guid: string }, DB['messages']
   db.selectFrom('messages').selectAll().where('line_id', '=', p.lineId).where('provider_guid', '=', p.guid),
 );
 
+const setProviderGuidQ = prepared<{ id: string; guid: string }>(['id', 'guid'], (db, p) =>
+  db.updateTable('messages').set({ provider_guid: p.guid }).where('id', '=', p.id),
+);
+// Receipts can arrive together: each is one statement, and neither may undo the other.
+const deliveredReceiptQ = prepared<{ lineId: string; guid: string; atMs: number }>(['lineId', 'guid', 'atMs'], (db, p) =>
+  db
+    .updateTable('messages')
+    .set({ status: sql`case when status = 'read' then 'read' else 'delivered' end`, delivered_at: sql`coalesce(delivered_at, ${p.atMs})` })
+    .where('line_id', '=', p.lineId)
+    .where('provider_guid', '=', p.guid)
+    .where('direction', '=', 'outbound')
+    .where('status', '!=', 'failed'),
+);
+const readReceiptQ = prepared<{ lineId: string; guid: string; atMs: number }>(['lineId', 'guid', 'atMs'], (db, p) =>
+  db
+    .updateTable('messages')
+    .set({ status: 'read', read_at: sql`coalesce(read_at, ${p.atMs})`, delivered_at: sql`coalesce(delivered_at, ${p.atMs})` })
+    .where('line_id', '=', p.lineId)
+    .where('provider_guid', '=', p.guid)
+    .where('direction', '=', 'outbound')
+    .where('status', '!=', 'failed'),
+);
+
 export function messagesRepo(db: Kysely<DB>) {
   return {
     async insert(m: Message): Promise<void> {
@@ -62,6 +85,10 @@ export function messagesRepo(db: Kysely<DB>) {
       return rows.map(toMessage);
     },
 
+    async setProviderGuid(id: string, guid: string): Promise<void> {
+      await setProviderGuidQ(db, { id, guid });
+    },
+
     async update(id: string, patch: Partial<Pick<Message, 'status' | 'parts' | 'delivered_at' | 'read_at' | 'edited_at' | 'provider_guid' | 'error_code'>>) {
       const { parts, ...rest } = patch;
       await db
@@ -77,18 +104,7 @@ export function messagesRepo(db: Kysely<DB>) {
      * implies delivery; a failed message stays failed.
      */
     async applyReceipt(lineId: string, guid: string, kind: 'delivered' | 'read', atMs: number): Promise<void> {
-      await db
-        .updateTable('messages')
-        .set(
-          kind === 'read'
-            ? { status: 'read', read_at: sql`coalesce(read_at, ${atMs})`, delivered_at: sql`coalesce(delivered_at, ${atMs})` }
-            : { status: sql`case when status = 'read' then 'read' else 'delivered' end`, delivered_at: sql`coalesce(delivered_at, ${atMs})` },
-        )
-        .where('line_id', '=', lineId)
-        .where('provider_guid', '=', guid)
-        .where('direction', '=', 'outbound')
-        .where('status', '!=', 'failed')
-        .execute();
+      await (kind === 'read' ? readReceiptQ : deliveredReceiptQ)(db, { lineId, guid, atMs });
     },
 
     /** First-touch sends from a line since `sinceMs`, and the latest one's time. */

@@ -113,7 +113,7 @@ export function outbound(deps: MessagingDeps, lim: Limits) {
         : { kind: 'direct', handle: opts.recipient ?? (await store.conversations.participants(chat.id))[0] ?? '' };
       try {
         const guid = await deliver(drivers.forLine(line), target, content);
-        await store.messages.update(message.id, { provider_guid: guid });
+        await store.messages.setProviderGuid(message.id, guid);
         message.provider_guid = guid;
       } catch (err) {
         const apiErr = toApiError(err, content.kind === 'voice_note' ? 'voice notes' : undefined);
