@@ -44,10 +44,11 @@ export function deliveryWorker(deps: { store: Store; clock: Clock; bus: EventBus
     const result = await attemptDelivery(event, sub, settings, clock.now());
     await recordAttempt(store, clock, event.id, sub.id, result);
     const attempts = job.attempts + 1;
-    if (isSuccess(result)) await store.events.finishJob(job.id, { state: 'delivered', attempts, lease_until: null });
+    const { next_attempt_at } = job;
+    if (isSuccess(result)) await store.events.releaseJob(job.id, { state: 'delivered', attempts, next_attempt_at });
     else if (isRetryable(result) && attempts < MAX_ATTEMPTS) {
-      await store.events.finishJob(job.id, { attempts, next_attempt_at: Date.now() + backoff(attempts), lease_until: null });
-    } else await store.events.finishJob(job.id, { state: 'failed', attempts, lease_until: null });
+      await store.events.releaseJob(job.id, { state: 'pending', attempts, next_attempt_at: Date.now() + backoff(attempts) });
+    } else await store.events.releaseJob(job.id, { state: 'failed', attempts, next_attempt_at });
     await refreshEventStatus(store, clock, event.id);
   }
 

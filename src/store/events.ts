@@ -52,6 +52,22 @@ const insertAttemptQ = preparedInsert(
   'delivery_attempts',
   columnsOf<DB['delivery_attempts']>({ id: true, event_ref: true, subscription_id: true, at: true, status: true, duration_ms: true, error: true }),
 );
+const releaseJobQ = prepared<Pick<DeliveryJob, 'id' | 'state' | 'attempts' | 'next_attempt_at'>>(['id', 'state', 'attempts', 'next_attempt_at'], (db, p) =>
+  db.updateTable('delivery_jobs').set({ state: p.state, attempts: p.attempts, next_attempt_at: p.next_attempt_at, lease_until: null }).where('id', '=', p.id),
+);
+/** One statement claims atomically; on PostgreSQL, rows another worker holds are skipped, not waited for. */
+const claimDueJobsQ = (lock: string) =>
+  prepared<{ nowMs: number; leaseUntil: number; limit: number }, DB['delivery_jobs']>(['nowMs', 'leaseUntil', 'limit'], (db, p) => {
+    const q = sql`
+      update delivery_jobs set lease_until = ${p.leaseUntil}
+      where id in (
+        select id from delivery_jobs
+        where state = 'pending' and next_attempt_at <= ${p.nowMs} and (lease_until is null or lease_until < ${p.nowMs})
+        order by next_attempt_at limit ${p.limit} ${sql.raw(lock)})
+      returning *`;
+    return { compile: () => q.compile(db) };
+  });
+const claimDueJobs = { sqlite: claimDueJobsQ(''), postgres: claimDueJobsQ('for update skip locked') };
 const settleEventStatusQ = prepared<{ id: string; nowMs: number }>(['id', 'nowMs'], (db, p) => {
   const delivered = sql`exists (select 1 from delivery_jobs j where j.event_ref = events.id and j.state = 'delivered')`;
   const q = sql`
@@ -167,28 +183,11 @@ export function eventsRepo(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
      * simply runs out). PostgreSQL skips rows another worker has locked.
      */
     async claimDueJobs(nowMs: number, leaseMs: number, limit: number): Promise<DeliveryJob[]> {
-      const due = (eb: any) =>
-        eb.and([eb('state', '=', 'pending'), eb('next_attempt_at', '<=', nowMs), eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', nowMs)])]);
-      if (dialect === 'postgres') {
-        const rows = await sql<DB['delivery_jobs']>`
-          update delivery_jobs set lease_until = ${nowMs + leaseMs}
-          where id in (
-            select id from delivery_jobs
-            where state = 'pending' and next_attempt_at <= ${nowMs} and (lease_until is null or lease_until < ${nowMs})
-            order by next_attempt_at limit ${limit} for update skip locked)
-          returning *`.execute(db);
-        return rows.rows.map(toJob);
-      }
-      const ids = await db.selectFrom('delivery_jobs').select('id').where(due).orderBy('next_attempt_at').limit(limit).execute();
-      if (ids.length === 0) return [];
-      const rows = await db
-        .updateTable('delivery_jobs')
-        .set({ lease_until: nowMs + leaseMs })
-        .where('id', 'in', ids.map((r) => r.id))
-        .where(due)
-        .returningAll()
-        .execute();
-      return rows.map(toJob);
+      return (await claimDueJobs[dialect](db, { nowMs, leaseUntil: nowMs + leaseMs, limit })).rows.map(toJob);
+    },
+    /** Ends a claimed job's attempt: its new state, attempt count and next due time; the lease is released. */
+    async releaseJob(id: string, next: Pick<DeliveryJob, 'state' | 'attempts' | 'next_attempt_at'>) {
+      await releaseJobQ(db, { id, ...next });
     },
     async finishJob(id: string, patch: Partial<Pick<DeliveryJob, 'state' | 'attempts' | 'next_attempt_at' | 'lease_until'>>) {
       await db.updateTable('delivery_jobs').set(patch).where('id', '=', id).execute();
