@@ -57,6 +57,9 @@ const readReceiptQ = prepared<{ lineId: string; guid: string; atMs: number }>(['
     .where('status', '!=', 'failed'),
 );
 
+/** Literal, not a parameter: the partial first-touch indexes (migration 005) apply only then. */
+const FIRST_TOUCH = sql<boolean>`first_touch = 1`;
+
 export function messagesRepo(db: Kysely<DB>) {
   return {
     async insert(m: Message): Promise<void> {
@@ -113,7 +116,7 @@ export function messagesRepo(db: Kysely<DB>) {
         .selectFrom('messages')
         .select([sql<number>`count(*)`.as('n'), sql<number | null>`max(sent_at)`.as('last')])
         .where('line_id', '=', lineId)
-        .where('first_touch', '=', 1)
+        .where(FIRST_TOUCH)
         .where('status', '!=', 'failed')
         .where('sent_at', '>=', sinceMs)
         .executeTakeFirst();
@@ -126,7 +129,7 @@ export function messagesRepo(db: Kysely<DB>) {
         .selectFrom('messages')
         .select(sql<number | null>`max(sent_at)`.as('last'))
         .where('line_id', '=', lineId)
-        .where('first_touch', '=', 1)
+        .where(FIRST_TOUCH)
         .where('status', '!=', 'failed')
         .executeTakeFirst();
       return r?.last == null ? null : Number(r.last);
@@ -137,7 +140,7 @@ export function messagesRepo(db: Kysely<DB>) {
         .selectFrom('messages')
         .select(sql<number>`count(*)`.as('n'))
         .where('tenant_id', '=', tenantId)
-        .where('first_touch', '=', 1)
+        .where(FIRST_TOUCH)
         .where('status', '!=', 'failed')
         .where('sent_at', '>=', sinceMs)
         .executeTakeFirst();

@@ -3,6 +3,7 @@ import * as m001 from './001_foundation.js';
 import * as m002 from './002_messaging.js';
 import * as m003 from './003_media.js';
 import * as m004 from './004_events.js';
+import * as m005 from './005_first_touch_index.js';
 
 /** Numbered migrations, applied in key order; never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -10,4 +11,5 @@ export const migrations: Record<string, Migration> = {
   '002_messaging': m002,
   '003_media': m003,
   '004_events': m004,
+  '005_first_touch_index': m005,
 };
