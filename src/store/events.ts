@@ -57,20 +57,19 @@ const releaseJobQ = prepared<Pick<DeliveryJob, 'id' | 'state' | 'attempts' | 'ne
 );
 /** One statement claims atomically; on PostgreSQL, rows another worker holds are skipped, not waited for. */
 const claimDueJobsQ = (lock: string) =>
-  prepared<{ nowMs: number; leaseUntil: number; limit: number }, DB['delivery_jobs']>(['nowMs', 'leaseUntil', 'limit'], (db, p) => {
-    const q = sql`
+  prepared<{ nowMs: number; leaseUntil: number; limit: number }, DB['delivery_jobs']>(['nowMs', 'leaseUntil', 'limit'], (_db, p) =>
+    sql`
       update delivery_jobs set lease_until = ${p.leaseUntil}
       where id in (
         select id from delivery_jobs
         where state = 'pending' and next_attempt_at <= ${p.nowMs} and (lease_until is null or lease_until < ${p.nowMs})
         order by next_attempt_at limit ${p.limit} ${sql.raw(lock)})
-      returning *`;
-    return { compile: () => q.compile(db) };
-  });
+      returning *`,
+  );
 const claimDueJobs = { sqlite: claimDueJobsQ(''), postgres: claimDueJobsQ('for update skip locked') };
-const settleEventStatusQ = prepared<{ id: string; nowMs: number }>(['id', 'nowMs'], (db, p) => {
+const settleEventStatusQ = prepared<{ id: string; nowMs: number }>(['id', 'nowMs'], (_db, p) => {
   const delivered = sql`exists (select 1 from delivery_jobs j where j.event_ref = events.id and j.state = 'delivered')`;
-  const q = sql`
+  return sql`
     update events set
       status = case
         when ${delivered} then 'delivered'
@@ -78,7 +77,6 @@ const settleEventStatusQ = prepared<{ id: string; nowMs: number }>(['id', 'nowMs
         else 'pending' end,
       delivered_at = case when ${delivered} then coalesce(delivered_at, ${p.nowMs}) else null end
     where id = ${p.id} and exists (select 1 from delivery_jobs j where j.event_ref = events.id)`;
-  return { compile: () => q.compile(db) };
 });
 
 export interface EventFilter {

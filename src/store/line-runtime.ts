@@ -12,10 +12,9 @@ const insertDeviceLogQ = preparedInsert('simulator_sent', columnsOf<DB['simulato
 type TakeToken = { tenantId: string; burst: number; perSecond: number; nowMs: number };
 /** The common case in one statement: the bucket exists and holds a token after refilling. */
 const takeTokenQ = (least: string, greatest: string) =>
-  prepared<TakeToken>(['tenantId', 'burst', 'perSecond', 'nowMs'], (db, p) => {
+  prepared<TakeToken>(['tenantId', 'burst', 'perSecond', 'nowMs'], (_db, p) => {
     const refilled = sql`${sql.raw(least)}(${p.burst}, tokens + ${sql.raw(greatest)}(0, ${p.nowMs} - updated_at) * ${p.perSecond} / 1000.0)`;
-    const q = sql`update rate_buckets set tokens = ${refilled} - 1, updated_at = ${p.nowMs} where tenant_id = ${p.tenantId} and ${refilled} >= 1`;
-    return { compile: () => q.compile(db) };
+    return sql`update rate_buckets set tokens = ${refilled} - 1, updated_at = ${p.nowMs} where tenant_id = ${p.tenantId} and ${refilled} >= 1`;
   });
 const takeTokenFast = { sqlite: takeTokenQ('min', 'max'), postgres: takeTokenQ('least', 'greatest') };
 

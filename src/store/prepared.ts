@@ -11,7 +11,7 @@
  * SQL must fit every call, and each parameter must reach the query as given.
  * A parameter that never shows up in the compiled query is refused at once.
  */
-import { createQueryId, type Compilable, type Kysely, type QueryResult, type RootOperationNode } from 'kysely';
+import { createQueryId, type Compilable, type Kysely, type QueryResult, type RawBuilder, type RootOperationNode } from 'kysely';
 import type { DB } from './schema.js';
 
 // Mixed case, so that a build that changes a parameter's case is caught as well.
@@ -28,13 +28,14 @@ export type Prepared<P, R> = (db: Kysely<DB>, params: P) => Promise<QueryResult<
 
 export function prepared<P extends Record<string, unknown>, R = unknown>(
   names: readonly (keyof P & string)[],
-  build: (db: Kysely<DB>, p: P) => Compilable<R>,
+  build: (db: Kysely<DB>, p: P) => Compilable<R> | RawBuilder<R>,
 ): Prepared<P, R> {
   // Keyed by the database's adapter: shared by a database and its transactions, distinct per database.
   const templates = new WeakMap<object, Template>();
   const compile = (db: Kysely<DB>): Template => {
     const markers = Object.fromEntries(names.map((n) => [n, MARK + n])) as P;
-    const c = build(db, markers).compile();
+    // A query builder compiles itself; `sql` needs the database (the extra argument is ignored by the former).
+    const c = (build(db, markers) as RawBuilder<R>).compile(db);
     const slots = c.parameters.map((v) => (typeof v === 'string' && v.startsWith(MARK) ? v.slice(MARK.length) : { value: v }));
     const missing = names.filter((n) => !slots.includes(n));
     if (missing.length) throw new Error(`prepared query does not use ${missing.join(', ')}: ${c.sql}`);
