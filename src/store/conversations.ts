@@ -61,6 +61,11 @@ export function conversationsRepo(db: Kysely<DB>) {
     async upsertLead(lead: Lead): Promise<{ lead: Lead; created: boolean }> {
       const existing = await this.findLead(lead.tenant_id, lead.handle);
       if (existing) return { lead: existing, created: false };
+      return this.createLead(lead);
+    },
+
+    /** Like upsertLead, but tries the insert first: for a lead that is most likely new. */
+    async createLead(lead: Lead): Promise<{ lead: Lead; created: boolean }> {
       // ON CONFLICT rather than catching: a caught error would abort a PostgreSQL transaction.
       if (inserted(await insertLeadQ(db, lead))) return { lead, created: true };
       return { lead: (await this.findLead(lead.tenant_id, lead.handle))!, created: false };

@@ -109,6 +109,21 @@ describe.each(STORE_KINDS)('inbound → event log → signed webhook on %s', (ki
     expect(rec.delivery.delivered_at).not.toBeNull();
   });
 
+  it("files a returning contact's messages in the same direct chat, with the same chat in every envelope", async () => {
+    const before = rx.received.length;
+    for (const guid of ['RET-1', 'RET-2']) expect((await inbound({ from: '+14155550177', text: `hello ${guid}`, guid })).statusCode).toBe(202);
+    const envs = (await rx.waitFor(before + 2)).slice(before).map((r) => JSON.parse(r.body.toString('utf8')));
+    const [first, second] = envs.sort((a, b) => a.message_guid.localeCompare(b.message_guid));
+    expect(second.data.chat.id).toBe(first.data.chat.id);
+    expect(second.data.chat).toEqual(first.data.chat);
+    expect(second.data.chat.handles).toEqual([
+      { handle: '+14155550177', service: 'imessage', is_me: false },
+      { handle: '+15550100001', service: 'imessage', is_me: true },
+    ]);
+    const listed = await t.api('GET', `/api/v1/chats/${first.data.chat.id}/messages`);
+    expect(listed.json().messages.map((m: { id: string }) => m.id).sort()).toEqual([first.data.message.id, second.data.message.id].sort());
+  });
+
   it('records one event when the same guid is reported twice', async () => {
     const count = (await events('?limit=200')).json().count;
     await inbound({ from: '+14155550199', text: 'dup', guid: 'DUP-1' });

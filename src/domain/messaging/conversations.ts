@@ -17,7 +17,7 @@ export function conversations(deps: { store: Store; clock: Clock }) {
       const existing = await store.conversations.findLeadWithChat(tenant.id, handle);
       if (existing) return { ...existing, leadCreated: false };
       const now = clock.now();
-      const { lead, created } = await store.conversations.upsertLead({ id: newUuid(), tenant_id: tenant.id, handle, created_at: now });
+      const { lead, created } = await store.conversations.createLead({ id: newUuid(), tenant_id: tenant.id, handle, created_at: now });
       const chat = await store.conversations.ensureChat({
         id: lead.id,
         tenant_id: tenant.id,

@@ -25,16 +25,33 @@ export interface LineEventsDeps {
   deepLinkBase: string;
 }
 
-async function chatFor(tx: Repos, tenant: Tenant, lineId: string, msg: InboundMessage, now: number): Promise<{ chat: Chat; leadId: string | null }> {
+/**
+ * The chat an inbound message belongs to, creating its lead, chat and participants as needed.
+ * A direct chat's only participant is its lead's handle, so it is known without a read.
+ */
+async function chatFor(
+  tx: Repos,
+  tenant: Tenant,
+  lineId: string,
+  msg: InboundMessage,
+  now: number,
+): Promise<{ chat: Chat; leadId: string | null; participants: string[] }> {
   if (!msg.group) {
-    const { lead } = await tx.conversations.upsertLead({ id: newUuid(), tenant_id: tenant.id, handle: msg.from, created_at: now });
-    const chat = await tx.conversations.ensureChat({
-      id: lead.id, tenant_id: tenant.id, is_group: false, lead_id: lead.id, line_id: lineId, convo_id: newUuid(),
-      chat_key: null, display_name: null, created_at: now,
-    });
-    await tx.conversations.addParticipant(chat.id, msg.from, now);
+    // A returning contact (the common case): one read.
+    const known = await tx.conversations.findLeadWithChat(tenant.id, msg.from);
+    let chat = known?.chat;
+    let leadId = known?.lead.id;
+    if (!chat) {
+      const { lead } = await tx.conversations.createLead({ id: newUuid(), tenant_id: tenant.id, handle: msg.from, created_at: now });
+      chat = await tx.conversations.ensureChat({
+        id: lead.id, tenant_id: tenant.id, is_group: false, lead_id: lead.id, line_id: lineId, convo_id: newUuid(),
+        chat_key: null, display_name: null, created_at: now,
+      });
+      await tx.conversations.addParticipant(chat.id, msg.from, now);
+      leadId = lead.id;
+    }
     if (!chat.line_id) await tx.conversations.pinLine(chat.id, lineId);
-    return { chat: { ...chat, line_id: chat.line_id ?? lineId }, leadId: lead.id };
+    return { chat: { ...chat, line_id: chat.line_id ?? lineId }, leadId: leadId!, participants: [msg.from] };
   }
   const { lead } = await tx.conversations.upsertLead({ id: newUuid(), tenant_id: tenant.id, handle: msg.from, created_at: now });
   const chat =
@@ -44,7 +61,7 @@ async function chatFor(tx: Repos, tenant: Tenant, lineId: string, msg: InboundMe
       chat_key: msg.group.chatKey, display_name: msg.group.displayName ?? null, created_at: now,
     }));
   for (const h of msg.group.handles) await tx.conversations.addParticipant(chat.id, h, now);
-  return { chat, leadId: lead.id };
+  return { chat, leadId: lead.id, participants: await tx.conversations.participants(chat.id) };
 }
 
 export function lineEvents(deps: LineEventsDeps): DriverEvents {
@@ -94,14 +111,14 @@ export function lineEvents(deps: LineEventsDeps): DriverEvents {
       });
 
       const recorded = await store.transaction(async (tx) => {
-        const { chat, leadId } = await chatFor(tx, tenant, lineId, msg, now);
+        const { chat, leadId, participants } = await chatFor(tx, tenant, lineId, msg, now);
         const message: Message = {
           id: newMessageId(msg.sentAt), tenant_id: tenant.id, chat_id: chat.id, line_id: lineId, direction: 'inbound',
           sender_handle: msg.from, parts, effect: null, status: 'received', provider_guid: msg.guid, first_touch: false,
           error_code: null, sent_at: msg.sentAt, delivered_at: msg.sentAt, read_at: null, edited_at: null,
         };
         const envelope = messageReceivedEnvelope({
-          tenant, line, chat, participants: await tx.conversations.participants(chat.id), message, guid: msg.guid,
+          tenant, line, chat, participants, message, guid: msg.guid,
           traceId: ids.trace(), nowMs: now, deepLinkBase: deps.deepLinkBase,
         });
         const subs = (await tx.events.subscriptions(tenant.id)).filter((s) => s.events.includes('message.received'));
