@@ -4,7 +4,7 @@
  * the job's state, and the event's aggregated status.
  */
 import type { Clock } from '../clock.js';
-import type { Store, EventRow, Subscription } from '../store/index.js';
+import type { Store, DeliveredEvent, Subscription } from '../store/index.js';
 import { deliveryHeaders } from './signer.js';
 import { NetError, postJson } from '../net/index.js';
 import { timeSortableId } from '../domain/ids.js';
@@ -25,7 +25,7 @@ export const isSuccess = (r: AttemptResult) => r.status !== null && r.status >= 
 /** 5xx and network errors are worth another attempt; 4xx is the receiver's final word. */
 export const isRetryable = (r: AttemptResult) => r.status === null || r.status >= 500;
 
-export async function attemptDelivery(event: EventRow, sub: Subscription, settings: AttemptSettings, nowBusinessMs: number): Promise<AttemptResult> {
+export async function attemptDelivery(event: DeliveredEvent, sub: Subscription, settings: AttemptSettings, nowBusinessMs: number): Promise<AttemptResult> {
   const live = sub.secrets.filter((s) => s.expires_at === null || s.expires_at > nowBusinessMs).map((s) => s.secret);
   const body = Buffer.from(event.payload, 'utf8');
   // Outgoing signatures use real time: receivers check them against their own clocks.

@@ -18,6 +18,8 @@ export interface Subscription {
 
 export type EventRow = Omit<DB['events'], 'dev_inbox'> & { dev_inbox: boolean };
 export type DeliveryJob = DB['delivery_jobs'];
+/** The part of an event a delivery sends. */
+export type DeliveredEvent = Pick<EventRow, 'id' | 'type' | 'event_id' | 'payload'>;
 export type DeliveryAttempt = DB['delivery_attempts'];
 
 const toEvent = (r: DB['events']): EventRow => ({ ...r, dev_inbox: r.dev_inbox === 1, delivered_at: numOrNull(r.delivered_at), created_at: Number(r.created_at) });
@@ -32,6 +34,18 @@ const subscriptionByIdQ = prepared<{ id: string }, DB['webhook_subscriptions']>(
 );
 const subscriptionsQ = prepared<{ tenantId: string }, DB['webhook_subscriptions']>(['tenantId'], (db, p) =>
   db.selectFrom('webhook_subscriptions').selectAll().where('tenant_id', '=', p.tenantId).orderBy('created_at').orderBy('id'),
+);
+/** What one delivery needs, in one read: the event's payload and its subscription. */
+const deliveryTargetQ = prepared<
+  { eventRef: string; subscriptionId: string },
+  DB['webhook_subscriptions'] & { event_type: string; event_event_id: string; event_payload: string }
+>(['eventRef', 'subscriptionId'], (db, p) =>
+  db
+    .selectFrom('events as e')
+    .innerJoin('webhook_subscriptions as s', (j) => j.on('s.id', '=', p.subscriptionId))
+    .selectAll('s')
+    .select(['e.type as event_type', 'e.event_id as event_event_id', 'e.payload as event_payload'])
+    .where('e.id', '=', p.eventRef),
 );
 const insertEventQ = preparedInsert(
   'events',
@@ -118,6 +132,13 @@ export function eventsRepo(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
     async subscriptionById(id: string): Promise<Subscription | undefined> {
       const r = await first(subscriptionByIdQ, db, { id });
       return r && toSub(r);
+    },
+    /** The event and subscription of a delivery job; undefined when either is gone. */
+    async deliveryTarget(eventRef: string, subscriptionId: string): Promise<{ event: DeliveredEvent; sub: Subscription } | undefined> {
+      const r = await first(deliveryTargetQ, db, { eventRef, subscriptionId });
+      if (!r) return undefined;
+      const { event_type, event_event_id, event_payload, ...sub } = r;
+      return { event: { id: eventRef, type: event_type, event_id: event_event_id, payload: event_payload }, sub: toSub(sub) };
     },
     async deleteSubscription(tenantId: string, id: string): Promise<boolean> {
       const r = await db.deleteFrom('webhook_subscriptions').where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();

@@ -59,4 +59,4 @@ export type { Lead, Chat } from './conversations.js';
 export type { Message, MessagePart } from './messages.js';
 export type { IdempotencyRecord } from './idempotency.js';
 export type { Attachment, VoiceNote } from './media.js';
-export type { Subscription, EventRow, DeliveryJob, DeliveryAttempt } from './events.js';
+export type { Subscription, EventRow, DeliveredEvent, DeliveryJob, DeliveryAttempt } from './events.js';
