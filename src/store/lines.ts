@@ -1,9 +1,24 @@
 import type { Kysely } from 'kysely';
 import type { DB } from './schema.js';
 import type { SecretBox } from './secret-box.js';
-import { first, prepared } from './prepared.js';
+import { columnsOf, first, prepared } from './prepared.js';
+import { toTenant, type Tenant } from './tenants.js';
 
 const lineByIdQ = prepared<{ id: string }, DB['phone_lines']>(['id'], (db, p) => db.selectFrom('phone_lines').selectAll().where('id', '=', p.id));
+
+const TENANT_COLUMNS = columnsOf<DB['tenants']>({
+  id: true, account_id: true, slug: true, name: true, timezone: true, sending_window_start: true, sending_window_end: true,
+  daily_first_touch_cap: true, rate_per_second: true, rate_burst: true, status: true, created_at: true,
+});
+/** A line and its tenant in one read (the tenant's columns prefixed `t_`), for the inbound path. */
+const lineWithTenantQ = prepared<{ id: string }, DB['phone_lines'] & Record<string, unknown>>(['id'], (db, p) =>
+  db
+    .selectFrom('phone_lines as l')
+    .innerJoin('tenants as t', 't.id', 'l.tenant_id')
+    .selectAll('l')
+    .select(TENANT_COLUMNS.map((c) => `t.${c} as t_${c}` as const) as never)
+    .where('l.id', '=', p.id),
+);
 
 export interface PhoneLine {
   id: string;
@@ -60,6 +75,12 @@ export function linesRepo(db: Kysely<DB>, box: SecretBox) {
     async get(id: string): Promise<PhoneLine | undefined> {
       const r = await first(lineByIdQ, db, { id });
       return r && toLine(r);
+    },
+    async getWithTenant(id: string): Promise<{ line: PhoneLine; tenant: Tenant } | undefined> {
+      const r = await first(lineWithTenantQ, db, { id });
+      if (!r) return undefined;
+      const tenant = toTenant(Object.fromEntries(TENANT_COLUMNS.map((c) => [c, r[`t_${c}`]])) as unknown as DB['tenants']);
+      return { line: toLine(r), tenant };
     },
     async getByNumber(phoneNumber: string): Promise<PhoneLine | undefined> {
       const r = await db.selectFrom('phone_lines').selectAll().where('phone_number', '=', phoneNumber).executeTakeFirst();

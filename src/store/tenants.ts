@@ -18,7 +18,7 @@ export interface Tenant {
 }
 
 type Row = DB['tenants'];
-const toTenant = (r: Row): Tenant => ({
+export const toTenant = (r: Row): Tenant => ({
   id: r.id,
   account_id: r.account_id,
   slug: r.slug,

@@ -75,6 +75,11 @@ describe.each(STORE_KINDS)('store on %s', (kind) => {
     expect(lines).toHaveLength(1);
     expect(lines[0]!.driver_config).toEqual({ url: 'http://mac.local:1234', password: PASSWORD });
     expect(lines[0]!.is_active).toBe(true);
+    // The inbound path reads a line with its owning tenant in one query: both exactly as read alone.
+    const owned = await ts.store.lines.getWithTenant('6f1c6b43-8a57-4c53-9b0a-2f5b0e0f6a11');
+    expect(owned?.tenant).toEqual(await ts.store.tenants.getById('ten_1'));
+    expect({ ...owned?.line, driver_config: owned?.line.driver_config }).toEqual({ ...lines[0], driver_config: lines[0]!.driver_config });
+    expect(await ts.store.lines.getWithTenant('00000000-0000-4000-8000-000000000000')).toBeUndefined();
   });
 
   it('never holds a signing secret or a driver password in plaintext', async () => {

@@ -88,10 +88,10 @@ export function lineEvents(deps: LineEventsDeps): DriverEvents {
     },
 
     async inbound(lineId, msg) {
-      const line = await store.lines.get(lineId);
-      if (!line) return;
+      const owned = await store.lines.getWithTenant(lineId);
+      if (!owned) return;
+      const { line, tenant } = owned;
       if (await store.messages.byProviderGuid(lineId, msg.guid)) return; // reported twice
-      const tenant = (await store.tenants.getById(line.tenant_id))!;
       const now = clock.now();
 
       // Media bytes first (outside the transaction): an orphaned blob is harmless, a lost one is not.
