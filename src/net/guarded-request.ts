@@ -238,7 +238,7 @@ function pooledAgent(o: ExchangeOptions, isHttps: boolean): http.Agent {
   if (!o.allowPrivateNetworks) {
     const guard = o.guard ?? defaultAddressGuard;
     pools = guardedPools.get(guard) ?? newPools();
-    guardedPools.set(guard, pools);
+    if (!guardedPools.has(guard)) guardedPools.set(guard, pools);
   }
   return isHttps ? pools.https : pools.http;
 }

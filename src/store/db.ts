@@ -62,9 +62,8 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
-    const cp = file === ':memory:' ? undefined : startCheckpointer(file, sqlite);
-    checkpointer = cp;
-    db = new Kysely<DB>({ dialect: new GroupCommitSqliteDialect(sqlite, cp && (() => cp.afterCommit())) });
+    checkpointer = file === ':memory:' ? undefined : startCheckpointer(file, sqlite);
+    db = new Kysely<DB>({ dialect: new GroupCommitSqliteDialect(sqlite, checkpointer?.afterCommit) });
   }
   await migrate(db);
   return {

@@ -28,10 +28,6 @@ const toJob = (r: DB['delivery_jobs']): DeliveryJob => ({
 });
 
 // The statements of recording and delivering an event, built once (prepared.ts).
-const eventByIdQ = prepared<{ id: string }, DB['events']>(['id'], (db, p) => db.selectFrom('events').selectAll().where('id', '=', p.id));
-const subscriptionByIdQ = prepared<{ id: string }, DB['webhook_subscriptions']>(['id'], (db, p) =>
-  db.selectFrom('webhook_subscriptions').selectAll().where('id', '=', p.id),
-);
 const subscriptionsQ = prepared<{ tenantId: string }, DB['webhook_subscriptions']>(['tenantId'], (db, p) =>
   db.selectFrom('webhook_subscriptions').selectAll().where('tenant_id', '=', p.tenantId).orderBy('created_at').orderBy('id'),
 );
@@ -129,10 +125,6 @@ export function eventsRepo(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
       const r = await db.selectFrom('webhook_subscriptions').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
       return r && toSub(r);
     },
-    async subscriptionById(id: string): Promise<Subscription | undefined> {
-      const r = await first(subscriptionByIdQ, db, { id });
-      return r && toSub(r);
-    },
     /** The event and subscription of a delivery job; undefined when either is gone. */
     async deliveryTarget(eventRef: string, subscriptionId: string): Promise<{ event: DeliveredEvent; sub: Subscription } | undefined> {
       const r = await first(deliveryTargetQ, db, { eventRef, subscriptionId });
@@ -161,7 +153,7 @@ export function eventsRepo(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
       return r && toEvent(r);
     },
     async eventById(id: string): Promise<EventRow | undefined> {
-      const r = await first(eventByIdQ, db, { id });
+      const r = await db.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirst();
       return r && toEvent(r);
     },
     /** Newest first. */

@@ -1,6 +1,6 @@
 /** Messages of a chat, in and out, with their delivery state. */
 import { numOrNull } from './rows.js';
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type UpdateObject } from 'kysely';
 import type { DB } from './schema.js';
 import { columnsOf, first, prepared, preparedInsert } from './prepared.js';
 
@@ -38,24 +38,22 @@ const setProviderGuidQ = prepared<{ id: string; guid: string }>(['id', 'guid'], 
   db.updateTable('messages').set({ provider_guid: p.guid }).where('id', '=', p.id),
 );
 // Receipts can arrive together: each is one statement, and neither may undo the other.
-const deliveredReceiptQ = prepared<{ lineId: string; guid: string; atMs: number }>(['lineId', 'guid', 'atMs'], (db, p) =>
-  db
-    .updateTable('messages')
-    .set({ status: sql`case when status = 'read' then 'read' else 'delivered' end`, delivered_at: sql`coalesce(delivered_at, ${p.atMs})` })
-    .where('line_id', '=', p.lineId)
-    .where('provider_guid', '=', p.guid)
-    .where('direction', '=', 'outbound')
-    .where('status', '!=', 'failed'),
-);
-const readReceiptQ = prepared<{ lineId: string; guid: string; atMs: number }>(['lineId', 'guid', 'atMs'], (db, p) =>
-  db
-    .updateTable('messages')
-    .set({ status: 'read', read_at: sql`coalesce(read_at, ${p.atMs})`, delivered_at: sql`coalesce(delivered_at, ${p.atMs})` })
-    .where('line_id', '=', p.lineId)
-    .where('provider_guid', '=', p.guid)
-    .where('direction', '=', 'outbound')
-    .where('status', '!=', 'failed'),
-);
+type Receipt = { lineId: string; guid: string; atMs: number };
+const receiptQ = (set: (p: Receipt) => UpdateObject<DB, 'messages'>) =>
+  prepared<Receipt>(['lineId', 'guid', 'atMs'], (db, p) =>
+    db
+      .updateTable('messages')
+      .set(set(p))
+      .where('line_id', '=', p.lineId)
+      .where('provider_guid', '=', p.guid)
+      .where('direction', '=', 'outbound')
+      .where('status', '!=', 'failed'),
+  );
+const deliveredReceiptQ = receiptQ((p) => ({
+  status: sql`case when status = 'read' then 'read' else 'delivered' end`,
+  delivered_at: sql`coalesce(delivered_at, ${p.atMs})`,
+}));
+const readReceiptQ = receiptQ((p) => ({ status: 'read', read_at: sql`coalesce(read_at, ${p.atMs})`, delivered_at: sql`coalesce(delivered_at, ${p.atMs})` }));
 
 /** Literal, not a parameter: the partial first-touch indexes (migration 005) apply only then. */
 const FIRST_TOUCH = sql<boolean>`first_touch = 1`;

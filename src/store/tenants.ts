@@ -1,8 +1,5 @@
 import type { Kysely } from 'kysely';
 import type { DB } from './schema.js';
-import { first, prepared } from './prepared.js';
-
-const tenantByIdQ = prepared<{ id: string }, DB['tenants']>(['id'], (db, p) => db.selectFrom('tenants').selectAll().where('id', '=', p.id));
 
 export interface Tenant {
   id: string;
@@ -56,7 +53,7 @@ export function tenantsRepo(db: Kysely<DB>) {
       return r && toTenant(r);
     },
     async getById(id: string): Promise<Tenant | undefined> {
-      const r = await first(tenantByIdQ, db, { id });
+      const r = await db.selectFrom('tenants').selectAll().where('id', '=', id).executeTakeFirst();
       return r && toTenant(r);
     },
     async listByAccount(accountId: string): Promise<Tenant[]> {

@@ -12,6 +12,7 @@ import type { BlobStore } from '../../blobs/index.js';
 import type { EventBus } from '../events/bus.js';
 import { ids, newUuid, randomHex, timeSortableId } from '../ids.js';
 import { newMessageId } from './outbound.js';
+import { findOrCreateDirect } from './conversations.js';
 import { RETENTION_MS } from '../media/attachments.js';
 import { messageEventId, messageReceivedEnvelope } from '../events/envelope.js';
 import { DEV_INBOX_URL } from '../events/subscriptions.js';
@@ -37,21 +38,9 @@ async function chatFor(
   now: number,
 ): Promise<{ chat: Chat; leadId: string | null; participants: string[] }> {
   if (!msg.group) {
-    // A returning contact (the common case): one read.
-    const known = await tx.conversations.findLeadWithChat(tenant.id, msg.from);
-    let chat = known?.chat;
-    let leadId = known?.lead.id;
-    if (!chat) {
-      const { lead } = await tx.conversations.createLead({ id: newUuid(), tenant_id: tenant.id, handle: msg.from, created_at: now });
-      chat = await tx.conversations.ensureChat({
-        id: lead.id, tenant_id: tenant.id, is_group: false, lead_id: lead.id, line_id: lineId, convo_id: newUuid(),
-        chat_key: null, display_name: null, created_at: now,
-      });
-      await tx.conversations.addParticipant(chat.id, msg.from, now);
-      leadId = lead.id;
-    }
+    const { lead, chat } = await findOrCreateDirect(tx, tenant.id, msg.from, now, lineId);
     if (!chat.line_id) await tx.conversations.pinLine(chat.id, lineId);
-    return { chat: { ...chat, line_id: chat.line_id ?? lineId }, leadId: leadId!, participants: [msg.from] };
+    return { chat: { ...chat, line_id: chat.line_id ?? lineId }, leadId: lead.id, participants: [msg.from] };
   }
   const { lead } = await tx.conversations.upsertLead({ id: newUuid(), tenant_id: tenant.id, handle: msg.from, created_at: now });
   const chat =
