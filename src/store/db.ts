@@ -11,6 +11,7 @@ import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
 import { GroupCommitSqliteDialect } from './sqlite-group-commit.js';
 import { startCheckpointer, type Checkpointer } from './sqlite-checkpointer.js';
 import { migrations } from './migrations/index.js';
+import { runPreparedDirectly } from './prepared.js';
 import type { DB } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -25,6 +26,8 @@ export interface Database {
   db: Kysely<DB>;
   dialect: Dialect;
   notifier?: Notifier;
+  /** Called at the start of each transaction the store opens, with the transaction. */
+  transactionOpened(tx: Kysely<DB>): void;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -45,6 +48,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   let dialect: Dialect;
   let notifier: Notifier | undefined;
   let checkpointer: Checkpointer | undefined;
+  let transactionOpened: (tx: Kysely<DB>) => void = () => {};
   if (opts.databaseUrl) {
     dialect = 'postgres';
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
@@ -63,13 +67,18 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
     checkpointer = file === ':memory:' ? undefined : startCheckpointer(file, sqlite);
-    db = new Kysely<DB>({ dialect: new GroupCommitSqliteDialect(sqlite, checkpointer?.afterCommit) });
+    const groupCommit = new GroupCommitSqliteDialect(sqlite, checkpointer?.afterCommit);
+    db = new Kysely<DB>({ dialect: groupCommit });
+    const direct = groupCommit.direct();
+    runPreparedDirectly(db, direct.outside);
+    transactionOpened = (tx) => runPreparedDirectly(tx, direct.inOpenTransaction());
   }
   await migrate(db);
   return {
     db,
     dialect,
     notifier,
+    transactionOpened,
     async ping() {
       await sql`select 1`.execute(db);
     },

@@ -47,7 +47,11 @@ export async function openStore(opts: OpenOptions & { masterKey: Buffer }): Prom
   return {
     database,
     ...repos(database.db, database.dialect, box),
-    transaction: (fn) => database.db.transaction().execute((tx) => fn(repos(tx, database.dialect, box))),
+    transaction: (fn) =>
+      database.db.transaction().execute((tx) => {
+        database.transactionOpened(tx);
+        return fn(repos(tx, database.dialect, box));
+      }),
     close: () => database.close(),
   };
 }

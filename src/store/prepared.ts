@@ -26,6 +26,20 @@ interface Template {
 
 export type Prepared<P, R> = (db: Kysely<DB>, params: P) => Promise<QueryResult<R>>;
 
+/** Runs compiled SQL on a database or transaction without kysely's executor. */
+export type DirectRunner = (query: { sql: string; parameters: readonly unknown[] }) => Promise<QueryResult<unknown>> | QueryResult<unknown>;
+
+const directRunners = new WeakMap<Kysely<DB>, DirectRunner>();
+
+/**
+ * Lets prepared queries on `db` (a database or a transaction) skip kysely's
+ * executor. Registered by a dialect that has a cheaper way (SQLite); where
+ * none is registered, they go through kysely as any query does.
+ */
+export function runPreparedDirectly(db: Kysely<DB>, runner: DirectRunner): void {
+  directRunners.set(db, runner);
+}
+
 export function prepared<P extends Record<string, unknown>, R = unknown>(
   names: readonly (keyof P & string)[],
   build: (db: Kysely<DB>, p: P) => Compilable<R> | RawBuilder<R>,
@@ -46,6 +60,8 @@ export function prepared<P extends Record<string, unknown>, R = unknown>(
     let t = templates.get(key);
     if (!t) templates.set(key, (t = compile(db)));
     const parameters = t.slots.map((s) => (typeof s === 'string' ? params[s] : s.value));
+    const direct = directRunners.get(db);
+    if (direct) return (await direct({ sql: t.sql, parameters })) as QueryResult<R>;
     return db.executeQuery<R>({ sql: t.sql, query: t.query, queryId: createQueryId(), parameters });
   };
 }

@@ -38,6 +38,42 @@ describe.each(STORE_KINDS)('prepared queries on %s', (kind) => {
       expect((await first(leadsOfTenant, tx, { tenantId: 'ten_p', limit: 1 }))?.id).toBe('lead_tx');
     });
   });
+
+  // store.transaction is where SQLite runs prepared queries without kysely's executor.
+  it("in the store's transactions: writes are the transaction's own, undone with it, unseen outside until it commits", async () => {
+    const { store } = ts;
+    const handles = async (db = store.database.db) => (await leadsOfTenant(db, { tenantId: 'ten_p', limit: 50 })).rows.map((r) => r.handle);
+    const before = await handles();
+    await expect(
+      store.transaction(async (tx) => {
+        await tx.conversations.createLead({ id: 'lead_undone', tenant_id: 'ten_p', handle: '+14155550190', created_at: 8 });
+        expect(await tx.conversations.findLead('ten_p', '+14155550190')).toMatchObject({ id: 'lead_undone' });
+        throw new Error('changed my mind');
+      }),
+    ).rejects.toThrow('changed my mind');
+    expect(await handles()).toEqual(before);
+
+    let outsideSaw: string[] | undefined;
+    let leaked: (() => Promise<unknown>) | undefined;
+    await store.transaction(async (tx) => {
+      await tx.conversations.createLead({ id: 'lead_kept', tenant_id: 'ten_p', handle: '+14155550192', created_at: 9 });
+      // A read outside never sees the uncommitted row: PostgreSQL answers from before the
+      // transaction, SQLite (one connection) answers once the transaction is over.
+      void handles().then((h) => (outsideSaw = h));
+      await new Promise((r) => setTimeout(r, 20));
+      if (kind === 'sqlite') expect(outsideSaw).toBeUndefined();
+      else expect(outsideSaw).not.toContain('+14155550192');
+      expect(await tx.conversations.findLead('ten_p', '+14155550192')).toMatchObject({ id: 'lead_kept' });
+      leaked = () => tx.conversations.findLead('ten_p', '+14155550192');
+    });
+    expect(await handles()).toContain('+14155550192');
+    if (kind === 'sqlite') {
+      for (let i = 0; i < 50 && !outsideSaw; i++) await new Promise((r) => setTimeout(r, 5));
+      expect(outsideSaw).toContain('+14155550192');
+    }
+    // A transaction's repositories are not a way around its end.
+    await expect(leaked!()).rejects.toThrow();
+  });
 });
 
 describe('prepared query building', () => {
