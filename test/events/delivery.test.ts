@@ -131,6 +131,22 @@ describe.each(STORE_KINDS)('inbound → event log → signed webhook on %s', (ki
     expect((await events('?limit=200')).json().count).toBe(count + 1);
   });
 
+  it('records one event and one message when the same guid is reported twice at once, with or without media', async () => {
+    const count = (await events('?limit=200')).json().count;
+    const media = [{ type: 'media', filename: 'dup.png', mime_type: 'image/png', content_base64: randomBytes(64).toString('base64') }];
+    const sends = ['DUP-AT-ONCE-1', 'DUP-AT-ONCE-1', 'DUP-AT-ONCE-2', 'DUP-AT-ONCE-2'].map((guid, i) =>
+      inbound({ from: '+14155550198', guid, ...(guid.endsWith('2') ? { parts: media } : { text: `dup ${i}` }) }),
+    );
+    expect((await Promise.all(sends)).map((r) => r.statusCode)).toEqual([202, 202, 202, 202]);
+    const listed = (await events('?limit=200')).json();
+    expect(listed.count).toBe(count + 2);
+    const chatId = listed.events.find((e: { payload: { message_guid: string } }) => e.payload.message_guid === 'DUP-AT-ONCE-2').payload.data.chat.id;
+    type Listed = { parts: { type: string; value?: string }[] };
+    const messages: Listed[] = (await t.api('GET', `/api/v1/chats/${chatId}/messages`)).json().messages;
+    expect(messages.filter((m) => m.parts.some((p) => p.type === 'media')).length).toBe(1);
+    expect(messages.filter((m) => m.parts.some((p) => p.value?.startsWith('dup '))).length).toBe(1);
+  });
+
   it.each([
     ['200', [200], 1, 'delivered'],
     ['400 (not retried)', [400], 1, 'failed'],

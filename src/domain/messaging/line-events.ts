@@ -77,10 +77,9 @@ export function lineEvents(deps: LineEventsDeps): DriverEvents {
     },
 
     async inbound(lineId, msg) {
-      const owned = await store.lines.getWithTenant(lineId);
-      if (!owned) return;
-      const { line, tenant } = owned;
-      if (await store.messages.byProviderGuid(lineId, msg.guid)) return; // reported twice
+      const hasMedia = msg.parts.some((p) => p.type === 'media');
+      // A driver may report a message twice; with media, find out before writing its bytes again.
+      if (hasMedia && (await store.messages.byProviderGuid(lineId, msg.guid))) return;
       const now = clock.now();
 
       // Media bytes first (outside the transaction): an orphaned blob is harmless, a lost one is not.
@@ -99,7 +98,12 @@ export function lineEvents(deps: LineEventsDeps): DriverEvents {
         return { type: 'media', attachment_id: m.id, ...(m.filename && { filename: m.filename }), mime_type: m.mimeType, size_bytes: m.size };
       });
 
-      const recorded = await store.transaction(async (tx) => {
+      // The reads are in the transaction too: there they need not wait for other requests' writes to commit.
+      const recordedFor = await store.transaction(async (tx): Promise<Tenant | undefined> => {
+        const owned = await tx.lines.getWithTenant(lineId);
+        if (!owned) return undefined;
+        const { line, tenant } = owned;
+        if (await tx.messages.byProviderGuid(lineId, msg.guid)) return undefined; // reported twice
         const { chat, leadId, participants } = await chatFor(tx, tenant, lineId, msg, now);
         const message: Message = {
           id: newMessageId(msg.sentAt), tenant_id: tenant.id, chat_id: chat.id, line_id: lineId, direction: 'inbound',
@@ -120,7 +124,7 @@ export function lineEvents(deps: LineEventsDeps): DriverEvents {
           id: eventRef, tenant_id: tenant.id, type: 'message.received', event_id: messageEventId(msg.guid), lead_id: leadId,
           convo_id: chat.convo_id, payload: JSON.stringify(envelope), status, dev_inbox: devInbox, delivered_at: null, created_at: now,
         });
-        if (!inserted) return false; // the same guid was recorded already
+        if (!inserted) return undefined; // the same guid was recorded already
         await tx.messages.insert(message);
         for (const m of media) {
           await tx.media.insertAttachment({
@@ -135,9 +139,9 @@ export function lineEvents(deps: LineEventsDeps): DriverEvents {
             state: 'pending' as const, attempts: 0, next_attempt_at: Date.now(), lease_until: null, created_at: now,
           })),
         );
-        return true;
+        return tenant;
       });
-      if (recorded) bus.eventRecorded(tenant.id);
+      if (recordedFor) bus.eventRecorded(recordedFor.id);
     },
   };
 }
