@@ -47,15 +47,22 @@ async function scenario(label: string, env: Record<string, string>) {
     let seq = 0;
     const inject = (guid: string) => post(inboundUrl, admin, JSON.stringify({ from: `+1415555${String(seq++ % 10000).padStart(4, '0')}`, text: 'benchmark inbound', guid }));
 
-    // 1. Full speed: N injections from 32 concurrent senders; time until all arrived.
-    const N = quick ? 1000 : 4000;
-    const t0 = performance.now();
-    let next = 0;
-    await Promise.all(Array.from({ length: 32 }, async () => {
-      while (next < N) await inject(`full-${next++}`);
-    }));
-    while ([...arrivals.keys()].filter((k) => k.includes('full-')).length < N && performance.now() - t0 < 120_000) await new Promise((r) => setTimeout(r, 20));
-    const fullMs = performance.now() - t0;
+    // 1. Full speed: N injections from 32 concurrent senders; time until all arrived. A warm-up
+    //    batch first, untimed, so that the figure is the service's speed, not its JIT's warm-up.
+    const fullSpeed = async (prefix: string, n: number) => {
+      const t0 = performance.now();
+      let next = 0;
+      await Promise.all(Array.from({ length: 32 }, async () => {
+        while (next < n) await inject(`${prefix}-${next++}`);
+      }));
+      const arrived = () => [...arrivals.keys()].filter((k) => k.includes(`${prefix}-`)).length;
+      while (arrived() < n && performance.now() - t0 < 120_000) await new Promise((r) => setTimeout(r, 20));
+      return performance.now() - t0;
+    };
+    const warmN = quick ? 500 : 1000;
+    const coldRate = warmN / ((await fullSpeed('warm', warmN)) / 1000);
+    const N = quick ? 1000 : 8000;
+    const fullMs = await fullSpeed('full', N);
     const rate = N / (fullMs / 1000);
 
     // 2. Fixed rate: 1,000 events/s for a few seconds; inject→arrival latency.
@@ -99,7 +106,7 @@ async function scenario(label: string, env: Record<string, string>) {
     while (got.length < S && performance.now() - sseStart < 10_000) await new Promise((r) => setTimeout(r, 5));
     for (const s of streams) s.destroy();
     const sseLat = got.map((t) => t - sseStart);
-    return { label, rate, latencies, lost: sentAt.size - latencies.length, sse: { streams: S, received: got.length, p50: pct(sseLat, 50), p99: pct(sseLat, 99) } };
+    return { label, rate, coldRate, latencies, lost: sentAt.size - latencies.length, sse: { streams: S, received: got.length, p50: pct(sseLat, 50), p99: pct(sseLat, 99) } };
   } finally {
     receiver.closeAllConnections();
     receiver.close();
@@ -136,6 +143,7 @@ console.log(`machine: ${os.cpus().length} cores, node ${process.version}`);
 console.log(`node:http baseline (POST, 32 connections): ${base.requests.average.toFixed(0)} req/s`);
 for (const r of results) {
   console.log(`[${r.label}] full speed: ${r.rate.toFixed(0)} events/s delivered (ratio ${(r.rate / base.requests.average).toFixed(3)} of baseline req/s)  ${r.rate >= 2000 ? 'meets' : 'MISSES'} ≥ 2000`);
+  console.log(`[${r.label}]   (the untimed warm-up batch, from a cold start: ${r.coldRate.toFixed(0)} events/s)`);
   console.log(`[${r.label}] at 1000/s: inject→arrival p50 ${pct(r.latencies, 50).toFixed(1)} ms, p99 ${pct(r.latencies, 99).toFixed(1)} ms, lost ${r.lost}  ${pct(r.latencies, 99) < 100 ? 'meets' : 'MISSES'} p99 < 100 ms`);
   console.log(`[${r.label}] SSE: ${r.sse.received}/${r.sse.streams} streams got the event, p50 ${r.sse.p50.toFixed(1)} ms, p99 ${r.sse.p99.toFixed(1)} ms  ${r.sse.received === r.sse.streams && r.sse.p99 < 200 ? 'meets' : 'MISSES'} p99 < 200 ms`);
 }
