@@ -5,9 +5,11 @@
  * once; other processes see the change within the TTL.
  */
 import { realNowMs } from '../clock.js';
+import type { MaybePromise } from './maybe-promise.js';
 
 export interface TtlCache<V> {
-  get(key: string, load: () => Promise<V>): Promise<V>;
+  /** The cached value at once while fresh; else `load()`'s, once it settles. */
+  get(key: string, load: () => Promise<V>): MaybePromise<V>;
   delete(key: string): void;
   clear(): void;
 }
@@ -15,13 +17,14 @@ export interface TtlCache<V> {
 export function ttlCache<V>(ttlMs: number, maxEntries = 10_000): TtlCache<V> {
   const entries = new Map<string, { at: number; value: V }>();
   return {
-    async get(key, load) {
+    get(key, load) {
       const hit = entries.get(key);
       if (hit && realNowMs() - hit.at < ttlMs) return hit.value;
-      const value = await load();
-      if (entries.size >= maxEntries) entries.delete(entries.keys().next().value!);
-      entries.set(key, { at: realNowMs(), value });
-      return value;
+      return load().then((value) => {
+        if (entries.size >= maxEntries) entries.delete(entries.keys().next().value!);
+        entries.set(key, { at: realNowMs(), value });
+        return value;
+      });
     },
     delete: (key) => void entries.delete(key),
     clear: () => entries.clear(),

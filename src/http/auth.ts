@@ -9,6 +9,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors/registry.js';
 import type { Authenticator } from '../domain/accounts-tenants/auth.js';
 import type { AuthMode } from './types.js';
+import { andThen, type MaybePromise } from '../domain/maybe-promise.js';
 
 const EMPTY = Buffer.alloc(0);
 
@@ -28,7 +29,19 @@ export function registerAuth(app: FastifyInstance, deps: { auth: Authenticator; 
   const { auth } = deps;
   const adminTokenDigest = sha256(deps.adminToken);
 
-  app.addHook('preValidation', async (req) => {
+  // Callback-style and synchronous while the credentials are cached: no promise per request.
+  app.addHook('preValidation', (req, _reply, done) => {
+    let authenticated: MaybePromise<void>;
+    try {
+      authenticated = authenticateRequest(req);
+    } catch (err) {
+      return done(err as Error);
+    }
+    if (authenticated instanceof Promise) authenticated.then(() => done(), done);
+    else done();
+  });
+
+  function authenticateRequest(req: FastifyRequest): MaybePromise<void> {
     const mode: AuthMode = req.routeOptions.config?.auth ?? (req.url.startsWith('/api/') ? 'tenant' : 'none');
     if (mode === 'admin') {
       const authorization = header(req, 'authorization');
@@ -37,20 +50,29 @@ export function registerAuth(app: FastifyInstance, deps: { auth: Authenticator; 
       if (!token || !matchesDigest(token, adminTokenDigest)) {
         throw new ApiError(2004, 'invalid admin token (tenant signing secrets are not accepted here)');
       }
-    } else if (mode !== 'none') {
-      req.principal = await auth.authenticate({
-        authorization: header(req, 'authorization'),
-        signature: header(req, auth.signatureHeader),
-        tenantSlug: header(req, auth.tenantHeader),
-        rawBody: req.rawBody ?? EMPTY,
-        requireTenantHeader: mode === 'tenant-header',
-        bearerOnly: mode === 'bearer-only',
-      });
+      return checkBody(req);
     }
-    if (req.jsonError) throw new ApiError(1004, `request body is not valid JSON: ${req.jsonError.message}`);
-    // A bodyless POST/PATCH validates as {}: its required fields then read as missing (1001).
-    if (req.body === undefined && (req.method === 'POST' || req.method === 'PATCH')) req.body = {};
-  });
+    if (mode === 'none') return checkBody(req);
+    const principal = auth.authenticate({
+      authorization: header(req, 'authorization'),
+      signature: header(req, auth.signatureHeader),
+      tenantSlug: header(req, auth.tenantHeader),
+      rawBody: req.rawBody ?? EMPTY,
+      requireTenantHeader: mode === 'tenant-header',
+      bearerOnly: mode === 'bearer-only',
+    });
+    return andThen(principal, (p) => {
+      req.principal = p;
+      checkBody(req);
+    });
+  }
+}
+
+/** Body errors come after authentication, so an unauthenticated caller learns nothing from them. */
+function checkBody(req: FastifyRequest): void {
+  if (req.jsonError) throw new ApiError(1004, `request body is not valid JSON: ${req.jsonError.message}`);
+  // A bodyless POST/PATCH validates as {}: its required fields then read as missing (1001).
+  if (req.body === undefined && (req.method === 'POST' || req.method === 'PATCH')) req.body = {};
 }
 
 /** The authenticated principal of a tenant route (set by the hook above). */

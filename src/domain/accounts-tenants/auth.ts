@@ -15,6 +15,7 @@ import type { KeyObject } from 'node:crypto';
 import type { Store, Account, Tenant } from '../../store/index.js';
 import { isValidSlug } from './settings.js';
 import { ttlCache } from '../ttl-cache.js';
+import { andThen, type MaybePromise } from '../maybe-promise.js';
 
 export const SIGNATURE_WINDOW_SECONDS = 300;
 export const AUTH_CACHE_MS = 2_000;
@@ -36,7 +37,8 @@ export interface RequestCredentials {
   bearerOnly: boolean;
 }
 
-type ParsedSignature = { ts: number; digest: Buffer };
+/** A well-formed signature header; its digest is decoded only when it must be checked. */
+type ParsedSignature = { ts: number; hex: string };
 
 /** The account behind a tenant slug, its live secrets prepared for HMAC, and signatures already checked. */
 interface Signer {
@@ -51,7 +53,7 @@ const MAX_REMEMBERED_SIGNATURES = 1_000;
 export function parseRequestSignature(header: string): ParsedSignature | undefined {
   const m = /^v1,(\d{1,12}),([0-9a-fA-F]{64})$/.exec(header.trim());
   if (!m) return undefined;
-  return { ts: Number(m[1]), digest: Buffer.from(m[2]!, 'hex') };
+  return { ts: Number(m[1]), hex: m[2]! };
 }
 
 function bearerToken(authorization: string): string | undefined {
@@ -68,9 +70,11 @@ export function authenticator(deps: { store: Store; clock: Clock; brand: string 
   const signerCache = ttlCache<Signer>(AUTH_CACHE_MS);
   const tenantCache = ttlCache<Tenant[]>(AUTH_CACHE_MS);
 
-  async function bearerOwner(token: string): Promise<Account | undefined> {
-    const found = await bearerCache.get(token, () => store.accounts.findSecretOwner(token));
-    return found && (found.expires_at === null || found.expires_at > clock.now()) ? found.account : undefined;
+  // Synchronous while everything is cached (maybe-promise.ts): the common case, once per request.
+  function bearerOwner(token: string): MaybePromise<Account | undefined> {
+    return andThen(bearerCache.get(token, () => store.accounts.findSecretOwner(token)), (found) =>
+      found && (found.expires_at === null || found.expires_at > clock.now()) ? found.account : undefined,
+    );
   }
 
   /** The account behind a tenant slug and its secrets, for HMAC checks. */
@@ -85,8 +89,10 @@ export function authenticator(deps: { store: Store; clock: Clock; brand: string 
 
   const tenantsOf = (accountId: string) => tenantCache.get(accountId, () => store.tenants.listByAccount(accountId));
 
-  async function resolveTenant(account: Account, slug: string | undefined, requireHeader: boolean): Promise<Tenant> {
-    const tenants = await tenantsOf(account.id);
+  const resolveTenant = (account: Account, slug: string | undefined, requireHeader: boolean): MaybePromise<Tenant> =>
+    andThen(tenantsOf(account.id), (tenants) => tenantNamed(account, tenants, slug, requireHeader));
+
+  function tenantNamed(account: Account, tenants: Tenant[], slug: string | undefined, requireHeader: boolean): Tenant {
     if (slug === undefined) {
       if (requireHeader) throw new ApiError(2001, `this endpoint requires the ${tenantHeader} header`);
       if (account.multi_tenant) {
@@ -113,15 +119,19 @@ export function authenticator(deps: { store: Store; clock: Clock; brand: string 
     const live = (expiresAt: number | null) => expiresAt === null || expiresAt > now;
     const remembered = rawBody.length === 0 ? signer.verified.get(header) : undefined;
     if (remembered !== undefined) return live(remembered);
-    const match = signer.secrets.find((s) => live(s.expires_at) && hmacMatches(s.key, sig.ts, rawBody, sig.digest));
+    const digest = Buffer.from(sig.hex, 'hex');
+    const match = signer.secrets.find((s) => live(s.expires_at) && hmacMatches(s.key, sig.ts, rawBody, digest));
     if (match && rawBody.length === 0 && signer.verified.size < MAX_REMEMBERED_SIGNATURES) signer.verified.set(header, match.expires_at);
     return match !== undefined;
   }
 
-  function checkState(account: Account, tenant: Tenant): void {
-    if (!account.email_verified) throw new ApiError(2007, 'the account email address is not verified');
-    if (tenant.status === 'suspended') throw new ApiError(2005, `tenant "${tenant.slug}" is suspended`);
-  }
+  /** The principal, once the account's tenant is resolved and both may act. */
+  const principal = (account: Account, slug: string | undefined, requireHeader: boolean): MaybePromise<Principal> =>
+    andThen(resolveTenant(account, slug, requireHeader), (tenant) => {
+      if (!account.email_verified) throw new ApiError(2007, 'the account email address is not verified');
+      if (tenant.status === 'suspended') throw new ApiError(2005, `tenant "${tenant.slug}" is suspended`);
+      return { account, tenant };
+    });
 
   return {
     tenantHeader,
@@ -134,16 +144,16 @@ export function authenticator(deps: { store: Store; clock: Clock; brand: string 
       tenantCache.clear();
     },
 
-    async authenticate(c: RequestCredentials): Promise<Principal> {
+    /** Throws the spec's error, at once or through the promise. */
+    authenticate(c: RequestCredentials): MaybePromise<Principal> {
       const slug = c.tenantSlug?.trim() || undefined;
       if (c.authorization !== undefined && c.authorization.trim() !== '') {
         const token = bearerToken(c.authorization);
         if (!token) throw new ApiError(2004, 'Authorization must be "Bearer <signing secret>"');
-        const account = await bearerOwner(token);
-        if (!account) throw new ApiError(2004, 'invalid bearer token');
-        const tenant = await resolveTenant(account, slug, c.requireTenantHeader);
-        checkState(account, tenant);
-        return { account, tenant };
+        return andThen(bearerOwner(token), (account) => {
+          if (!account) throw new ApiError(2004, 'invalid bearer token');
+          return principal(account, slug, c.requireTenantHeader);
+        });
       }
       if (c.signature !== undefined && c.signature.trim() !== '') {
         if (c.bearerOnly) throw new ApiError(2012, 'this route accepts bearer authentication only');
@@ -157,13 +167,13 @@ export function authenticator(deps: { store: Store; clock: Clock; brand: string 
         }
         // HMAC names no account: the tenant header says whose secret to check.
         if (!slug) throw new ApiError(2012, `HMAC-signed requests must send ${tenantHeader}`);
-        const signer = await signerFor(slug);
-        const { account } = signer;
-        // Unknown tenant and bad signature answer alike, so slugs can't be probed.
-        if (!account || !verifySignature(signer, c.signature.trim(), sig, c.rawBody)) throw new ApiError(2004, 'signature does not match');
-        const tenant = await resolveTenant(account, slug, c.requireTenantHeader);
-        checkState(account, tenant);
-        return { account, tenant };
+        const signature = c.signature.trim();
+        return andThen(signerFor(slug), (signer) => {
+          const { account } = signer;
+          // Unknown tenant and bad signature answer alike, so slugs can't be probed.
+          if (!account || !verifySignature(signer, signature, sig, c.rawBody)) throw new ApiError(2004, 'signature does not match');
+          return principal(account, slug, c.requireTenantHeader);
+        });
       }
       throw new ApiError(2012, `send Authorization: Bearer <secret> or ${signatureHeader}`);
     },
