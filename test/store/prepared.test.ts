@@ -59,10 +59,14 @@ describe.each(STORE_KINDS)('prepared queries on %s', (kind) => {
       await tx.conversations.createLead({ id: 'lead_kept', tenant_id: 'ten_p', handle: '+14155550192', created_at: 9 });
       // A read outside never sees the uncommitted row: PostgreSQL answers from before the
       // transaction, SQLite (one connection) answers once the transaction is over.
-      void handles().then((h) => (outsideSaw = h));
-      await new Promise((r) => setTimeout(r, 20));
-      if (kind === 'sqlite') expect(outsideSaw).toBeUndefined();
-      else expect(outsideSaw).not.toContain('+14155550192');
+      const outside = handles().then((h) => (outsideSaw = h));
+      if (kind === 'sqlite') {
+        await new Promise((r) => setTimeout(r, 20));
+        expect(outsideSaw).toBeUndefined();
+      } else {
+        await outside;
+        expect(outsideSaw).not.toContain('+14155550192');
+      }
       expect(await tx.conversations.findLead('ten_p', '+14155550192')).toMatchObject({ id: 'lead_kept' });
       leaked = () => tx.conversations.findLead('ten_p', '+14155550192');
     });
