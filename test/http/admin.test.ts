@@ -55,6 +55,10 @@ describe('admin API', () => {
     const pl = line.json().phone_line;
     expect(pl).toMatchObject({ phone_number: '+493012345678', tenant: 'acme', driver: 'bluebubbles', driver_config_keys: ['password', 'url'] });
     expect(line.body).not.toContain('hunter2-bb');
+    // Listed (and so cached) before the change: the tenant sees the change at once all the same.
+    const before = await t.api('GET', '/api/v1/phone-numbers', undefined, { secret: signing_secret });
+    expect(before.json().phone_numbers).toEqual([expect.objectContaining({ phone_number: '+493012345678', is_active: true })]);
+    expect(before.headers['content-type']).toBe('application/json; charset=utf-8');
     const off = await t.admin('PATCH', `/admin/v1/lines/${pl.id}`, { is_active: false });
     expect(off.json().phone_line.is_active).toBe(false);
     const all = await t.admin('GET', '/admin/v1/lines');
