@@ -11,7 +11,7 @@ import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
 import { GroupCommitSqliteDialect } from './sqlite-group-commit.js';
 import { startCheckpointer, type Checkpointer } from './sqlite-checkpointer.js';
 import { migrations } from './migrations/index.js';
-import { runPreparedDirectly } from './prepared.js';
+import { preparedStatementName, runPreparedDirectly } from './prepared.js';
 import type { DB } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -55,6 +55,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     // An idle connection the server ended (restart, failover, admin): the pool drops it and
     // opens a new one when needed. Without a listener this 'error' would crash the process.
     pool.on('error', (err) => opts.onIdleConnectionError?.(err));
+    pool.on('connect', nameStatements);
     db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     notifier = pgNotifier(opts.databaseUrl, pool);
   } else {
@@ -88,6 +89,19 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
       await db.destroy();
     },
   };
+}
+
+/**
+ * Prepared queries (prepared.ts) run as named statements on PostgreSQL: each
+ * connection parses and plans them once instead of on every call, which is
+ * most of the server's work for the small indexed statements of the hot paths.
+ */
+function nameStatements(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  client.query = ((text: unknown, values?: unknown, callback?: unknown) => {
+    const name = typeof text === 'string' ? preparedStatementName(text) : undefined;
+    return name ? query({ name, text, values }, callback) : query(text, values, callback);
+  }) as typeof client.query;
 }
 
 /** NOTIFY through the pool; LISTEN on one dedicated connection that reconnects. */

@@ -31,6 +31,17 @@ export type DirectRunner = (query: { sql: string; parameters: readonly unknown[]
 
 const directRunners = new WeakMap<Kysely<DB>, DirectRunner>();
 
+/** The SQL of every prepared query compiled so far, with a statement name of its own (PostgreSQL). */
+const statementNames = new Map<string, string>();
+
+/**
+ * The name under which `sql` may be kept as a server-side prepared statement,
+ * if it is the SQL of a prepared query: a fixed, small set, so a connection
+ * keeps a bounded number of them.
+ */
+export const preparedStatementName = (sql: string): string | undefined => statementNames.get(sql);
+
+
 /**
  * Lets prepared queries on `db` (a database or a transaction) skip kysely's
  * executor. Registered by a dialect that has a cheaper way (SQLite); where
@@ -53,6 +64,7 @@ export function prepared<P extends Record<string, unknown>, R = unknown>(
     const slots = c.parameters.map((v) => (typeof v === 'string' && v.startsWith(MARK) ? v.slice(MARK.length) : { value: v }));
     const missing = names.filter((n) => !slots.includes(n));
     if (missing.length) throw new Error(`prepared query does not use ${missing.join(', ')}: ${c.sql}`);
+    if (!statementNames.has(c.sql)) statementNames.set(c.sql, `blueline_${statementNames.size + 1}`);
     return { sql: c.sql, query: c.query, slots };
   };
   return async (db, params) => {

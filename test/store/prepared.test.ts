@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { first, inserted, prepared, preparedInsert, columnsOf } from '../../src/store/prepared.js';
 import type { DB } from '../../src/store/schema.js';
+import { sql } from 'kysely';
 import { STORE_KINDS, createTestStore, type TestStore } from '../support/stores.js';
 
 const leadsOfTenant = prepared<{ tenantId: string; limit: number }, DB['leads']>(['tenantId', 'limit'], (db, p) =>
@@ -77,6 +78,22 @@ describe.each(STORE_KINDS)('prepared queries on %s', (kind) => {
     }
     // A transaction's repositories are not a way around its end.
     await expect(leaked!()).rejects.toThrow();
+  });
+});
+
+describe('prepared queries on postgres', () => {
+  it('are kept by the server as named statements, parsed once per connection', async () => {
+    const ts = await createTestStore('postgres');
+    try {
+      const names = await ts.store.database.db.transaction().execute(async (tx) => {
+        for (let i = 0; i < 3; i++) await leadsOfTenant(tx, { tenantId: `ten_${i}`, limit: 1 });
+        return (await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements`.execute(tx)).rows;
+      });
+      const leads = names.filter((n) => n.statement.includes('from "leads"'));
+      expect(leads).toEqual([expect.objectContaining({ name: expect.stringMatching(/^blueline_\d+$/) })]);
+    } finally {
+      await ts.cleanup();
+    }
   });
 });
 
