@@ -95,12 +95,27 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
  * Prepared queries (prepared.ts) run as named statements on PostgreSQL: each
  * connection parses and plans them once instead of on every call, which is
  * most of the server's work for the small indexed statements of the hot paths.
+ *
+ * A kept statement whose result columns changed (another process migrated the
+ * table, as in a rolling upgrade) fails with 0A000 "cached plan must not change
+ * result type". That connection then stops naming statements and the query is
+ * tried once more unnamed (which fails as before if it was inside a transaction,
+ * since PostgreSQL has aborted it).
  */
 function nameStatements(client: pg.PoolClient): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  let naming = true;
   client.query = ((text: unknown, values?: unknown, callback?: unknown) => {
-    const name = typeof text === 'string' ? preparedStatementName(text) : undefined;
-    return name ? query({ name, text, values }, callback) : query(text, values, callback);
+    // kysely calls with (sql, parameters) and awaits; anything else passes through as it came.
+    const name = naming && callback === undefined && typeof text === 'string' ? preparedStatementName(text) : undefined;
+    if (!name) return query(text, values, callback);
+    return (query({ name, text, values }) as Promise<unknown>).catch((err: { code?: string }) => {
+      if (err?.code !== '0A000') throw err;
+      naming = false;
+      return (query(text, values) as Promise<unknown>).catch(() => {
+        throw err;
+      });
+    });
   }) as typeof client.query;
 }
 

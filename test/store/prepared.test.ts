@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { first, inserted, prepared, preparedInsert, columnsOf } from '../../src/store/prepared.js';
 import type { DB } from '../../src/store/schema.js';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { STORE_KINDS, createTestStore, type TestStore } from '../support/stores.js';
 
 const leadsOfTenant = prepared<{ tenantId: string; limit: number }, DB['leads']>(['tenantId', 'limit'], (db, p) =>
@@ -91,6 +92,34 @@ describe('prepared queries on postgres', () => {
       });
       const leads = names.filter((n) => n.statement.includes('from "leads"'));
       expect(leads).toEqual([expect.objectContaining({ name: expect.stringMatching(/^blueline_\d+$/) })]);
+    } finally {
+      await ts.cleanup();
+    }
+  });
+
+  it("keep working on a connection after another process adds a column to their table (a rolling upgrade's migration)", async () => {
+    const ts = await createTestStore('postgres');
+    try {
+      await ts.store.accounts.insert({ id: 'acct_r', name: 'R', multi_tenant: false, email_verified: true, created_at: 1 }, { id: 'sec_r', plain: 'secret-r' });
+      await ts.store.tenants.insert({
+        id: 'ten_r', account_id: 'acct_r', slug: 'r', name: 'R', timezone: 'UTC', sending_window: { start: '00:00', end: '23:59' },
+        daily_first_touch_cap: 10, rate_limit: { per_second: 1, burst: 1 }, status: 'active', created_at: 1,
+      });
+      const db = ts.store.database.db;
+      const seen = await db.connection().execute(async (conn) => {
+        await insertLead(conn, { id: 'lead_r', tenant_id: 'ten_r', handle: '+14155550170', created_at: 1 });
+        expect((await first(leadsOfTenant, conn, { tenantId: 'ten_r', limit: 1 }))?.id).toBe('lead_r');
+        // "Another process": a separate connection, as a newer version's migration would be.
+        const other = new pg.Client({ connectionString: ts.location });
+        await other.connect();
+        await other.query('alter table leads add column nickname text');
+        await other.end();
+        // The kept `select *` now has a different result type; the call must still answer.
+        const again = await first(leadsOfTenant, conn, { tenantId: 'ten_r', limit: 1 });
+        const third = await first(leadsOfTenant, conn, { tenantId: 'ten_r', limit: 1 });
+        return [again, third];
+      });
+      expect(seen).toEqual([expect.objectContaining({ id: 'lead_r', nickname: null }), expect.objectContaining({ id: 'lead_r', nickname: null })]);
     } finally {
       await ts.cleanup();
     }
