@@ -29,7 +29,16 @@ function randomFromPool(n: number): number {
   return at;
 }
 
-/** ULID-like: 10 chars of millisecond time then 16 random chars; sorts by creation time. */
+/**
+ * ULID-like: 10 chars of millisecond time then 16 chars that start random.
+ * Ids made in the same millisecond count up from the first one's random part
+ * (ULID's monotonic mode), so a process's ids sort in the order it made them:
+ * two messages sent in one millisecond list newest first, and an event recorded
+ * just after another never sorts before it (cursor pagination skips nothing).
+ */
+let lastMs = -1;
+const tail = new Uint8Array(16);
+
 export function timeSortableId(nowMs: number): string {
   let t = nowMs;
   let time = '';
@@ -37,10 +46,18 @@ export function timeSortableId(nowMs: number): string {
     time = CROCKFORD[t % 32] + time;
     t = Math.floor(t / 32);
   }
-  const at = randomFromPool(16);
-  let tail = '';
-  for (let i = at; i < at + 16; i++) tail += CROCKFORD[pool[i]! % 32];
-  return time + tail;
+  if (nowMs === lastMs) {
+    // +1 with carry; 32^16 ids in one millisecond cannot happen.
+    for (let i = tail.length - 1; i >= 0 && ++tail[i]! === 32; i--) tail[i] = 0;
+  } else {
+    lastMs = nowMs;
+    const at = randomFromPool(tail.length);
+    // The top bit stays clear, leaving room to count up without wrapping.
+    for (let i = 0; i < tail.length; i++) tail[i] = pool[at + i]! % (i === 0 ? 16 : 32);
+  }
+  let rest = '';
+  for (let i = 0; i < tail.length; i++) rest += CROCKFORD[tail[i]!];
+  return time + rest;
 }
 
 export const ids = {
