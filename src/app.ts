@@ -32,6 +32,8 @@ import type { PhoneLine } from './store/index.js';
 
 export interface AppDeps extends ServiceDeps {
   adminToken: string;
+  /** Whether start-up (the first-start demo sandbox, connecting lines) is over; /readyz waits for it. */
+  isStarted?: () => boolean;
 }
 
 export { buildServices, type Services };
@@ -99,7 +101,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
   });
   await registerDocs(app, { brand: config.headerBrand });
 
-  healthRoutes(app, { store });
+  healthRoutes(app, { store, isStarted: deps.isStarted ?? (() => true) });
   listPhoneNumbers(app, services);
   adminAccountRoutes(app, services);
   adminTenantRoutes(app, services);

@@ -29,7 +29,8 @@ async function main() {
   });
   const blobs = fsBlobStore(path.join(config.dataDir, 'blobs'));
   const hookSecret = createHmac('sha256', masterKey).update('bluebubbles-webhook').digest();
-  const { app, services } = await buildApp({ config, store, clock, adminToken, logger, blobs, hookSecret });
+  let started = false;
+  const { app, services } = await buildApp({ config, store, clock, adminToken, logger, blobs, hookSecret, isStarted: () => started });
 
   const address = await app.listen({ port: config.port, host: config.host });
   for (const line of await store.lines.list()) services.connectLine(line);
@@ -57,6 +58,7 @@ async function main() {
       ].join('\n'),
     );
   }
+  started = true;
 
   let closing = false;
   const shutdown = async (signal: string) => {

@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signRequest, startTestApp, type TestApp } from '../support/app.js';
+import Fastify from 'fastify';
+import { createTestStore } from '../support/stores.js';
+import { healthRoutes } from '../../src/http/routes/health.js';
 
 describe('error envelope and bad input', () => {
   let t: TestApp;
@@ -144,6 +147,26 @@ describe('request log lines', () => {
       expect(requestLines(t).map((l) => l.status)).toEqual([200]);
     } finally {
       await t.close();
+    }
+  });
+});
+
+describe('readiness', () => {
+  it('answers /readyz 503 "starting" until start-up is over, then 200', async () => {
+    const ts = await createTestStore('sqlite');
+    const app = Fastify();
+    let started = false;
+    healthRoutes(app, { store: ts.store, isStarted: () => started });
+    try {
+      const starting = await app.inject({ method: 'GET', url: '/readyz' });
+      expect(starting.statusCode).toBe(503);
+      expect(starting.json()).toEqual({ ok: false, store: 'sqlite', error: 'starting' });
+      expect((await app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+      started = true;
+      expect((await app.inject({ method: 'GET', url: '/readyz' })).json()).toEqual({ ok: true, store: 'sqlite' });
+    } finally {
+      await app.close();
+      await ts.cleanup();
     }
   });
 });
