@@ -237,8 +237,9 @@ function pooledAgent(o: ExchangeOptions, isHttps: boolean): http.Agent {
   let pools = privateNetworkPools;
   if (!o.allowPrivateNetworks) {
     const guard = o.guard ?? defaultAddressGuard;
-    pools = guardedPools.get(guard) ?? newPools();
-    if (!guardedPools.has(guard)) guardedPools.set(guard, pools);
+    const known = guardedPools.get(guard);
+    pools = known ?? newPools();
+    if (!known) guardedPools.set(guard, pools);
   }
   return isHttps ? pools.https : pools.http;
 }

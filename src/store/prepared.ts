@@ -41,7 +41,6 @@ const statementNames = new Map<string, string>();
  */
 export const preparedStatementName = (sql: string): string | undefined => statementNames.get(sql);
 
-
 /**
  * Lets prepared queries on `db` (a database or a transaction) skip kysely's
  * executor. Registered by a dialect that has a cheaper way (SQLite); where

@@ -32,6 +32,7 @@ import {
   type Kysely,
   type QueryResult,
 } from 'kysely';
+import type { DirectRunner } from './prepared.js';
 
 /** What a statement needs to run: kysely's compiled query, or a prepared query's SQL and parameters. */
 type Statement = Pick<CompiledQuery, 'sql' | 'parameters'>;
@@ -87,7 +88,7 @@ class Batcher {
   }
 
   /** Runs statements inside the explicit transaction open now, for as long as it stays open. */
-  inOpenTransaction(): (query: Statement) => Promise<QueryResult<unknown>> | QueryResult<unknown> {
+  inOpenTransaction(): DirectRunner {
     const owner = this.owner;
     if (!owner) throw new Error('no explicit transaction is open');
     return (query) => (this.owner === owner ? this.run(owner, query) : Promise.reject(new Error('the transaction has ended')));
@@ -231,11 +232,7 @@ class Handle implements DatabaseConnection {
 }
 
 class GroupCommitDriver implements Driver {
-  readonly batcher: Batcher;
-
-  constructor(sqlite: SqliteDatabase.Database, afterCommit: () => void) {
-    this.batcher = new Batcher(sqlite, afterCommit);
-  }
+  constructor(private readonly batcher: Batcher) {}
 
   async init(): Promise<void> {}
   async acquireConnection(): Promise<DatabaseConnection> {
@@ -257,21 +254,15 @@ class GroupCommitDriver implements Driver {
   }
 }
 
-/** Runs a compiled statement straight on the connection (see `direct`). */
-export type DirectRunner = (query: Statement) => Promise<QueryResult<unknown>> | QueryResult<unknown>;
-
 export class GroupCommitSqliteDialect implements Dialect {
-  private driver: GroupCommitDriver | undefined;
-
+  private readonly batcher: Batcher;
 
   /** `afterCommit` runs after each batch commit (the WAL checkpointer's hook). */
-  constructor(
-    private readonly sqlite: SqliteDatabase.Database,
-    private readonly afterCommit: () => void = () => {},
-  ) {}
+  constructor(sqlite: SqliteDatabase.Database, afterCommit: () => void = () => {}) {
+    this.batcher = new Batcher(sqlite, afterCommit);
+  }
   createDriver(): Driver {
-    this.driver = new GroupCommitDriver(this.sqlite, this.afterCommit);
-    return this.driver;
+    return new GroupCommitDriver(this.batcher);
   }
 
   /**
@@ -281,8 +272,7 @@ export class GroupCommitSqliteDialect implements Dialect {
    * database, `inOpenTransaction()` for the transaction open at the call.
    */
   direct(): { outside: DirectRunner; inOpenTransaction(): DirectRunner } {
-    const batcher = this.driver?.batcher;
-    if (!batcher) throw new Error('the dialect has no driver yet');
+    const batcher = this.batcher;
     return { outside: (q) => batcher.execute(q), inOpenTransaction: () => batcher.inOpenTransaction() };
   }
   createQueryCompiler() {
