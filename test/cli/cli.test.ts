@@ -1,0 +1,105 @@
+/**
+ * The operator CLI (`blueline`, package.json bin) against a real server process:
+ * each command reaches the admin API and prints its answer; failures exit non-zero.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../support/ports.js';
+
+const root = path.resolve(import.meta.dirname, '..', '..');
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+describe('blueline CLI', () => {
+  let dataDir: string;
+  let server: ChildProcess;
+  let url: string;
+
+  const cli = (args: string[], env: Record<string, string> = {}): Promise<Run> =>
+    new Promise((resolve) => {
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', path.join(root, 'src/cli/main.ts'), ...args],
+        // The admin token comes from DATA_DIR/admin-token, as for an operator on the server's machine.
+        { cwd: root, env: { ...process.env, BLUELINE_URL: url, DATA_DIR: dataDir, ADMIN_TOKEN: '', ...env } },
+        (err, stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
+      );
+    });
+
+  beforeAll(async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'blueline-cli-'));
+    const port = await freePort();
+    url = `http://127.0.0.1:${port}`;
+    server = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/main.ts')], {
+      cwd: root,
+      env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+      stdio: 'ignore',
+    });
+    for (let i = 0; i < 300; i++) {
+      if (server.exitCode !== null) throw new Error('server exited');
+      if (await fetch(`${url}/readyz`).then((r) => r.ok, () => false)) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error('server did not start');
+  });
+
+  afterAll(async () => {
+    if (server && server.exitCode === null) {
+      const exited = new Promise((r) => server.once('exit', r));
+      server.kill('SIGTERM');
+      await exited;
+    }
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('creates an account, a tenant with its settings and a line, and suspends the tenant', async () => {
+    const account = await cli(['accounts', 'create', '--name', 'Acme CLI', '--multi-tenant']);
+    expect(account.code, account.stderr).toBe(0);
+    const created = JSON.parse(account.stdout);
+    expect(created.signing_secret).toEqual(expect.any(String));
+    expect(created.account).toMatchObject({ name: 'Acme CLI', multi_tenant: true });
+
+    const tenant = await cli([
+      'tenants', 'create', '--account', created.account.id, '--slug', 'acme-cli', '--timezone', 'America/New_York',
+      '--window', '09:00-20:00', '--rate', '5/10', '--daily-cap', '40',
+    ]);
+    expect(tenant.code, tenant.stderr).toBe(0);
+    expect(JSON.parse(tenant.stdout).tenant).toMatchObject({
+      slug: 'acme-cli', timezone: 'America/New_York', sending_window: { start: '09:00', end: '20:00' },
+      rate_limit: { per_second: 5, burst: 10 }, daily_first_touch_cap: 40, status: 'active',
+    });
+
+    const line = await cli(['lines', 'create', '--tenant', 'acme-cli', '--number', '+14155550190']);
+    expect(line.code, line.stderr).toBe(0);
+    const lineId = JSON.parse(line.stdout).phone_line.id;
+    const off = await cli(['lines', 'update', lineId, '--inactive']);
+    expect(JSON.parse(off.stdout).phone_line.is_active).toBe(false);
+    const lines = JSON.parse((await cli(['lines', 'list'])).stdout);
+    expect(JSON.stringify(lines)).toContain('+14155550190');
+
+    const suspended = await cli(['tenants', 'update', 'acme-cli', '--suspend']);
+    expect(JSON.parse(suspended.stdout).tenant.status).toBe('suspended');
+    // The tenant's own credentials now answer 2005, as the admin API promised.
+    const res = await fetch(`${url}/api/v1/phone-numbers`, { headers: { authorization: `Bearer ${created.signing_secret}`, 'x-service-tenant': 'acme-cli' } });
+    expect(((await res.json()) as { error: { code: number } }).error.code).toBe(2005);
+  });
+
+  it('exits non-zero with the API error on stderr for a wrong token, and with usage for an unknown command', async () => {
+    const denied = await cli(['tenants', 'list'], { ADMIN_TOKEN: 'not-the-token' });
+    expect(denied.code).toBe(1);
+    expect(JSON.parse(denied.stderr).error.code).toBe(2004);
+    expect(denied.stdout).toBe('');
+
+    const unknown = await cli(['tenants', 'explode']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown command "tenants explode"');
+    expect(unknown.stderr).toContain('usage: blueline');
+  });
+});
