@@ -10,7 +10,7 @@ import { ids } from './domain/ids.js';
 import './http/types.js';
 import { registerJsonBody } from './http/body.js';
 import { registerValidation } from './http/validation.js';
-import { registerErrorHandling } from './http/errors.js';
+import { frameworkErrorHandler, registerErrorHandling, secretPaths } from './http/errors.js';
 import { registerAuth } from './http/auth.js';
 import { registerDocs } from './http/docs.js';
 import { healthRoutes } from './http/routes/health.js';
@@ -43,10 +43,35 @@ const EVENTS_CHANNEL = 'blueline_events';
 /** JSON routes accept up to 1 MiB; routes that take more say so themselves. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
+/**
+ * Fastify answers a longer path parameter itself, before any route schema; ids are capped at
+ * 100 characters by the schemas, so this only needs to let them get there (and to the 404).
+ */
+export const MAX_PARAM_LENGTH = 1000;
+
 export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; services: Services }> {
   const { config, store, clock } = deps;
+  // Paths as logged: without the secret segments routes mark (the BlueBubbles webhook token).
+  const paths = secretPaths();
+  // One line per request, or (the default) per failed request: logged by the error handler,
+  // so a successful request pays nothing for it.
+  const logRequest = (req: FastifyRequest, reply: FastifyReply) =>
+    req.log.info(
+      {
+        trace_id: req.id,
+        method: req.method,
+        path: paths.of(req),
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime * 10) / 10,
+        tenant: req.principal?.tenant.slug,
+      },
+      'request',
+    );
+  // fastify's own request serializer logs `url` whole; this one is fastify's with the redacted
+  // path (for fastify's request lines, were they turned on, and any `{ req }` logged).
+  const serializeRequest = (req: FastifyRequest) => ({ method: req.method, url: paths.of(req), host: req.host, remoteAddress: req.ip, remotePort: req.socket?.remotePort });
   const app = Fastify({
-    loggerInstance: deps.logger as unknown as FastifyBaseLogger,
+    loggerInstance: deps.logger.child({}, { serializers: { req: serializeRequest } }) as unknown as FastifyBaseLogger,
     // Request lines come from our own onResponse hook: one cheap line, no headers.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'trace_id' }),
     // No child logger per request (pino children cost on every request): lines name trace_id themselves.
@@ -55,6 +80,10 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
     bodyLimit: DEFAULT_BODY_LIMIT,
     trustProxy: false,
     return503OnClosing: true,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // Routing failures (bad percent-encoding, over-long parameters) in the envelope, with X-Trace-ID.
+    // No hook runs for them, onResponse included: the handler writes their request line itself.
+    frameworkErrors: frameworkErrorHandler({ onFailure: config.logRequests === 'off' ? undefined : logRequest }),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const services = buildServices(deps);
@@ -64,20 +93,6 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
     reply.header('X-Trace-ID', req.id);
     done();
   });
-  // One line per request, or (the default) per failed request: logged by the error handler,
-  // so a successful request pays nothing for it.
-  const logRequest = (req: FastifyRequest, reply: FastifyReply) =>
-    req.log.info(
-      {
-        trace_id: req.id,
-        method: req.method,
-        path: req.url.split('?')[0],
-        status: reply.statusCode,
-        ms: Math.round(reply.elapsedTime * 10) / 10,
-        tenant: req.principal?.tenant.slug,
-      },
-      'request',
-    );
   if (config.logRequests === 'all') {
     app.addHook('onResponse', (req, reply, done) => {
       logRequest(req, reply);
@@ -87,7 +102,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
 
   registerJsonBody(app);
   registerValidation(app);
-  registerErrorHandling(app, { onFailure: config.logRequests === 'errors' ? logRequest : undefined });
+  registerErrorHandling(app, { onFailure: config.logRequests === 'errors' ? logRequest : undefined, paths });
   registerAuth(app, { auth: services.auth, adminToken: deps.adminToken });
   // After authentication and validation, so only well-formed requests spend tokens; attached
   // to the rate-limited routes alone, so no other request pays for the hook.
@@ -111,7 +126,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
   postSend(app, services);
   chatRoutes(app, services);
   messageRoutes(app, services);
-  attachmentRoutes(app, { attachments: services.attachments, publicBaseUrl: config.publicBaseUrl });
+  attachmentRoutes(app, { attachments: services.attachments, config });
   voiceNoteRoutes(app, services);
   eventRoutes(app, { events: services.eventLog, subscriptions: services.subscriptions, sse: services.sse, clock });
   bluebubblesWebhookRoute(app, {

@@ -2,6 +2,7 @@
  * Environment → typed configuration. Fails fast with a message that names the
  * variable, so an operator sees at once what to fix.
  */
+import { isIPv6 } from 'node:net';
 import path from 'node:path';
 
 export interface Config {
@@ -117,4 +118,15 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     logRequests: oneOf(env, 'BLUELINE_LOG_REQUESTS', ['errors', 'all', 'off'] as const),
   };
+}
+
+/**
+ * Where clients reach this service, for absolute URLs it hands out (upload URLs, deep links): PUBLIC_BASE_URL,
+ * else the listen address. A wildcard listen address is no address to reach, so loopback stands
+ * in for it. Never taken from a request's Host header, which the caller controls.
+ */
+export function publicBaseUrl(config: Pick<Config, 'publicBaseUrl' | 'host' | 'port'>): string {
+  if (config.publicBaseUrl) return config.publicBaseUrl;
+  const host = config.host === '0.0.0.0' ? '127.0.0.1' : config.host === '::' ? '::1' : config.host;
+  return `http://${isIPv6(host) ? `[${host}]` : host}:${config.port}`;
 }

@@ -3,7 +3,7 @@
  * configuration: what the HTTP app (and main) run on.
  */
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
+import { publicBaseUrl, type Config } from './config.js';
 import type { Clock } from './clock.js';
 import type { Store, PhoneLine } from './store/index.js';
 import type { BlobStore } from './blobs/index.js';
@@ -37,7 +37,8 @@ export function buildServices(deps: ServiceDeps) {
   const attachments = attachmentsService({ store, clock, blobs });
   const auth = authenticator({ store, clock, brand: config.headerBrand });
   const bus = eventBus();
-  const events = lineEvents({ store, clock, blobs, bus, deepLinkBase: `${config.publicBaseUrl ?? ''}/app` });
+  // The envelope's crm_deep_link is a URL (spec): absolute even without PUBLIC_BASE_URL.
+  const events = lineEvents({ store, clock, blobs, bus, deepLinkBase: `${publicBaseUrl(config)}/app` });
   const attempt = { timeoutMs: config.webhookTimeoutMs, allowPrivateNetworks: config.allowPrivateNetworks, brand: config.headerBrand };
   const drivers = driverRegistry({ events, state: store.lineRuntime, now: () => clock.now() }, { bluebubbles: (ctx) => bluebubblesDriver(ctx) });
   /** A BlueBubbles line tells its Mac where to send webhooks (needs PUBLIC_BASE_URL). */
@@ -70,7 +71,7 @@ export function buildServices(deps: ServiceDeps) {
       store,
       clock,
       drivers,
-      media: { attachments: (tenantId, ids) => attachments.resolve(tenantId, ids), voiceNote: (tenantId, lineId, id) => voiceNotes.resolve(tenantId, lineId, id) },
+      media: { attachments: (tenantId, ids) => attachments.resolve(tenantId, ids), voiceNote: (tenantId, lineId, id) => voiceNotes.resolve(tenantId, lineId, id), useVoiceNote: (id, send) => voiceNotes.useFor(id, send) },
     }),
   };
 }

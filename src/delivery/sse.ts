@@ -23,6 +23,18 @@ export function sseHub(deps: { store: Store; bus: EventBus }, settings: SseSetti
   const frame = (e: EventRow) =>
     `id: ${e.id}\nevent: ${e.type}\ndata: ${JSON.stringify({ id: e.id, type: e.type, payload: JSON.parse(e.payload), created_at: new Date(e.created_at).toISOString() })}\n\n`;
 
+  /**
+   * Where a reconnect with `?since=` (created_at strictly after it) must start. Not the last sent
+   * event's created_at: another event of that same millisecond may commit after this stream read
+   * (another request's transaction, another process), and would be skipped. One millisecond
+   * earlier resends that millisecond's events instead: duplicates are allowed (receivers dedup on
+   * event_id), losses are not. Before any event, the stream's own start (it sent nothing older).
+   */
+  function reconnectSince(s: Stream, nowMs: () => number): number {
+    if (s.lastCreatedAt !== undefined) return s.lastCreatedAt - 1;
+    return s.sinceMs ?? nowMs();
+  }
+
   async function pump(s: Stream) {
     if (s.busy) {
       s.again = true;
@@ -77,7 +89,7 @@ export function sseHub(deps: { store: Store; bus: EventBus }, settings: SseSetti
       const poll = setInterval(() => void pump(s), settings.pollMs);
       await new Promise<void>((resolve) => {
         const close = setTimeout(() => {
-          const since = new Date(s.lastCreatedAt ?? s.sinceMs ?? nowMs()).toISOString();
+          const since = new Date(reconnectSince(s, nowMs)).toISOString();
           res.write(`event: close\ndata: ${JSON.stringify({ reason: 'max_duration', reconnect_with_since: since, ...(s.lastId && { last_event_id: s.lastId }) })}\n\n`);
           res.end();
           resolve();

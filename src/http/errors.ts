@@ -1,11 +1,77 @@
 /**
  * Every failure leaves in the spec's envelope:
  * `{ success: false, error: { status, code, message, retryable, …extras }, trace_id }`.
- * Unexpected exceptions become 3001 without internals.
+ * Unexpected exceptions become 3001 without internals. Framework errors raised
+ * before routing (a malformed or over-long URL) take the same path.
+ *
+ * Also the path a request is logged under: routes mark secret path parameters
+ * (`config.secretParams`) and those segments never reach a log line.
  */
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { ApiError, isApiError } from '../errors/registry.js';
 import { validationToApiError } from './validation.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * Path parameters that are credentials (the BlueBubbles webhook token): logged as
+     * `[redacted]`, so a log line never carries them.
+     */
+    secretParams?: string[];
+  }
+}
+
+export const REDACTED = '[redacted]';
+
+type PathPattern = { segments: string[]; secret: Set<number> };
+
+/** Percent-decoded and lowercased, for comparing; a malformed segment stays as it is. */
+function comparable(segment: string): string {
+  try {
+    return decodeURIComponent(segment).toLowerCase();
+  } catch {
+    return segment.toLowerCase();
+  }
+}
+
+/**
+ * The path to log for a request, without the values of secret path parameters. A path is
+ * compared, segment by segment, with the patterns of the routes that have secrets, loosely
+ * (case, percent-encoding, empty segments ignored): so the same URL is redacted whatever
+ * happened to it, whether it reached its route, missed it (a wrong method, a trailing slash)
+ * or never got routed (a malformed URL). Redacting a near miss too is harmless; logging a
+ * token is not. Any other path costs one pass over its segments.
+ */
+export function secretPaths() {
+  const patterns: PathPattern[] = [];
+
+  function track(route: RouteOptions): void {
+    const names = route.config?.secretParams;
+    if (!names?.length) return;
+    const segments = route.url.split('/').filter((seg) => seg !== '');
+    const secret = new Set(segments.flatMap((seg, i) => (seg.startsWith(':') && names.includes(seg.slice(1)) ? [i] : [])));
+    patterns.push({ segments: segments.map((seg) => (seg.startsWith(':') ? seg : seg.toLowerCase())), secret });
+  }
+
+  /** `req` is fastify's request, or whatever pino's req serializer is handed: only its url is read. */
+  function of(req: { url?: string }): string {
+    const path = (req.url ?? '').split('?')[0]!;
+    if (patterns.length === 0) return path;
+    const parts = path.split('/');
+    const at = parts.flatMap((part, i) => (part === '' ? [] : [i]));
+    for (const p of patterns) {
+      if (p.segments.length !== at.length) continue;
+      if (!p.segments.every((seg, k) => seg.startsWith(':') || comparable(parts[at[k]!]!) === seg)) continue;
+      for (const k of p.secret) parts[at[k]!] = REDACTED;
+      return parts.join('/');
+    }
+    return path;
+  }
+
+  return { track, of };
+}
+
+export type SecretPaths = ReturnType<typeof secretPaths>;
 
 export function errorEnvelope(err: ApiError, traceId: string) {
   return {
@@ -27,6 +93,11 @@ function fromFastifyError(err: FastifyError): ApiError | undefined {
       return new ApiError(1004, 'request body is not valid JSON');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new ApiError(1002, 'Content-Length does not match the body', { http: 400 });
+    // Raised while routing: the message would echo the whole URL, which may hold a secret segment.
+    case 'FST_ERR_BAD_URL':
+      return new ApiError(1002, 'the URL path is not validly percent-encoded', { http: 400 });
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new ApiError(1002, 'a path parameter is too long', { http: 400 });
     default:
       if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
         return new ApiError(1002, err.message, { http: err.statusCode });
@@ -85,8 +156,32 @@ export function sendError(reply: FastifyReply, req: FastifyRequest, apiErr: ApiE
   return reply.status(apiErr.http).send(flat ? sendFailure(apiErr) : errorEnvelope(apiErr, req.id));
 }
 
-/** `onFailure` is told of every failed request once its status is set (the default request log). */
-export function registerErrorHandling(app: FastifyInstance, opts: { onFailure?: (req: FastifyRequest, reply: FastifyReply) => void } = {}): void {
+type OnFailure = (req: FastifyRequest, reply: FastifyReply) => void;
+
+/**
+ * Fastify's `frameworkErrors` option: failures found while routing (a malformed
+ * percent-encoding, a path parameter over `maxParamLength`) happen before any hook,
+ * so this handler gives them the envelope, `X-Trace-ID` and the request log itself.
+ * No route is known yet, so the send route's flat shape cannot apply (nor does it
+ * matter: that route has no path parameters, the only place these errors arise).
+ */
+export function frameworkErrorHandler(opts: { onFailure?: OnFailure } = {}) {
+  return (err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
+    reply.header('X-Trace-ID', req.id);
+    const apiErr = toApiError(err);
+    if (apiErr.code === 3001) req.log.error({ err, trace_id: req.id }, 'unhandled error');
+    reply.status(apiErr.http).send(errorEnvelope(apiErr, req.id));
+    opts.onFailure?.(req, reply);
+  };
+}
+
+/**
+ * `onFailure` is told of every failed request once its status is set (the default request log).
+ * `paths` learns the routes' secret path parameters (so register this before the routes).
+ */
+export function registerErrorHandling(app: FastifyInstance, opts: { onFailure?: OnFailure; paths?: SecretPaths } = {}): void {
+  const paths = opts.paths ?? secretPaths();
+  app.addHook('onRoute', paths.track);
   app.setErrorHandler((err, req, reply) => {
     const apiErr = toApiError(err, req.routeOptions?.config?.missingFieldCode);
     if (apiErr.code === 3001) req.log.error({ err, trace_id: req.id }, 'unhandled error');
@@ -96,6 +191,6 @@ export function registerErrorHandling(app: FastifyInstance, opts: { onFailure?: 
   });
   // Thrown, so an unknown route takes the error path (and its hooks) like any other failure.
   app.setNotFoundHandler(async (req) => {
-    throw new ApiError(2011, `no route for ${req.method} ${req.url.split('?')[0]}`);
+    throw new ApiError(2011, `no route for ${req.method} ${paths.of(req)}`);
   });
 }

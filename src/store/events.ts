@@ -62,8 +62,13 @@ const insertAttemptQ = preparedInsert(
   'delivery_attempts',
   columnsOf<DB['delivery_attempts']>({ id: true, event_ref: true, subscription_id: true, at: true, status: true, duration_ms: true, error: true }),
 );
+/** Only a still-pending job: a replay that delivered it during the worker's attempt keeps its result. */
 const releaseJobQ = prepared<Pick<DeliveryJob, 'id' | 'state' | 'attempts' | 'next_attempt_at'>>(['id', 'state', 'attempts', 'next_attempt_at'], (db, p) =>
-  db.updateTable('delivery_jobs').set({ state: p.state, attempts: p.attempts, next_attempt_at: p.next_attempt_at, lease_until: null }).where('id', '=', p.id),
+  db
+    .updateTable('delivery_jobs')
+    .set({ state: p.state, attempts: p.attempts, next_attempt_at: p.next_attempt_at, lease_until: null })
+    .where('id', '=', p.id)
+    .where('state', '=', 'pending'),
 );
 /** One statement claims atomically; on PostgreSQL, rows another worker holds are skipped, not waited for. */
 const claimDueJobsQ = (lock: string) =>
@@ -174,6 +179,12 @@ export function eventsRepo(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
       if (devInboxOnly) q = q.where('dev_inbox', '=', 1);
       return (await q.orderBy('id', 'asc').limit(limit).execute()).map(toEvent);
     },
+    /** The events of one millisecond after `afterId`, oldest first: the rest of a page `limit` cut inside it. */
+    async eventsAt(tenantId: string, createdAtMs: number, afterId: string, devInboxOnly = false): Promise<EventRow[]> {
+      let q = db.selectFrom('events').selectAll().where('tenant_id', '=', tenantId).where('created_at', '=', createdAtMs).where('id', '>', afterId);
+      if (devInboxOnly) q = q.where('dev_inbox', '=', 1);
+      return (await q.orderBy('id', 'asc').execute()).map(toEvent);
+    },
     /**
      * The event's status from its delivery jobs, in one statement: delivered once any job
      * delivered (keeping the first delivered_at), failed when every job failed, pending while
@@ -181,6 +192,11 @@ export function eventsRepo(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
      */
     async settleEventStatus(id: string, nowMs: number) {
       await settleEventStatusQ(db, { id, nowMs });
+    },
+
+    /** A replay delivered the event again: delivered_at says when (settleEventStatus keeps the first). */
+    async restampDelivered(id: string, nowMs: number) {
+      await db.updateTable('events').set({ delivered_at: nowMs }).where('id', '=', id).where('status', '=', 'delivered').execute();
     },
 
     async insertJobs(jobs: DeliveryJob[]) {
@@ -196,7 +212,10 @@ export function eventsRepo(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
     async claimDueJobs(nowMs: number, leaseMs: number, limit: number): Promise<DeliveryJob[]> {
       return (await claimDueJobs[dialect](db, { nowMs, leaseUntil: nowMs + leaseMs, limit })).rows.map(toJob);
     },
-    /** Ends a claimed job's attempt: its new state, attempt count and next due time; the lease is released. */
+    /**
+     * Ends a claimed job's attempt: its new state, attempt count and next due time; the lease is
+     * released. A job no longer pending (a replay delivered it meanwhile) is left as it is.
+     */
     async releaseJob(id: string, next: Pick<DeliveryJob, 'state' | 'attempts' | 'next_attempt_at'>) {
       await releaseJobQ(db, { id, ...next });
     },

@@ -28,11 +28,15 @@ export function mediaRepo(db: Kysely<DB>) {
       const r = await db.selectFrom('attachments').selectAll().where('id', '=', id).executeTakeFirst();
       return r && toAttachment(r);
     },
-    /** pending → uploaded, only once: false when another upload finished first. */
-    async markUploaded(id: string, size: number, at: number, expiresAt: number): Promise<boolean> {
+    /**
+     * pending → uploaded, only once: false when another upload finished first. The
+     * winner's own blob key is recorded in the same statement, so the row can never
+     * point at bytes of an upload that lost the race.
+     */
+    async markUploaded(id: string, upload: { blobKey: string; size: number; at: number; expiresAt: number }): Promise<boolean> {
       const r = await db
         .updateTable('attachments')
-        .set({ state: 'uploaded', size_bytes: size, uploaded_at: at, expires_at: expiresAt })
+        .set({ state: 'uploaded', blob_key: upload.blobKey, size_bytes: upload.size, uploaded_at: upload.at, expires_at: upload.expiresAt })
         .where('id', '=', id)
         .where('state', '=', 'pending')
         .executeTakeFirst();
@@ -43,7 +47,16 @@ export function mediaRepo(db: Kysely<DB>) {
     },
     async getVoiceNote(tenantId: string, id: string): Promise<VoiceNote | undefined> {
       const r = await db.selectFrom('voice_notes').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
-      return r && { ...r, transcoded: r.transcoded === 1, size_bytes: Number(r.size_bytes), duration_seconds: Number(r.duration_seconds), created_at: Number(r.created_at), expires_at: Number(r.expires_at) };
+      return r && { ...r, transcoded: r.transcoded === 1, size_bytes: Number(r.size_bytes), duration_seconds: Number(r.duration_seconds), created_at: Number(r.created_at), expires_at: Number(r.expires_at), used_at: r.used_at == null ? null : Number(r.used_at) };
+    },
+    /** Marks a staged note used by a send; false when another send took it first. */
+    async useVoiceNote(id: string, now: number): Promise<boolean> {
+      const r = await db.updateTable('voice_notes').set({ used_at: now }).where('id', '=', id).where('used_at', 'is', null).executeTakeFirst();
+      return Number(r.numUpdatedRows) === 1;
+    },
+    /** Gives a note back after its send failed, so a retry can use it. */
+    async releaseVoiceNote(id: string): Promise<void> {
+      await db.updateTable('voice_notes').set({ used_at: null }).where('id', '=', id).execute();
     },
   };
 }

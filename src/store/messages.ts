@@ -49,11 +49,12 @@ const receiptQ = (set: (p: Receipt) => UpdateObject<DB, 'messages'>) =>
       .where('direction', '=', 'outbound')
       .where('status', '!=', 'failed'),
   );
+// An edited message stays `edited` (the spec's last state for it); its receipts still set the times.
 const deliveredReceiptQ = receiptQ((p) => ({
-  status: sql`case when status = 'read' then 'read' else 'delivered' end`,
+  status: sql`case when status in ('read', 'edited') then status else 'delivered' end`,
   delivered_at: sql`coalesce(delivered_at, ${p.atMs})`,
 }));
-const readReceiptQ = receiptQ((p) => ({ status: 'read', read_at: sql`coalesce(read_at, ${p.atMs})`, delivered_at: sql`coalesce(delivered_at, ${p.atMs})` }));
+const readReceiptQ = receiptQ((p) => ({ status: sql`case when status = 'edited' then status else 'read' end`, read_at: sql`coalesce(read_at, ${p.atMs})`, delivered_at: sql`coalesce(delivered_at, ${p.atMs})` }));
 
 /** Literal, not a parameter: the partial first-touch indexes (migration 005) apply only then. */
 const FIRST_TOUCH = sql<boolean>`first_touch = 1`;

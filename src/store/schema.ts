@@ -88,7 +88,7 @@ export interface MessagesTable {
   /** JSON array of parts */
   parts: string;
   effect: string | null;
-  status: 'sent' | 'delivered' | 'read' | 'failed' | 'received';
+  status: 'sent' | 'delivered' | 'read' | 'edited' | 'failed' | 'received';
   provider_guid: string | null;
   first_touch: number;
   error_code: number | null;
@@ -148,6 +148,8 @@ export interface AttachmentsTable {
   created_at: number;
   uploaded_at: number | null;
   expires_at: number;
+  /** sha256 (hex) of the upload slot's token; absent on inbound media. */
+  upload_token_hash?: string | null;
 }
 
 export interface VoiceNotesTable {
@@ -162,6 +164,8 @@ export interface VoiceNotesTable {
   transcoded: number;
   created_at: number;
   expires_at: number;
+  /** set by the send that used the note; a used note cannot be sent again */
+  used_at?: number | null;
 }
 
 export interface WebhookSubscriptionsTable {

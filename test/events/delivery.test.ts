@@ -5,6 +5,7 @@ import { STORE_KINDS } from '../support/stores.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { eventually, prepareSandbox } from '../support/messaging.js';
 import { verifyWebhook } from '../../src/index.js';
+import { timeSortableId } from '../../src/domain/ids.js';
 
 const EVENT_ENV = {
   BLUELINE_ALLOW_PRIVATE_NETWORKS: '1',
@@ -312,5 +313,122 @@ describe('dev inbox', () => {
     const replay = await t.api('POST', `/api/v1/events/${inbox.events[0].id}/replay`, undefined, { tenant: 'demo' });
     expect(replay.statusCode).toBe(400);
     expect(replay.json().error.code).toBe(1002);
+  });
+
+  /** Events recorded straight into the store, so several can share one millisecond. */
+  async function recordDevInboxEvents(times: number[]): Promise<string[]> {
+    const tenant = (await t.testStore.store.tenants.getBySlug('demo'))!;
+    const ids: string[] = [];
+    for (const [i, at] of times.entries()) {
+      // The id's time part is its created_at, as for every recorded event; the rest counts up.
+      const id = `evt_${timeSortableId(at).slice(0, 10)}${String(i).padStart(16, '0')}`;
+      await t.testStore.store.events.insertEvent({
+        id, tenant_id: tenant.id, type: 'message.received', event_id: `imessage:msg:paging-${at}-${i}`, lead_id: null, convo_id: null,
+        payload: JSON.stringify({ n: i }), status: 'dev_inbox', dev_inbox: true, delivered_at: null, created_at: at,
+      });
+      ids.push(id);
+    }
+    return ids;
+  }
+
+  it('pages through events that share a millisecond without losing any, even with limit=1', async () => {
+    t.clock.advance(60_000);
+    const base = t.clock.now();
+    // 43 events; two milliseconds hold 20 each.
+    const times = [base, ...Array(20).fill(base + 1), base + 2, ...Array(20).fill(base + 3), base + 4];
+    const recorded = await recordDevInboxEvents(times);
+    for (const limit of [1, 7]) {
+      const seen: string[] = [];
+      const pageSizes: number[] = [];
+      let since = new Date(base - 1).toISOString();
+      for (let page = 0; page < 100; page++) {
+        const res = (await t.api('GET', `/api/v1/dev-inbox?limit=${limit}&since=${encodeURIComponent(since)}`, undefined, { tenant: 'demo' })).json();
+        expect(res.count).toBe(res.events.length);
+        if (res.count === 0) break;
+        seen.push(...res.events.map((e: { id: string }) => e.id));
+        pageSizes.push(res.count);
+        since = res.next_since;
+      }
+      expect(seen, `limit=${limit}`).toEqual(recorded);
+      // A page cut inside a shared millisecond carries the rest of it.
+      if (limit === 1) expect(pageSizes).toEqual([1, 20, 1, 20, 1]);
+    }
+  });
+
+  it('requires ISO 8601 for since on the event list, the dev inbox and the stream (400 / 1002)', async () => {
+    const routes = ['/api/v1/events', '/api/v1/dev-inbox', '/api/v1/events/stream'];
+    for (const bad of ['0', '1700000000000', 'March 7, 2020', '2020-03-07T10:00:00', '2020-02-30', '2020-02-30T00:00:00Z', '07/03/2020', '2020-03-07T25:00:00Z']) {
+      for (const route of routes) {
+        const res = await t.api('GET', `${route}?since=${encodeURIComponent(bad)}`, undefined, { tenant: 'demo' });
+        expect(res.statusCode, `${route} since=${bad}`).toBe(400);
+        expect(res.json().error.code, `${route} since=${bad}`).toBe(1002);
+      }
+    }
+    const first = (await t.api('GET', '/api/v1/dev-inbox?limit=1', undefined, { tenant: 'demo' })).json().events[0];
+    const at = Date.parse(first.created_at);
+    const offset = new Date(at + 3600_000).toISOString().replace('Z', '+01:00');
+    for (const good of ['2000-01-01', new Date(at).toISOString(), offset, offset.replace('+01:00', '+0100')]) {
+      for (const route of routes.slice(0, 2)) {
+        const res = await t.api('GET', `${route}?since=${encodeURIComponent(good)}`, undefined, { tenant: 'demo' });
+        expect(res.statusCode, `${route} since=${good}`).toBe(200);
+      }
+    }
+    // An offset is honoured, even with its '+' left unencoded (it arrives as a space): 1 ms before
+    // the first event, written in +01:00, still finds it.
+    const justBefore = new Date(at - 1 + 3600_000).toISOString().replace('Z', '+01:00');
+    const inbox = (await t.api('GET', `/api/v1/dev-inbox?limit=1&since=${justBefore}`, undefined, { tenant: 'demo' })).json();
+    expect(inbox.events[0].id).toBe(first.id);
+  });
+});
+
+describe('subscription URLs that mean the dev inbox', () => {
+  it.each(['https://DEV-INBOX', 'https://dev-inbox/', 'https://Dev-Inbox./'])('records without any POST for %s', async (url) => {
+    const t = await startTestApp('sqlite', EVENT_ENV);
+    try {
+      await prepareSandbox(t);
+      const sub = await t.api('POST', '/api/v1/webhook-subscriptions', { url, events: ['message.received'] });
+      expect(sub.statusCode).toBe(201);
+      expect(sub.json().url).toBe('https://dev-inbox');
+      await t.admin('POST', `/admin/v1/lines/${t.demo.phone_line_ids[0]}/simulate/inbound`, { from: '+14155550133', text: 'to the inbox' });
+      const inbox = (await t.api('GET', '/api/v1/dev-inbox', undefined, { tenant: 'demo' })).json();
+      expect(inbox.events.map((e: { payload: { text: string } }) => e.payload.text)).toEqual(['to the inbox']);
+      expect(inbox.events[0].delivery).toEqual({ status: 'dev_inbox', url: 'https://dev-inbox', attempts: [], delivered_at: null });
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('refuses a dev-inbox URL with more than the host, instead of posting to a host named dev-inbox', async () => {
+    const t = await startTestApp('sqlite', EVENT_ENV);
+    try {
+      for (const url of ['https://dev-inbox/hooks', 'https://dev-inbox?x=1', 'http://dev-inbox', 'https://dev-inbox:8443']) {
+        const res = await t.api('POST', '/api/v1/webhook-subscriptions', { url, events: ['message.received'] });
+        expect(res.statusCode, url).toBe(400);
+        expect(res.json().error.code, url).toBe(1002);
+      }
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('data.crm_deep_link', () => {
+  it.each([
+    [{}, 'http://127.0.0.1:8787/app/chats/'],
+    [{ HOST: '0.0.0.0', PORT: '9090' }, 'http://127.0.0.1:9090/app/chats/'],
+    [{ HOST: '::', PORT: '9091' }, 'http://[::1]:9091/app/chats/'],
+    [{ PUBLIC_BASE_URL: 'https://blueline.example.com/' }, 'https://blueline.example.com/app/chats/'],
+  ])('is an absolute URL (%o)', async (env, prefix) => {
+    const t = await startTestApp('sqlite', { ...EVENT_ENV, ...env });
+    try {
+      await prepareSandbox(t);
+      await t.api('POST', '/api/v1/webhook-subscriptions', { url: 'https://dev-inbox', events: ['message.received'] });
+      await t.admin('POST', `/admin/v1/lines/${t.demo.phone_line_ids[0]}/simulate/inbound`, { from: '+14155550134', text: 'link me' });
+      const ev = (await t.api('GET', '/api/v1/dev-inbox', undefined, { tenant: 'demo' })).json().events[0];
+      expect(ev.payload.data.crm_deep_link).toBe(`${prefix}${ev.payload.data.chat.id}`);
+      expect(new URL(ev.payload.data.crm_deep_link).href).toBe(ev.payload.data.crm_deep_link);
+    } finally {
+      await t.close();
+    }
   });
 });

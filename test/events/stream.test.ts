@@ -2,6 +2,7 @@ import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { prepareSandbox } from '../support/messaging.js';
+import { timeSortableId } from '../../src/domain/ids.js';
 
 interface Frame {
   id?: string;
@@ -87,8 +88,39 @@ describe('SSE stream', () => {
     await inbound('while away 2');
     const byId = await readStream(base, t.demo.signing_secret, { lastEventId: lastId, since: '2000-01-01T00:00:00Z', untilMs: 300 });
     expect(byId.frames.filter((f) => f.event === 'message.received').map((f) => JSON.parse(f.data!).payload.text)).toEqual(['while away 1', 'while away 2']);
+    // ?since= resends the last sent event's millisecond (here: 'before gap'), so nothing is skipped.
     const bySince = await readStream(base, t.demo.signing_secret, { since: closeSince, untilMs: 300 });
-    expect(bySince.frames.filter((f) => f.event === 'message.received').map((f) => JSON.parse(f.data!).payload.text)).toEqual(['while away 1', 'while away 2']);
+    expect(bySince.frames.filter((f) => f.event === 'message.received').map((f) => JSON.parse(f.data!).payload.text)).toEqual(['before gap', 'while away 1', 'while away 2']);
+  });
+
+  it("reconnecting with reconnect_with_since skips no event of the last sent event's millisecond", async () => {
+    const tenant = (await t.testStore.store.tenants.getBySlug('demo'))!;
+    let at = 0;
+    let n = 0;
+    /** An event recorded at `at` (as another request's transaction committing late would be). */
+    const record = async (text: string) => {
+      const id = `evt_${timeSortableId(at).slice(0, 10)}${String(++n).padStart(16, '0')}`;
+      await t.testStore.store.events.insertEvent({
+        id, tenant_id: tenant.id, type: 'message.received', event_id: `imessage:msg:same-ms-${at}-${n}`, lead_id: null, convo_id: null,
+        payload: JSON.stringify({ text }), status: 'failed', dev_inbox: false, delivered_at: null, created_at: at,
+      });
+      t.services.bus.eventRecorded(tenant.id);
+    };
+    const stream = readStream(base, t.demo.signing_secret, {
+      onOpen: () =>
+        setTimeout(() => {
+          at = t.clock.now();
+          void record('first of the millisecond');
+        }, 30),
+    });
+    const { frames } = await stream;
+    expect(frames.filter((f) => f.event === 'message.received').map((f) => JSON.parse(f.data!).payload.text)).toEqual(['first of the millisecond']);
+    const { reconnect_with_since } = JSON.parse(frames.at(-1)!.data!);
+    // Same millisecond, committed after the stream closed.
+    await record('second of the millisecond');
+    const resumed = await readStream(base, t.demo.signing_secret, { since: reconnect_with_since, untilMs: 300 });
+    const texts = resumed.frames.filter((f) => f.event === 'message.received').map((f) => JSON.parse(f.data!).payload.text);
+    expect(texts).toEqual(['first of the millisecond', 'second of the millisecond']);
   });
 
   it('refuses a stream without the tenant header', async () => {

@@ -3,6 +3,8 @@ import { signRequest, startTestApp, type TestApp } from '../support/app.js';
 import Fastify from 'fastify';
 import { createTestStore } from '../support/stores.js';
 import { healthRoutes } from '../../src/http/routes/health.js';
+import { webhookTokenFor } from '../../src/drivers/bluebubbles/index.js';
+import { HOOK_SECRET } from '../support/app.js';
 
 describe('error envelope and bad input', () => {
   let t: TestApp;
@@ -53,6 +55,26 @@ describe('error envelope and bad input', () => {
     const res = await adminPost('name=x', { 'content-type': 'application/x-www-form-urlencoded' });
     expect(res.statusCode).toBe(415);
     expect(res.json().error.code).toBe(1002);
+  });
+
+  it('answers an over-long path parameter in the envelope: 1002 from the route schema, with X-Trace-ID', async () => {
+    for (const id of ['e'.repeat(101), 'e'.repeat(1500)]) {
+      const res = await t.api('GET', `/api/v1/events/${id}`, undefined, { tenant: 'demo' });
+      expect(res.statusCode, `${id.length} characters`).toBe(400);
+      expect(res.json()).toEqual({ success: false, error: { status: 400, code: 1002, message: expect.any(String), retryable: false }, trace_id: res.headers['x-trace-id'] });
+      expect(res.headers['x-trace-id']).toMatch(/^tr_/);
+    }
+    // Under the router's limit the id reaches the route: an unknown event is 2011, not a framework 414.
+    const unknown = await t.api('GET', `/api/v1/webhook-subscriptions/${'s'.repeat(100)}`);
+    expect(unknown.json().error.code).toBe(2011);
+  });
+
+  it('answers a malformed percent-encoding in the path with a 1002 envelope and X-Trace-ID', async () => {
+    const res = await t.api('GET', '/api/v1/events/%E0%A4%A', undefined, { tenant: 'demo' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ success: false, error: { status: 400, code: 1002, message: expect.any(String), retryable: false }, trace_id: res.headers['x-trace-id'] });
+    expect(res.headers['x-trace-id']).toMatch(/^tr_/);
+    expect(res.json().error.message).not.toContain('FST_');
   });
 
   it('answers unknown routes with a 404 envelope carrying the trace id', async () => {
@@ -135,6 +157,40 @@ describe('request log lines', () => {
         [404, '/api/v1/no-such-route', missing.headers['x-trace-id']],
         [400, '/api/v1/send', bad.headers['x-trace-id']],
       ]);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it.each(['errors', 'all'])('never logs the BlueBubbles webhook token (BLUELINE_LOG_REQUESTS=%s)', async (mode) => {
+    const t = await startTestApp('sqlite', { BLUELINE_LOG_REQUESTS: mode });
+    try {
+      const lineId = 'line_logged';
+      const token = webhookTokenFor(HOOK_SECRET, lineId);
+      const hook = `/hooks/bluebubbles/${lineId}/${token}`;
+      const json = { 'content-type': 'application/json' };
+      const badJson = await t.request({ method: 'POST', url: hook, payload: '{"type": ', headers: json });
+      const tooBig = await t.request({ method: 'POST', url: hook, payload: Buffer.alloc(2 * 1024 * 1024, 'a'), headers: json });
+      const wrongMethod = await t.request({ method: 'GET', url: `${hook}?x=1` });
+      const trailingSlash = await t.request({ method: 'POST', url: `/HOOKS/bluebubbles/${lineId}/${token}/`, payload: '{}', headers: json });
+      const badUrl = await t.request({ method: 'POST', url: `/hooks/bluebubbles/%E0%A4%A/${token}`, payload: '{}', headers: json });
+      expect([badJson.statusCode, tooBig.statusCode, wrongMethod.statusCode, trailingSlash.statusCode, badUrl.statusCode]).toEqual([400, 413, 404, 404, 400]);
+      expect(badJson.json().error.code).toBe(1004);
+      // fastify's request serializer (its own request lines, or any `{ req }` logged) redacts too.
+      t.app.log.info({ req: { method: 'POST', url: hook } }, 'a request, logged whole');
+      const logs = t.logs.join('');
+      expect(logs).not.toContain(token);
+      expect(requestLines(t).map((l) => [l.status, l.path])).toEqual([
+        [400, `/hooks/bluebubbles/${lineId}/[redacted]`],
+        [413, `/hooks/bluebubbles/${lineId}/[redacted]`],
+        [404, `/hooks/bluebubbles/${lineId}/[redacted]`],
+        [404, `/HOOKS/bluebubbles/${lineId}/[redacted]/`],
+        [400, '/hooks/bluebubbles/%E0%A4%A/[redacted]'],
+      ]);
+      expect(logs).toContain(`"url":"/hooks/bluebubbles/${lineId}/[redacted]"`);
+      // Other paths are logged as they are.
+      await t.api('GET', '/api/v1/no-such-route/x');
+      expect(requestLines(t).at(-1)!.path).toBe('/api/v1/no-such-route/x');
     } finally {
       await t.close();
     }

@@ -37,7 +37,9 @@ describe('attachments', () => {
     expect(Object.keys(s).sort()).toEqual(['attachment_id', 'expires_at', 'required_headers', 'upload_url']);
     expect(s.attachment_id).toMatch(/^att_[0-9a-f]{32}$/);
     expect(s.upload_url).toBe(`https://api.example.test/api/v1/attachments/${s.attachment_id}/upload`);
-    expect(s.required_headers).toEqual({ authorization: `Bearer ${t.demo.signing_secret}`, 'content-type': 'image/png' });
+    // A bearer token of the slot's own, never the caller's signing secret.
+    expect(s.required_headers).toEqual({ authorization: expect.stringMatching(/^Bearer bl_up_[A-Za-z0-9_-]{43}$/), 'content-type': 'image/png' });
+    expect(s.required_headers.authorization).not.toContain(t.demo.signing_secret);
     expect(Date.parse(s.expires_at) - before).toBeGreaterThanOrEqual(15 * 60_000 - 1_000);
     expect(Date.parse(s.expires_at) - before).toBeLessThanOrEqual(15 * 60_000 + 1_000);
   });
@@ -77,7 +79,9 @@ describe('attachments', () => {
       method: 'PUT', url: `/api/v1/attachments/${s.attachment_id}/upload`, payload: body,
       headers: { 'content-type': 'image/png', 'x-service-signature': signRequest(t.demo.signing_secret, body.toString('latin1')), 'x-service-tenant': 'demo' },
     });
+    // Credentials were sent, just not a kind this route takes: 2004 (invalid), not 2012 (missing).
     expect(hmac.statusCode).toBe(401);
+    expect(hmac.json().error).toMatchObject({ code: 2004, message: expect.stringContaining('bearer') });
     expect((await put(s.attachment_id, body, { 'content-type': 'image/jpeg' })).json().error.code).toBe(1002);
     expect((await put(s.attachment_id, randomBytes(1000))).json().error.code).toBe(1002);
     expect((await t.api('GET', `/api/v1/attachments/${s.attachment_id}/content`)).json().error.code).toBe(5004);
@@ -174,5 +178,129 @@ describe('attachments', () => {
       parallel_attachments: true,
     });
     expect(mixed.json().error).toMatchObject({ code: 1002, attachment_index: 1 });
+  });
+  it('takes MIME types in any case, and stores and reports them in lower case', async () => {
+    const s = await slot({ content_type: 'image/PNG', size_bytes: 512 });
+    expect(s.required_headers['content-type']).toBe('image/png');
+    const bytes = randomBytes(512);
+    // The PUT's Content-Type is compared case-insensitively and without parameters.
+    const res = await put(s.attachment_id, bytes, { 'content-type': 'Image/Png; charset=binary' });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().attachment.content_type).toBe('image/png');
+    expect((await t.api('GET', `/api/v1/attachments/${s.attachment_id}`)).json().attachment.content_type).toBe('image/png');
+    const content = await t.api('GET', `/api/v1/attachments/${s.attachment_id}/content`);
+    expect(content.headers['content-type']).toBe('image/png');
+    expect(content.rawPayload.equals(bytes)).toBe(true);
+    // A type that differs in more than case is still refused.
+    const other = await slot({ content_type: 'IMAGE/JPEG', size_bytes: 512 });
+    expect((await put(other.attachment_id, bytes, { 'content-type': 'image/png' })).json().error.code).toBe(1002);
+  });
+
+  it('answers reads of an expired attachment 404/5001 like a send does, uploaded or never uploaded', async () => {
+    const { id } = await uploaded();
+    const pending = await slot();
+    const read = (url: string) => t.api('GET', url);
+    t.clock.advance(15 * 60_000 + 1);
+    // The never-uploaded slot is gone for good: 5001 (expired), not 5004 (not uploaded yet).
+    for (const url of [`/api/v1/attachments/${pending.attachment_id}`, `/api/v1/attachments/${pending.attachment_id}/content`]) {
+      const res = await read(url);
+      expect(res.statusCode, url).toBe(404);
+      expect(res.json().error).toMatchObject({ code: 5001, message: expect.stringContaining('expired') });
+    }
+    // The uploaded one lives for its retention period, then answers as a send would.
+    expect((await read(`/api/v1/attachments/${id}`)).statusCode).toBe(200);
+    const expiresAt = Date.parse((await read(`/api/v1/attachments/${id}`)).json().attachment.expires_at);
+    t.clock.advance(expiresAt - t.clock.now() - 1_000);
+    expect((await read(`/api/v1/attachments/${id}/content`)).statusCode).toBe(200);
+    t.clock.advance(1_000);
+    for (const url of [`/api/v1/attachments/${id}`, `/api/v1/attachments/${id}/content`]) {
+      const res = await read(url);
+      expect(res.statusCode, url).toBe(404);
+      expect(res.json().error).toMatchObject({ code: 5001, message: expect.stringContaining('has expired') });
+    }
+    const send = await firstTouch(t, { phone: newRecipient(), attachments: [id] });
+    expect(send.json()).toMatchObject({ code: 5001, attachment_index: 0 });
+  });
+
+  it('keeps inbound media (in_…) readable for its 30 days, then answers 5001 like uploads', async () => {
+    const image = randomBytes(700);
+    const line = t.demo.phone_line_ids[0]!;
+    const inbound = await t.admin('POST', `/admin/v1/lines/${line}/simulate/inbound`, {
+      from: '+14155550177',
+      parts: [{ type: 'media', filename: 'in.png', mime_type: 'image/png', content_base64: image.toString('base64') }],
+    });
+    expect(inbound.statusCode, inbound.body).toBe(202);
+    const events = await t.api('GET', '/api/v1/events?limit=1', undefined, { tenant: 'demo' });
+    const id = /in_[0-9a-f]{32}/.exec(events.body)?.[0];
+    expect(id, events.body).toBeDefined();
+    t.clock.advance(30 * 86_400_000 - 60_000);
+    const meta = await t.api('GET', `/api/v1/attachments/${id}`);
+    expect(meta.statusCode, meta.body).toBe(200);
+    expect((await t.api('GET', `/api/v1/attachments/${id}/content`)).rawPayload.equals(image)).toBe(true);
+    t.clock.advance(60_000);
+    for (const url of [`/api/v1/attachments/${id}`, `/api/v1/attachments/${id}/content`]) {
+      expect((await t.api('GET', url)).json().error?.code, url).toBe(5001);
+    }
+  });
+
+  describe('the upload token in required_headers', () => {
+    const putWith = (s: { upload_url: string; attachment_id: string }, authorization: string, bytes: Buffer) =>
+      t.request({
+        method: 'PUT',
+        url: new URL(s.upload_url).pathname,
+        payload: bytes,
+        headers: { authorization, 'content-type': 'image/png' },
+      });
+
+    it('uploads to its own slot, exactly as the response says to', async () => {
+      const s = await slot({ size_bytes: 1024 });
+      const bytes = randomBytes(1024);
+      const res = await putWith(s, s.required_headers.authorization, bytes);
+      expect(res.statusCode, res.body).toBe(200);
+      expect((await t.api('GET', `/api/v1/attachments/${s.attachment_id}/content`)).rawPayload.equals(bytes)).toBe(true);
+      // Once used, the slot is done: the same token gets the usual 409.
+      expect((await putWith(s, s.required_headers.authorization, bytes)).json().error.code).toBe(1012);
+    });
+
+    it('is handed to HMAC callers too, who never send their secret at all', async () => {
+      const body = JSON.stringify({ filename: 'h.png', content_type: 'image/png', size_bytes: 300 });
+      const res = await t.request({
+        method: 'POST', url: '/api/v1/attachments', payload: body,
+        headers: { 'content-type': 'application/json', 'x-service-signature': signRequest(t.demo.signing_secret, body), 'x-service-tenant': 'demo' },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      const s = res.json();
+      expect(s.required_headers.authorization).toMatch(/^Bearer bl_up_/);
+      expect(s.required_headers.authorization).not.toContain(t.demo.signing_secret);
+      expect((await putWith(s, s.required_headers.authorization, randomBytes(300))).statusCode).toBe(200);
+    });
+
+    it('works for no other slot, no other route, and not past the slot expiry (401/2004)', async () => {
+      const a = await slot({ size_bytes: 100 });
+      const b = await slot({ size_bytes: 100 });
+      const wrongSlot = await putWith(b, a.required_headers.authorization, randomBytes(100));
+      expect(wrongSlot.statusCode).toBe(401);
+      expect(wrongSlot.json().error.code).toBe(2004);
+      const token = a.required_headers.authorization.slice('Bearer '.length);
+      const otherRoute = await t.api('GET', `/api/v1/attachments/${a.attachment_id}`, undefined, { secret: token });
+      expect(otherRoute.json().error.code).toBe(2004);
+      t.clock.advance(15 * 60_000 + 1);
+      const late = await putWith(a, a.required_headers.authorization, randomBytes(100));
+      expect(late.statusCode).toBe(401);
+      expect(late.json().error.code).toBe(2004);
+      // Neither slot took any bytes.
+      for (const s of [a, b]) expect((await t.api('GET', `/api/v1/attachments/${s.attachment_id}`)).json().error.code).toBe(5001);
+    });
+
+    it('is never written to the logs', async () => {
+      const s = await slot({ size_bytes: 64 });
+      const token = s.required_headers.authorization.slice('Bearer '.length);
+      await putWith(s, s.required_headers.authorization, randomBytes(10)); // a failure, logged with its request
+      await putWith(s, s.required_headers.authorization, randomBytes(64));
+      const other = await slot({ size_bytes: 64 });
+      await putWith(other, s.required_headers.authorization, randomBytes(64)); // 2004, logged
+      expect(t.logs.length).toBeGreaterThan(0);
+      expect(t.logs.join('')).not.toContain(token);
+    });
   });
 });

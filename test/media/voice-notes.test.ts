@@ -91,6 +91,25 @@ describe('voice notes', () => {
     }
   });
 
+  it('takes mime_type in any case (MIME types are case-insensitive)', async () => {
+    const res = await stage({ audio_base64: twoSeconds, mime_type: 'AUDIO/WAV' });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ uploaded: true, transcoded: true });
+    expect((await stage({ audio_base64: twoSeconds, mime_type: 'Audio/X-Wav' })).statusCode).toBe(200);
+    // Still checked against the bytes: a WAV declared as CAF is refused, whatever the case.
+    expect((await stage({ audio_base64: twoSeconds, mime_type: 'AUDIO/CAF' })).json().error.code).toBe(3004);
+  });
+
+  it('answers an empty audio source as a missing one (400/1001), not a failed decode', async () => {
+    for (const body of [{ audio_base64: '' }, { audio_base64: '  ' }, { audio_url: '' }, { audio_base64: '', audio_url: '' }]) {
+      const res = await stage(body);
+      expect(res.statusCode, JSON.stringify(body)).toBe(400);
+      expect(res.json().error, JSON.stringify(body)).toMatchObject({ code: 1001, retryable: false, message: expect.stringContaining('neither') });
+    }
+    // An empty one beside a real one is simply the real one.
+    expect((await stage({ audio_base64: twoSeconds, audio_url: '' })).statusCode).toBe(200);
+  });
+
   it('answers 3002 when no line can take voice notes, and keeps tenants apart', async () => {
     const [lineA, lineB] = t.demo.phone_line_ids as [string, string];
     await t.admin('PATCH', `/admin/v1/lines/${lineA}`, { driver_config: { receipt_delay_ms: 5, voice_notes: false } });

@@ -107,6 +107,49 @@ describe('chats', () => {
     expect(collision.json()).toMatchObject({ success: false, error: { code: 'idempotency_collision', status: 422, retryable: false } });
   });
 
+  it('checks effects (4098; none at group creation, 4099/422) and writes no lead for a refused creation', async () => {
+    const phone = newRecipient();
+    const unknown = await createChat({ to: phone, message: { parts: [text('hi')], effect: 'nope' } });
+    expect(unknown.json().error).toMatchObject({ code: 4098, allowed_effects: expect.arrayContaining(['confetti']) });
+    const group = await createChat({ to: [newRecipient(), newRecipient()], message: { parts: [text('hi')], effect: 'confetti' } });
+    expect(group.statusCode).toBe(422);
+    expect(group.json().error.code).toBe(4099);
+    expect((await createChat({ to: phone, message: { parts: [text('see https://x.io')] } })).json().error.code).toBe(1005);
+    expect((await createChat({ to: phone, message: { parts: [text('hi'), { type: 'media', attachment_id: 'att_nope' }] } })).json().error.code).toBe(5001);
+    // None of the refusals created the lead: the first send that goes out does.
+    t.clock.advance(11 * 60_000);
+    const sent = await t.api('POST', '/api/v1/send', { phone, body: 'hello' });
+    expect(sent.json()).toMatchObject({ status: 'sent', lead_created: true });
+    // Creating the chat that now exists answers 200, not 201.
+    const existing = await createChat({ to: phone, message: { parts: [text('again')] } });
+    expect(existing.statusCode).toBe(200);
+    expect(existing.json().chat.id).toBe(sent.json().chat_id);
+  });
+
+  it('names the part by its index in parts[] on attachment lookup errors', async () => {
+    const chat = (await createChat({ to: newRecipient(), message: { parts: [text('x')] } })).json().chat;
+    const res = await t.api('POST', `/api/v1/chats/${chat.id}/messages`, { message: { parts: [text('look'), { type: 'media', attachment_id: 'att_nope' }] } });
+    expect(res.json().error).toMatchObject({ code: 5001, attachment_index: 1 });
+  });
+
+  it('keeps a group on its own line: an inactive line is 3002, never another line', async () => {
+    const group = (await createChat({ to: [newRecipient(), newRecipient()], message: { parts: [text('ours')] } })).json().chat;
+    const other = t.demo.phone_line_ids.find((id) => id !== group.phone_line_id)!;
+    const before = (await deviceLog(t, other)).length;
+    await t.admin('PATCH', `/admin/v1/lines/${group.phone_line_id}`, { is_active: false });
+    try {
+      const msg = await t.api('POST', `/api/v1/chats/${group.id}/messages`, { message: { parts: [text('anyone?')] } });
+      expect(msg.statusCode).toBe(503);
+      expect(msg.json().error.code).toBe(3002);
+      const add = await t.api('POST', `/api/v1/chats/${group.id}/participants`, { address: '+14155550999' });
+      expect(add.json().error.code).toBe(3002);
+      expect((await deviceLog(t, other)).length).toBe(before);
+    } finally {
+      await t.admin('PATCH', `/admin/v1/lines/${group.phone_line_id}`, { is_active: true });
+    }
+    expect((await t.api('POST', `/api/v1/chats/${group.id}/messages`, { message: { parts: [text('back')] } })).statusCode).toBe(200);
+  });
+
   describe('participants', () => {
     let group: { id: string; phone_line_id: string; handles: string[] };
     beforeAll(async () => {
@@ -126,6 +169,8 @@ describe('chats', () => {
 
     it('answers 1001, 1006, 2002, 4001 and 4099/422 as the spec says', async () => {
       expect((await add(group.id, {})).json().error.code).toBe(1001);
+      expect((await add(group.id, { address: 'not a phone' })).json().error.code).toBe(1003);
+      expect((await add(group.id, { address: '+14155550001', handle: '+14155550002' })).json().error.code).toBe(1002);
       const direct = (await createChat({ to: newRecipient(), message: { parts: [text('d')] } })).json().chat;
       expect((await add(direct.id, { address: '+14155550001' })).json().error.code).toBe(1006);
       expect((await add('ch_ffffffffffffffffffffffffffffffff', { address: '+14155550001' })).json().error.code).toBe(2002);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
-import { deviceLog, firstTouch, newRecipient, prepareSandbox } from '../support/messaging.js';
+import { deviceLog, eventually, firstTouch, newRecipient, prepareSandbox } from '../support/messaging.js';
 
 describe('edits, reactions and isolation', () => {
   let t: TestApp;
@@ -25,6 +25,15 @@ describe('edits, reactions and isolation', () => {
     const m = (await t.api('GET', `/api/v1/messages/${sent.message_id}`)).json().message;
     expect(m.parts).toEqual([{ type: 'text', value: 'Meet at 6' }]);
     expect(m.edited_at).toBe(body.date_edited);
+    // The spec's transition sent → edited; later receipts set their times and keep it.
+    expect(m.status).toBe('edited');
+    const fresh = (await t.api('POST', '/api/v1/send', { phone, body: 'edit me before it is read' })).json();
+    expect((await edit(fresh.message_id, { new_text: 'edited early' })).statusCode).toBe(200);
+    const later = await eventually(
+      async () => (await t.api('GET', `/api/v1/messages/${fresh.message_id}`)).json().message,
+      (x) => x.read_at !== null,
+    );
+    expect(later).toMatchObject({ status: 'edited', delivered_at: expect.any(String), read_at: expect.any(String) });
     // Not idempotent: a second edit is a second edit.
     expect((await edit(sent.message_id, { new_text: 'Meet at 7' })).statusCode).toBe(200);
   });
@@ -39,6 +48,7 @@ describe('edits, reactions and isolation', () => {
     });
     expect(badJson.json().error.code).toBe(1004);
     expect((await edit('msg_nope', { new_text: 'x' })).json().error.code).toBe(2003);
+    expect((await edit(sent.message_id, { new_text: 'x'.repeat(10_001) })).json().error.code).toBe(1009);
   });
 
   it('refuses edits after 15 minutes (4001) and on lines without edits (4099/501)', async () => {
@@ -89,5 +99,22 @@ describe('edits, reactions and isolation', () => {
     expect((await as('POST', `/api/v1/chats/${sent.chat_id}/participants`, { address: '+14155550001' })).json().error.code).toBe(2002);
     const send = await as('POST', '/api/v1/send', { phone: '+14155550123', body: 'x', phone_line_id: sent.phone_line_id });
     expect(send.json().code).toBe(2006);
+
+    // A line moved to another tenant no longer acts on the old tenant's messages.
+    const moved = (await t.api('POST', '/api/v1/send', { phone, body: 'on a line about to move' })).json();
+    expect((await t.admin('PATCH', `/admin/v1/lines/${moved.phone_line_id}`, { tenant: 'intruder' })).statusCode).toBe(200);
+    try {
+      const logBefore = (await deviceLog(t, moved.phone_line_id)).length;
+      for (const res of [
+        await edit(moved.message_id, { new_text: 'x' }),
+        await t.api('POST', `/api/v1/messages/${moved.message_id}/react`, { reaction: 'like' }),
+      ]) {
+        expect(res.statusCode).toBe(422);
+        expect(res.json().error.code).toBe(4099);
+      }
+      expect((await deviceLog(t, moved.phone_line_id)).length).toBe(logBefore);
+    } finally {
+      await t.admin('PATCH', `/admin/v1/lines/${moved.phone_line_id}`, { tenant: 'demo' });
+    }
   });
 });

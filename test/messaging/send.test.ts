@@ -3,6 +3,7 @@ import { startTestApp, type TestApp } from '../support/app.js';
 import { STORE_KINDS } from '../support/stores.js';
 import { allDeviceLogs, deviceLog, eventually, firstTouch, newRecipient, prepareSandbox } from '../support/messaging.js';
 import { SIMULATOR_RECIPIENTS } from '../../src/drivers/simulator/reserved.js';
+import { makeWav16Fast, sine } from '../audio/fixtures.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -162,6 +163,95 @@ describe('POST /api/v1/send', () => {
     t.clock.advance(2_000);
     expect((await t.api('POST', '/api/v1/send', { phone, body: 'r3' })).statusCode).toBe(200);
     await t.admin('PATCH', '/admin/v1/tenants/demo', { rate_limit: { per_second: 10_000, burst: 10_000 } });
+  });
+
+  it('refuses what it cannot carry out before writing a lead: a later send still creates it', async () => {
+    const phone = newRecipient();
+    const refusals: [Record<string, unknown>, number][] = [
+      [{ attachments: [] }, 1002],
+      [{ attachments: ['att_nope'] }, 5001],
+      [{ body: 'see https://example.com/offer' }, 1005],
+      [{ rich_link: 'https://example.com/offer' }, 1005],
+    ];
+    for (const [fields, code] of refusals) {
+      const res = await firstTouch(t, { phone, ...fields });
+      expect(res.json(), JSON.stringify(fields)).toMatchObject({ status: 'failed', code, lead_id: null, chat_id: null, lead_created: false });
+    }
+    const ok = await firstTouch(t, { phone, body: 'hello first' });
+    expect(ok.json()).toMatchObject({ status: 'sent', lead_created: true });
+    // Once the chat exists, links are fine.
+    const link = await t.api('POST', '/api/v1/send', { phone, body: 'the offer', rich_link: { url: 'https://example.com/offer' } });
+    expect(link.statusCode, link.body).toBe(200);
+    const log = await deviceLog(t, ok.json().phone_line_id);
+    expect(log.find((e) => e.text === 'the offer')).toMatchObject({ rich_link: 'https://example.com/offer' });
+  });
+
+  it('counts body and attachments as parts (1006 past 10) and refuses combinations it cannot send', async () => {
+    const atts = (n: number) => Array.from({ length: n }, (_, i) => `att_${i}`);
+    const send = async (fields: Record<string, unknown>) => (await t.api('POST', '/api/v1/send', { phone: '+14155550177', ...fields })).json();
+    expect(await send({ body: 'caption', attachments: atts(10) })).toMatchObject({ status: 'failed', code: 1006 });
+    expect(await send({ attachments: atts(11) })).toMatchObject({ code: 1006 });
+    expect(await send({ body: 'x', rich_link: 'javascript:alert(1)' })).toMatchObject({ code: 1002 });
+    expect(await send({ body: 'x', rich_link: 'not a url' })).toMatchObject({ code: 1002 });
+    expect(await send({ attachments: ['att_0'], rich_link: 'https://example.com' })).toMatchObject({ code: 1002 });
+    expect(await send({ attachments: ['att_0'], effect: 'confetti' })).toMatchObject({ code: 1002 });
+  });
+
+  it('leaves the key of a request refused before any message free for the corrected request', async () => {
+    const phone = newRecipient();
+    const refused = await firstTouch(t, { phone, attachments: ['att_missing'], idempotency_key: 'fix-me' });
+    expect(refused.json()).toMatchObject({ status: 'failed', code: 5001 });
+    const fixed = await t.api('POST', '/api/v1/send', { phone, body: 'fixed', idempotency_key: 'fix-me' });
+    expect(fixed.statusCode, fixed.body).toBe(200);
+  });
+
+  it('takes the Idempotency-Key header as the key, and refuses a header that contradicts the body', async () => {
+    const phone = newRecipient();
+    const headers = { 'idempotency-key': 'hdr-1' };
+    t.clock.advance(11 * 60_000);
+    const first = await t.api('POST', '/api/v1/send', { phone, body: 'by header' }, { headers });
+    const again = await t.api('POST', '/api/v1/send', { phone, body: 'by header' }, { headers });
+    expect(again.json()).toEqual(first.json());
+    const log = await deviceLog(t, first.json().phone_line_id);
+    expect(log.filter((e) => e.text === 'by header')).toHaveLength(1);
+    const both = await t.api('POST', '/api/v1/send', { phone, body: 'by header', idempotency_key: 'other' }, { headers });
+    expect(both.json()).toMatchObject({ status: 'failed', code: 1002 });
+  });
+
+  it('sends two racing first touches to a new recipient from one line, as one first touch', async () => {
+    const phone = newRecipient();
+    t.clock.advance(11 * 60_000);
+    const [a, b] = await Promise.all([
+      t.api('POST', '/api/v1/send', { phone, body: 'race one' }),
+      t.api('POST', '/api/v1/send', { phone, body: 'race two' }),
+    ]);
+    expect([a.statusCode, b.statusCode]).toEqual([200, 200]);
+    expect(a.json().phone_line_id).toBe(b.json().phone_line_id);
+    const firstTouches = (await Promise.all([a, b].map(async (r) => (await t.api('GET', `/api/v1/messages/${r.json().message_id}`)).json().message)));
+    expect(firstTouches.map((m) => m.phone_line_id)).toEqual([a.json().phone_line_id, a.json().phone_line_id]);
+    // The other line still has its first touch free: a new recipient goes out at once.
+    expect((await t.api('POST', '/api/v1/send', { phone: newRecipient(), body: 'next' })).statusCode).toBe(200);
+  });
+
+  it('sends a voice note once, from its staging line, without moving the conversation', async () => {
+    const phone = newRecipient();
+    const first = (await firstTouch(t, { phone, body: 'hi there' })).json();
+    const other = t.demo.phone_line_ids.find((id) => id !== first.phone_line_id)!;
+    const wav = makeWav16Fast(24_000, 1, 24_000, sine(440, 24_000)).toString('base64');
+    const staged = await t.api('POST', '/api/v1/voice-notes', { audio_base64: wav, mime_type: 'audio/wav', phone_line_id: other });
+    expect(staged.statusCode, staged.body).toBe(200);
+    const vn = staged.json();
+    const voice = await t.api('POST', '/api/v1/send', { phone, phone_line_id: other, voice_note: { voice_note_id: vn.voice_note_id } });
+    expect(voice.statusCode, voice.body).toBe(200);
+    expect(voice.json().phone_line_id).toBe(other);
+    // The send used the staged note up (staged → used for a send): it cannot go out twice.
+    const twice = await t.api('POST', '/api/v1/send', { phone, phone_line_id: other, voice_note: { voice_note_id: vn.voice_note_id } });
+    expect(twice.statusCode).toBe(404);
+    expect(twice.json()).toMatchObject({ status: 'failed', code: 5001, reason: expect.stringContaining('already used') });
+    expect((await deviceLog(t, other)).filter((e) => e.kind === 'voice_note')).toHaveLength(1);
+    const next = await t.api('POST', '/api/v1/send', { phone, body: 'still on my line' });
+    expect(next.json().phone_line_id).toBe(first.phone_line_id);
+    expect((await deviceLog(t, first.phone_line_id)).find((e) => e.text === 'still on my line')).toBeTruthy();
   });
 });
 

@@ -29,7 +29,7 @@ export interface TestApp {
   logs: string[];
   request(opts: InjectOptions): Promise<LightMyRequestResponse>;
   /** Bearer request as the demo tenant (or the given secret/tenant). */
-  api(method: string, url: string, body?: unknown, opts?: { secret?: string; tenant?: string }): Promise<LightMyRequestResponse>;
+  api(method: string, url: string, body?: unknown, opts?: { secret?: string; tenant?: string; headers?: Record<string, string> }): Promise<LightMyRequestResponse>;
   admin(method: string, url: string, body?: unknown): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
 }
@@ -70,7 +70,7 @@ export async function startTestApp(kind: StoreKind = 'sqlite', env: Record<strin
     logs,
     request,
     api(method, url, body, opts = {}) {
-      const headers: Record<string, string> = { authorization: `Bearer ${opts.secret ?? demo.signing_secret}` };
+      const headers: Record<string, string> = { authorization: `Bearer ${opts.secret ?? demo.signing_secret}`, ...opts.headers };
       if (opts.tenant) headers[`x-${config.headerBrand}-tenant`] = opts.tenant;
       return request({ method: method as InjectOptions['method'], url, headers, ...(body !== undefined && { payload: body as object }) });
     },

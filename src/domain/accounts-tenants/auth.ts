@@ -156,7 +156,8 @@ export function authenticator(deps: { store: Store; clock: Clock; brand: string 
         });
       }
       if (c.signature !== undefined && c.signature.trim() !== '') {
-        if (c.bearerOnly) throw new ApiError(2012, 'this route accepts bearer authentication only');
+        // Credentials were sent, just not a kind this route takes: invalid, not missing.
+        if (c.bearerOnly) throw new ApiError(2004, 'this route accepts bearer authentication only');
         const sig = parseRequestSignature(c.signature);
         if (!sig) {
           throw new ApiError(2004, `malformed ${signatureHeader}: expected v1,<unix seconds>,<64 hex chars>`);

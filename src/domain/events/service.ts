@@ -2,11 +2,31 @@
 import { isoOrNull } from '../../clock.js';
 import { ApiError } from '../../errors/registry.js';
 import type { Clock } from '../../clock.js';
-import type { Store, EventRow, Subscription, Tenant } from '../../store/index.js';
+import type { Store, DeliveryJob, EventRow, Subscription, Tenant } from '../../store/index.js';
 import { attemptDelivery, isSuccess, recordAttempt, refreshEventStatus, type AttemptSettings } from '../../delivery/attempt.js';
 import { timeSortableId } from '../ids.js';
 import { DEV_INBOX_URL } from './subscriptions.js';
 
+// A date, or a date-time with seconds optional, fraction optional and a zone required. An
+// unencoded `+` in a query string arrives as a space, so a space stands for it before the offset.
+const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt]([01]\d|2[0-3]):([0-5]\d)(?::([0-5]\d)(?:\.\d{1,9})?)?([Zz]|[+ -](?:[01]\d|2[0-3]):?[0-5]\d))?$/;
+
+/**
+ * `?since=` as epoch ms. Only ISO 8601 is accepted: Date.parse alone would also take `0`,
+ * `March 7, 2020` or `2020-02-30`, each read some way the client may not have meant.
+ */
+export function parseSince(since: string | undefined): number | undefined {
+  if (since === undefined) return undefined;
+  const m = ISO_8601.exec(since);
+  const ms = m ? Date.parse(since.replace(/ (?=\d{2}:?\d{2}$)/, '+')) : NaN;
+  const [year, month, day] = m ? [Number(m[1]), Number(m[2]), Number(m[3])] : [0, 0, 0];
+  // Date.parse rolls 2020-02-30 over to March; a day the month does not have is refused.
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (!m || Number.isNaN(ms) || month < 1 || month > 12 || day < 1 || day > daysInMonth) {
+    throw new ApiError(1002, 'since must be an ISO 8601 date or date-time with a time zone, e.g. 2025-06-01T12:00:00Z');
+  }
+  return ms;
+}
 
 export function eventsService(deps: { store: Store; clock: Clock; attempt: AttemptSettings }) {
   const { store, clock } = deps;
@@ -37,6 +57,14 @@ export function eventsService(deps: { store: Store; clock: Clock; attempt: Attem
     };
   }
 
+  /** A destination's delivery after a replay attempt (see replay). */
+  async function settleJob(job: DeliveryJob, succeeded: boolean) {
+    if (succeeded) return store.events.finishJob(job.id, { state: 'delivered', lease_until: null });
+    // Automatic attempts still due go on; the worker's own result decides after them.
+    if (job.state === 'pending') return;
+    await store.events.finishJob(job.id, { state: 'failed', lease_until: null });
+  }
+
   async function owned(tenant: Tenant, id: string) {
     const e = await store.events.event(tenant.id, id);
     if (!e) throw new ApiError(2011, `event ${id} not found`);
@@ -53,8 +81,7 @@ export function eventsService(deps: { store: Store; clock: Clock; attempt: Attem
         beforeId = Buffer.from(q.cursor, 'base64url').toString('utf8');
         if (!/^evt_[0-9A-Z]{26}$/.test(beforeId)) throw new ApiError(1002, 'cursor is not a value returned as next_cursor');
       }
-      const sinceMs = q.since === undefined ? undefined : Date.parse(q.since);
-      if (sinceMs !== undefined && Number.isNaN(sinceMs)) throw new ApiError(1002, 'since must be an ISO 8601 time');
+      const sinceMs = parseSince(q.since);
       const rows = await store.events.listEvents(tenant.id, { type: q.type, status: q.status, lead_id: q.lead_id, sinceMs, beforeId }, limit + 1);
       const page = rows.slice(0, limit);
       const events = await Promise.all(page.map(record));
@@ -66,7 +93,15 @@ export function eventsService(deps: { store: Store; clock: Clock; attempt: Attem
       return record(await owned(tenant, id));
     },
 
-    /** Re-delivers now to every destination (or one), appending fresh attempts. */
+    /**
+     * Re-delivers now to every destination (or one), appending fresh attempts. Each destination's
+     * delivery then follows the replay's result, whatever it was before: a 2xx delivers it, a
+     * failure fails it (a delivered event can become failed). The one exception is a delivery
+     * whose automatic retries are still due: a failed replay leaves them running (the replay
+     * does not use up the delivery's attempts), a successful one ends them as delivered. The
+     * event's status is then settled from its destinations; a replay that delivered restamps
+     * delivered_at.
+     */
     async replay(tenant: Tenant, id: string, subscriptionId?: string) {
       const event = await owned(tenant, id);
       let targets: Subscription[];
@@ -84,32 +119,40 @@ export function eventsService(deps: { store: Store; clock: Clock; attempt: Attem
       const jobs = await store.events.jobsOf(event.id);
       let firstFailure: number | null | undefined;
       let lastStatus: number | null = null;
+      let delivered = false;
       for (const sub of targets) {
         const r = await attemptDelivery(event, sub, deps.attempt, clock.now());
         await recordAttempt(store, clock, event.id, sub.id, r);
-        const state = isSuccess(r) ? 'delivered' : 'failed';
         const job = jobs.find((j) => j.subscription_id === sub.id);
-        // A replay ends the destination's delivery with its own result (a 2xx is never undone).
-        if (job && job.state !== 'delivered') await store.events.finishJob(job.id, { state, lease_until: null });
-        if (!job) {
+        if (job) await settleJob(job, isSuccess(r));
+        else {
+          const state = isSuccess(r) ? 'delivered' : 'failed';
           await store.events.insertJobs([{ id: `job_${timeSortableId(Date.now())}`, event_ref: event.id, subscription_id: sub.id, tenant_id: tenant.id, url: sub.url, state, attempts: 1, next_attempt_at: Date.now(), lease_until: null, created_at: clock.now() }]);
         }
         lastStatus = r.status;
-        if (!isSuccess(r) && firstFailure === undefined) firstFailure = r.status ?? null;
-        if (!isSuccess(r)) lastStatus = r.status;
+        if (isSuccess(r)) delivered = true;
+        else if (firstFailure === undefined) firstFailure = r.status ?? null;
       }
       await refreshEventStatus(store, clock, event.id);
+      if (delivered) await store.events.restampDelivered(event.id, clock.now());
       if (firstFailure === undefined) return { ok: true as const, downstream_status: lastStatus ?? 0, message: `delivered to ${targets.length} destination(s)` };
       return { ok: false as const, downstream_status: firstFailure ?? 0, failed: true };
     },
 
-    /** Dev-inbox events after `since`, oldest first. */
+    /**
+     * Dev-inbox events after `since`, oldest first. `next_since` is the last event's created_at,
+     * and the next page takes what came strictly after it; so a page cut by `limit` inside a
+     * millisecond also carries the rest of that millisecond's events (it may exceed `limit` by
+     * them), or they would be skipped.
+     */
     async devInbox(tenant: Tenant, q: { since?: string; limit?: number }) {
-      const sinceMs = q.since === undefined ? undefined : Date.parse(q.since);
-      if (sinceMs !== undefined && Number.isNaN(sinceMs)) throw new ApiError(1002, 'since must be an ISO 8601 time');
-      const rows = await store.events.eventsAfter(tenant.id, { createdAtMs: sinceMs }, q.limit ?? 50, true);
+      const sinceMs = parseSince(q.since);
+      const limit = q.limit ?? 50;
+      const rows = await store.events.eventsAfter(tenant.id, { createdAtMs: sinceMs }, limit, true);
+      const last = rows[rows.length - 1];
+      if (last && rows.length === limit) rows.push(...(await store.events.eventsAt(tenant.id, last.created_at, last.id, true)));
       const events = await Promise.all(rows.map(record));
-      return { events, count: events.length, next_since: rows.length ? isoOrNull(rows[rows.length - 1]!.created_at) : (q.since ?? null) };
+      return { events, count: events.length, next_since: last ? isoOrNull(last.created_at) : (q.since ?? null) };
     },
   };
 }

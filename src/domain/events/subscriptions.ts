@@ -11,6 +11,25 @@ export const EVENT_TYPES = ['message.received'] as const;
 const DEFAULT_OVERLAP_MS = 24 * 3600_000;
 
 const newSecret = () => `whsec_${randomBytes(24).toString('base64url')}`;
+const DEV_INBOX_HOST = 'dev-inbox';
+
+/**
+ * Whether a subscription url means the dev inbox. `https://DEV-INBOX` or `https://dev-inbox/`
+ * must not become an outbound target (a POST to a host named dev-inbox); a dev-inbox URL with
+ * anything more (path, query, port, user) is ambiguous and refused.
+ */
+export function devInboxUrl(url: string): 'dev-inbox' | 'ambiguous' | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url.trim());
+  } catch {
+    return undefined;
+  }
+  // URL lowercases (and percent-decodes) the host; a trailing dot names the same host.
+  if (parsed.hostname.replace(/\.$/, '') !== DEV_INBOX_HOST) return undefined;
+  const plain = parsed.protocol === 'https:' && parsed.pathname === '/' && !parsed.search && !parsed.hash && !parsed.port && !parsed.username && !parsed.password;
+  return plain ? 'dev-inbox' : 'ambiguous';
+}
 
 export function publicSubscription(s: Subscription) {
   return { id: s.id, url: s.url, events: s.events, created_at: new Date(s.created_at).toISOString() };
@@ -30,12 +49,16 @@ export function subscriptionsService(deps: { store: Store; clock: Clock; allowPr
       if (input.events.length === 0) throw new ApiError(1002, 'events needs at least one event type');
       const unknown = input.events.filter((e) => !(EVENT_TYPES as readonly string[]).includes(e));
       if (unknown.length) throw new ApiError(1002, `unknown event type ${unknown.join(', ')}; supported: ${EVENT_TYPES.join(', ')}`);
-      if (input.url !== DEV_INBOX_URL) {
+      const devInbox = devInboxUrl(input.url);
+      if (devInbox === 'ambiguous') throw new ApiError(1002, `url is not allowed: the dev inbox is selected with exactly ${DEV_INBOX_URL}`);
+      if (!devInbox) {
         const check = validateWebhookUrl(input.url, { allowPrivateNetworks: deps.allowPrivateNetworks });
         if (!check.ok) throw new ApiError(1002, `url is not allowed: ${check.reason}`);
       }
       const secret = newSecret();
-      const sub = { id: `sub_${randomHex(12)}`, tenant_id: tenantId, url: input.url, events: [...new Set(input.events)], secret, created_at: clock.now() };
+      // Stored in its one form: recording and replay recognise the dev inbox by it.
+      const url = devInbox ? DEV_INBOX_URL : input.url;
+      const sub = { id: `sub_${randomHex(12)}`, tenant_id: tenantId, url, events: [...new Set(input.events)], secret, created_at: clock.now() };
       await store.events.insertSubscription(sub);
       return { ...publicSubscription({ ...sub, secrets: [] }), secret };
     },

@@ -1,13 +1,16 @@
 /**
  * Attachments: upload slots (15 minutes), the streamed binary PUT, metadata,
  * content with Range, and resolution into driver files for sending.
- * Uploaded files are kept RETENTION_MS; inbound media (`in_…`) too.
+ * Uploaded files are kept RETENTION_MS; inbound media (`in_…`) too. Past its
+ * expires_at an attachment answers 5001 everywhere: reads and sends alike.
  */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { isoOrNull } from '../../clock.js';
 import type { Readable } from 'node:stream';
 import { ApiError } from '../../errors/registry.js';
 import type { Clock } from '../../clock.js';
 import type { Store, Attachment } from '../../store/index.js';
+import type { Principal } from '../accounts-tenants/auth.js';
 import type { BlobStore } from '../../blobs/index.js';
 import { BlobTooLarge } from '../../blobs/index.js';
 import type { OutboundFile } from '../../drivers/types.js';
@@ -25,6 +28,29 @@ export const SUPPORTED_UPLOAD_TYPES = [
   'application/pdf',
 ];
 
+/** MIME types are case-insensitive (RFC 2045): compared, stored and reported in lower case. */
+export const normalizeMimeType = (type: string) => type.trim().toLowerCase();
+
+/**
+ * Upload-slot tokens: 32 random bytes behind a prefix that no signing secret
+ * (`bl_sk_…`) has, so the PUT route can tell which kind of bearer it was sent.
+ * Only their sha256 is stored.
+ */
+const UPLOAD_TOKEN_PREFIX = 'bl_up_';
+export const isUploadToken = (token: string) => token.startsWith(UPLOAD_TOKEN_PREFIX);
+const newUploadToken = () => `${UPLOAD_TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
+const tokenHash = (token: string) => createHash('sha256').update(token).digest('hex');
+
+/** Constant-time over the digests, so a guess learns nothing from how long the answer took. */
+function tokenMatches(token: string, storedHash: string | null | undefined): boolean {
+  if (!storedHash) return false;
+  const expected = Buffer.from(storedHash);
+  const actual = Buffer.from(tokenHash(token));
+  return expected.length === actual.length && timingSafeEqual(expected, actual);
+}
+
+/** Each upload attempt writes its own key: racing PUTs never write over each other's bytes. */
+const attemptBlobKey = (id: string) => `att/${id}.${randomHex(8)}`;
 
 export function publicAttachment(a: Attachment) {
   return {
@@ -61,9 +87,25 @@ export function attachmentsService(deps: { store: Store; clock: Clock; blobs: Bl
     return a;
   }
 
+  /** Why an attachment can no longer be read or sent, if it can't: the same answer on every route. */
+  function expiredReason(a: Attachment, now: number): string | undefined {
+    if (now < a.expires_at) return undefined;
+    return a.state === 'uploaded' ? `attachment ${a.id} has expired` : `attachment ${a.id}'s upload slot expired before any upload`;
+  }
+
+  /** An attachment that can still be read: expired ones answer 5001 like a send would. */
+  async function readable(tenantId: string, id: string): Promise<Attachment> {
+    const a = await owned(tenantId, id);
+    const expired = expiredReason(a, clock.now());
+    if (expired) throw new ApiError(5001, expired);
+    return a;
+  }
+
   return {
+    /** A new slot and its upload token; the token is shown once and only its hash is kept. */
     async createSlot(tenantId: string, input: { filename: string; content_type: string; size_bytes: number }) {
-      if (!SUPPORTED_UPLOAD_TYPES.includes(input.content_type)) {
+      const contentType = normalizeMimeType(input.content_type);
+      if (!SUPPORTED_UPLOAD_TYPES.includes(contentType)) {
         throw new ApiError(5003, `content_type "${input.content_type}" is not supported; use one of ${SUPPORTED_UPLOAD_TYPES.join(', ')}`);
       }
       if (input.size_bytes > MAX_UPLOAD_BYTES) {
@@ -71,13 +113,34 @@ export function attachmentsService(deps: { store: Store; clock: Clock; blobs: Bl
       }
       const now = clock.now();
       const id = `att_${randomHex(16)}`;
+      const uploadToken = newUploadToken();
+      // blob_key is a placeholder until an upload wins: markUploaded records that upload's own key.
       const a: Attachment = {
-        id, tenant_id: tenantId, origin: 'upload', filename: input.filename, content_type: input.content_type,
+        id, tenant_id: tenantId, origin: 'upload', filename: input.filename, content_type: contentType,
         declared_size: input.size_bytes, size_bytes: null, state: 'pending', blob_key: `att/${id}`,
-        created_at: now, uploaded_at: null, expires_at: now + SLOT_TTL_MS,
+        created_at: now, uploaded_at: null, expires_at: now + SLOT_TTL_MS, upload_token_hash: tokenHash(uploadToken),
       };
       await store.media.insertAttachment(a);
-      return a;
+      return { attachment: a, uploadToken };
+    },
+
+    /**
+     * Who may upload with a slot's token: only to that slot, only within the slot's
+     * 15 minutes (counted from creation, as an upload moves expires_at to retention),
+     * and only while its tenant could still authenticate with a signing secret.
+     */
+    async uploadPrincipal(id: string, token: string): Promise<Principal> {
+      const a = await store.media.getAttachmentById(id);
+      if (!a || !tokenMatches(token, a.upload_token_hash) || clock.now() >= a.created_at + SLOT_TTL_MS) {
+        throw new ApiError(2004, 'invalid upload token (it is valid only for its own slot\'s upload_url, until the slot expires)');
+      }
+      const tenant = await store.tenants.getById(a.tenant_id);
+      const account = tenant && (await store.accounts.get(tenant.account_id));
+      if (!tenant || !account) throw new ApiError(2004, 'invalid upload token');
+      // The same state checks as a signing secret's principal (accounts-tenants/auth.ts).
+      if (!account.email_verified) throw new ApiError(2007, 'the account email address is not verified');
+      if (tenant.status === 'suspended') throw new ApiError(2005, `tenant "${tenant.slug}" is suspended`);
+      return { account, tenant };
     },
 
     /** Checks everything that can be checked before reading a byte, then streams to storage. */
@@ -86,7 +149,8 @@ export function attachmentsService(deps: { store: Store; clock: Clock; blobs: Bl
       if (a.origin !== 'upload') throw new ApiError(1011, `attachment ${id} is inbound media; it cannot be uploaded to`);
       if (a.state === 'uploaded') throw new ApiError(1012, `attachment ${id} is already uploaded; create a new slot`);
       if (clock.now() >= a.expires_at) throw new ApiError(1012, `the upload slot for ${id} expired at ${isoOrNull(a.expires_at)}; create a new one`);
-      const type = headers.contentType?.split(';')[0]!.trim().toLowerCase();
+      // Compared without parameters (`; charset=…`) and case-insensitively, as MIME types are.
+      const type = headers.contentType === undefined ? undefined : normalizeMimeType(headers.contentType.split(';')[0]!);
       if (type !== a.content_type) {
         throw new ApiError(1002, `Content-Type must be the declared type ${a.content_type}, got ${type ?? 'none'}`);
       }
@@ -98,31 +162,41 @@ export function attachmentsService(deps: { store: Store; clock: Clock; blobs: Bl
       if (length !== a.declared_size) {
         throw new ApiError(1002, `Content-Length ${length} differs from the declared size_bytes ${a.declared_size}`);
       }
+      const key = attemptBlobKey(a.id);
       let stored: number;
       try {
-        stored = await blobs.put(a.blob_key, body, length);
+        stored = await blobs.put(key, body, length);
       } catch (err) {
         if (err instanceof BlobTooLarge) throw new ApiError(1002, `the body is longer than the declared ${length} bytes; nothing was kept`);
         throw new ApiError(1002, 'the upload was interrupted before all bytes arrived; nothing was kept');
       }
       if (stored !== length) {
-        await blobs.delete(a.blob_key);
+        await blobs.delete(key);
         throw new ApiError(1002, `received ${stored} bytes but ${length} were declared; nothing was kept`);
       }
       const now = clock.now();
-      if (!(await store.media.markUploaded(a.id, stored, now, now + RETENTION_MS))) {
+      let won: boolean;
+      try {
+        won = await store.media.markUploaded(a.id, { blobKey: key, size: stored, at: now, expiresAt: now + RETENTION_MS });
+      } catch (err) {
+        await blobs.delete(key);
+        throw err;
+      }
+      if (!won) {
+        // Another upload to this slot was recorded first: its bytes stay, ours go.
+        await blobs.delete(key);
         throw new ApiError(1012, `attachment ${id} is already uploaded; create a new slot`);
       }
       return (await store.media.getAttachment(tenantId, id))!;
     },
 
     async metadata(tenantId: string, id: string) {
-      return publicAttachment(await owned(tenantId, id));
+      return publicAttachment(await readable(tenantId, id));
     },
 
-    /** The stored file for streaming; 5004 before upload. */
+    /** The stored file for streaming; 5004 before upload, 5001 once expired. */
     async content(tenantId: string, id: string) {
-      const a = await owned(tenantId, id);
+      const a = await readable(tenantId, id);
       if (a.state !== 'uploaded') throw new ApiError(5004, `attachment ${id} is not uploaded yet`);
       return { attachment: a, size: a.size_bytes ?? 0, open: (range?: { start: number; end: number }) => blobs.open(a.blob_key, range) };
     },
@@ -134,11 +208,9 @@ export function attachmentsService(deps: { store: Store; clock: Clock; blobs: Bl
       for (const [i, id] of ids.entries()) {
         const a = await store.media.getAttachment(tenantId, id);
         if (!a) throw new ApiError(5001, `attachment ${id} not found`, { attachment_index: i });
-        if (a.state !== 'uploaded') {
-          if (now >= a.expires_at) throw new ApiError(5001, `attachment ${id}'s upload slot expired before any upload`, { attachment_index: i });
-          throw new ApiError(5004, `attachment ${id} is not uploaded yet`, { attachment_index: i });
-        }
-        if (now >= a.expires_at) throw new ApiError(5001, `attachment ${id} has expired`, { attachment_index: i });
+        const expired = expiredReason(a, now);
+        if (expired) throw new ApiError(5001, expired, { attachment_index: i });
+        if (a.state !== 'uploaded') throw new ApiError(5004, `attachment ${id} is not uploaded yet`, { attachment_index: i });
         files.push({
           attachmentId: a.id,
           filename: a.filename ?? a.id,

@@ -12,6 +12,7 @@ import type { OutboundFile } from '../../drivers/types.js';
 import { AudioRejected, prepareVoiceNote, type VoiceNoteMimeType } from '../../audio/index.js';
 import { NetError, fetchBytes } from '../../net/index.js';
 import { randomHex } from '../ids.js';
+import { normalizeMimeType } from './attachments.js';
 
 export const VOICE_NOTE_TTL_MS = 15 * 60_000;
 /** Largest source accepted: a 300 s stereo 48 kHz 24-bit WAV is about 86 MB. */
@@ -37,6 +38,9 @@ function decodeBase64(text: string): Buffer {
   return Buffer.from(compact, 'base64');
 }
 
+/** An empty (or blank) source is no source: missing (1001), not bytes that failed to decode. */
+const given = (source: string | undefined): source is string => source !== undefined && source.trim() !== '';
+
 export function voiceNotesService(deps: { store: Store; clock: Clock; blobs: BlobStore; drivers: DriverRegistry; allowPrivateNetworks: boolean }) {
   const { store, clock, blobs, drivers } = deps;
 
@@ -55,7 +59,7 @@ export function voiceNotesService(deps: { store: Store; clock: Clock; blobs: Blo
   }
 
   async function sourceBytes(req: StageRequest): Promise<Buffer> {
-    if (req.audio_base64 !== undefined) return decodeBase64(req.audio_base64);
+    if (given(req.audio_base64)) return decodeBase64(req.audio_base64);
     const url = req.audio_url!;
     if (!/^https:\/\//i.test(url)) throw new ApiError(1002, 'audio_url must be an https:// URL');
     try {
@@ -73,11 +77,13 @@ export function voiceNotesService(deps: { store: Store; clock: Clock; blobs: Blo
 
   return {
     async stage(tenant: Tenant, req: StageRequest) {
-      const hasUrl = req.audio_url !== undefined;
-      const hasB64 = req.audio_base64 !== undefined;
-      if (!hasUrl && !hasB64) throw new ApiError(1001, 'give exactly one of audio_url or audio_base64');
+      const hasUrl = given(req.audio_url);
+      const hasB64 = given(req.audio_base64);
+      if (!hasUrl && !hasB64) throw new ApiError(1001, 'neither audio source was given: give exactly one of audio_url or audio_base64 (an empty one counts as missing)');
       if (hasUrl && hasB64) throw new ApiError(1002, 'give exactly one of audio_url or audio_base64, not both');
-      if (req.mime_type !== undefined && !(VOICE_NOTE_MIME_TYPES as string[]).includes(req.mime_type)) {
+      // MIME types are case-insensitive: AUDIO/WAV is audio/wav.
+      const mimeType = req.mime_type === undefined ? undefined : normalizeMimeType(req.mime_type);
+      if (mimeType !== undefined && !(VOICE_NOTE_MIME_TYPES as string[]).includes(mimeType)) {
         throw new ApiError(1002, `mime_type must be one of ${VOICE_NOTE_MIME_TYPES.join(', ')}`);
       }
       const line = await chooseLine(tenant, req.phone_line_id);
@@ -85,7 +91,7 @@ export function voiceNotesService(deps: { store: Store; clock: Clock; blobs: Blo
       if (bytes.length > MAX_SOURCE_BYTES) throw new ApiError(3004, `audio is over ${MAX_SOURCE_BYTES} bytes`);
       let prepared;
       try {
-        prepared = await prepareVoiceNote(bytes, req.mime_type as VoiceNoteMimeType | undefined);
+        prepared = await prepareVoiceNote(bytes, mimeType as VoiceNoteMimeType | undefined);
       } catch (err) {
         if (err instanceof AudioRejected) throw new ApiError(err.check === 'mime_type' ? 1002 : 3004, err.message);
         throw err;
@@ -116,11 +122,28 @@ export function voiceNotesService(deps: { store: Store; clock: Clock; blobs: Blo
       if (!vn) throw new ApiError(5001, `voice note ${id} not found`);
       if (vn.line_id !== lineId) throw new ApiError(5001, `voice note ${id} was staged on another line (${vn.line_id}); send with that phone_line_id`);
       if (clock.now() >= vn.expires_at) throw new ApiError(5001, `voice note ${id} expired; stage it again`);
+      if (vn.used_at != null) throw new ApiError(5001, `voice note ${id} was already used for a send; stage it again`);
       const line = await store.lines.get(lineId);
       if (!line || (await drivers.forLine(line).serviceEpoch()) !== vn.service_epoch) {
         throw new ApiError(5001, `voice note ${id} is void: the line's service restarted since staging; stage it again`);
       }
       return { attachmentId: vn.id, filename: `${vn.id}.caf`, mimeType: 'audio/x-caf', sizeBytes: vn.size_bytes, open: () => blobs.open(vn.blob_key) };
+    },
+
+    /**
+     * Runs the send of a staged note, which uses it up: a second send of the same id is 5001,
+     * also when two race. A failed send gives the note back for a retry.
+     */
+    async useFor<T>(id: string, send: () => Promise<T>): Promise<T> {
+      if (!(await store.media.useVoiceNote(id, clock.now()))) {
+        throw new ApiError(5001, `voice note ${id} was already used for a send; stage it again`);
+      }
+      try {
+        return await send();
+      } catch (err) {
+        await store.media.releaseVoiceNote(id);
+        throw err;
+      }
     },
   };
 }

@@ -4,6 +4,7 @@
  */
 import { ApiError } from '../../errors/registry.js';
 import type { Chat, Message, PhoneLine, Tenant } from '../../store/index.js';
+import type { OutboundFile } from '../../drivers/types.js';
 import { newUuid, randomHex } from '../ids.js';
 import { normalizeHandle } from '../handles.js';
 import type { MessagingDeps } from './deps.js';
@@ -12,7 +13,7 @@ import { newMessageId, type Outbound } from './outbound.js';
 import type { Limits } from './limits.js';
 import { conversations } from './conversations.js';
 import { assertGroupable, validateParts, type PartInput } from './parts.js';
-import { assertService } from './rules.js';
+import { assertEffect, assertService } from './rules.js';
 import { viaDriver } from './driver-errors.js';
 import { publicMessage } from './views.js';
 
@@ -40,11 +41,25 @@ export function chatsService(deps: MessagingDeps, lim: Limits, out: Outbound, id
     return chat;
   }
 
-  /** Sends validated parts in order: text bubbles, links, media (grouped or one by one). */
-  async function sendParts(tenant: Tenant, chat: Chat, parts: PartInput[], opts: { parallel?: boolean; firstTouch: boolean; pinned?: PhoneLine; effect?: string }): Promise<Message[]> {
-    const valid = validateParts(parts, { firstTouch: opts.firstTouch, group: chat.is_group, parallel: opts.parallel });
-    const files = valid.media.length ? await deps.media.attachments(tenant.id, valid.media.map((m) => m.attachmentId)) : [];
+  /** Checks the parts and resolves their attachments; nothing is written. Errors name the part. */
+  async function prepareParts(tenant: Tenant, parts: PartInput[], opts: { parallel?: boolean; firstTouch: boolean; group: boolean }) {
+    const valid = validateParts(parts, { firstTouch: opts.firstTouch, group: opts.group, parallel: opts.parallel });
+    let files: OutboundFile[] = [];
+    try {
+      files = valid.media.length ? await deps.media.attachments(tenant.id, valid.media.map((m) => m.attachmentId)) : [];
+    } catch (err) {
+      // attachment_index counts parts on the chat routes, as their shape errors do.
+      const i = err instanceof ApiError ? err.extras.attachment_index : undefined;
+      if (err instanceof ApiError && typeof i === 'number' && valid.media[i]) err.extras.attachment_index = valid.media[i]!.index;
+      throw err;
+    }
     if (opts.parallel) assertGroupable(files, valid.media);
+    return { valid, files };
+  }
+
+  /** Sends prepared parts in order: text bubbles, links, media (grouped or one by one). */
+  async function sendParts(tenant: Tenant, chat: Chat, parts: PartInput[], prepared: Awaited<ReturnType<typeof prepareParts>>, opts: { parallel?: boolean; pinned?: PhoneLine; effect?: string }): Promise<Message[]> {
+    const { valid, files } = prepared;
     const sent: Message[] = [];
     let pinned = opts.pinned;
     const sendOne = async (content: Parameters<Outbound['send']>[2]) => {
@@ -69,6 +84,9 @@ export function chatsService(deps: MessagingDeps, lim: Limits, out: Outbound, id
     const valid = validateParts(req.message.parts, { firstTouch: true, group: true });
     if (valid.texts.length !== 1 || req.message.parts.length !== 1) {
       throw new ApiError(1002, 'a group is created with one text part; send more parts after it exists');
+    }
+    if (req.message.effect !== undefined) {
+      throw new ApiError(4099, 'a group is created without an effect; send the effect with a later message', { http: 422 });
     }
     const line = pinned
       ? await lim.reserveFirstTouchLine(tenant, 'create_group', pinned)
@@ -118,6 +136,7 @@ export function chatsService(deps: MessagingDeps, lim: Limits, out: Outbound, id
 
     async create(tenant: Tenant, req: CreateChatRequest): Promise<Outcome> {
       assertService(req.service);
+      assertEffect(req.message.effect);
       const raw = Array.isArray(req.to) ? req.to : [req.to];
       if (raw.length === 0) throw new ApiError(1001, 'to needs at least one handle');
       const handles = [...new Set(raw.map((h) => {
@@ -140,16 +159,15 @@ export function chatsService(deps: MessagingDeps, lim: Limits, out: Outbound, id
         },
         async () => {
           if (handles.length > 1) return createGroup(tenant, handles, req, pinned);
-          const { chat, lead } = await convos.direct(tenant, handles[0]!);
-          const firstTouch = !chat.line_id;
-          const sent = await sendParts(tenant, chat, req.message.parts, {
-            parallel: req.message.parallel_attachments,
-            firstTouch,
-            pinned,
-            effect: req.message.effect,
-          });
+          const existing = await store.conversations.findLeadWithChat(tenant.id, handles[0]!);
+          const firstTouch = !existing?.chat.line_id;
+          const prepared = await prepareParts(tenant, req.message.parts, { parallel: req.message.parallel_attachments, firstTouch, group: false });
+          // Checked before the lead is written: a refused request leaves nothing behind.
+          const { chat, lead } = existing ?? (await convos.direct(tenant, handles[0]!));
+          const sent = await sendParts(tenant, chat, req.message.parts, prepared, { parallel: req.message.parallel_attachments, pinned, effect: req.message.effect });
           const fresh = (await store.conversations.getChat(tenant.id, chat.id))!;
-          return { status: 201, body: { chat: { ...(await chatView(fresh)), lead_id: lead.id }, message: publicMessage(sent[sent.length - 1]!) } };
+          // 201 when this request created the chat; an existing direct chat answers 200.
+          return { status: existing ? 200 : 201, body: { chat: { ...(await chatView(fresh)), lead_id: lead.id }, message: publicMessage(sent[sent.length - 1]!) } };
         },
       );
     },
@@ -157,7 +175,8 @@ export function chatsService(deps: MessagingDeps, lim: Limits, out: Outbound, id
     async postMessage(tenant: Tenant, chatId: string, req: ChatMessageRequest) {
       const chat = await getChat(tenant, chatId);
       if (chat.is_group && !chat.line_id) throw new ApiError(3002, 'this group has no line pinned to it');
-      const sent = await sendParts(tenant, chat, req.message.parts, { parallel: req.parallel_attachments, firstTouch: !chat.line_id });
+      const prepared = await prepareParts(tenant, req.message.parts, { parallel: req.parallel_attachments, firstTouch: !chat.line_id, group: chat.is_group });
+      const sent = await sendParts(tenant, chat, req.message.parts, prepared, { parallel: req.parallel_attachments });
       const last = sent[sent.length - 1]!;
       return { message: { id: last.id, chat_id: chat.id, status: last.status, delivered_at: last.delivered_at === null ? null : new Date(last.delivered_at).toISOString() } };
     },

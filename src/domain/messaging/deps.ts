@@ -12,6 +12,8 @@ export interface MediaSource {
   attachments(tenantId: string, ids: string[]): Promise<OutboundFile[]>;
   /** A staged voice note usable on `lineId` now; throws 5001 when unknown, expired, elsewhere or stale. */
   voiceNote(tenantId: string, lineId: string, voiceNoteId: string): Promise<OutboundFile>;
+  /** Runs the send that uses up a staged voice note (5001 if already used; given back on failure). */
+  useVoiceNote<T>(voiceNoteId: string, send: () => Promise<T>): Promise<T>;
 }
 
 export interface MessagingDeps {

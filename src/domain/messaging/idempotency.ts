@@ -3,7 +3,8 @@
  * is claimed in the store before any work, so identical requests racing —
  * in this process or another — produce one send; every caller gets the
  * recorded answer. A different recipient, body or voice note under the same
- * key is a 422 `idempotency_collision`.
+ * key is a 422 `idempotency_collision`. Only outcomes of requests that got as far as a
+ * message are recorded (see isFinal).
  */
 import { createHash } from 'node:crypto';
 import { ApiError, type ErrorCode } from '../../errors/registry.js';
@@ -35,12 +36,18 @@ export function stableJson(v: unknown): string {
 /** A recorded outcome; a recorded failure (negative status) is thrown again as it was. */
 function replay(o: Outcome): Outcome {
   if (o.status >= 0) return o;
-  const e = o.body as { code: ErrorCode; message: string; extras: Record<string, unknown>; http: number };
-  throw new ApiError(e.code, e.message, { ...e.extras, http: e.http });
+  const e = o.body as { code: ErrorCode; message: string; extras: Record<string, unknown>; http: number; context?: Record<string, unknown> };
+  const err = new ApiError(e.code, e.message, { ...e.extras, http: e.http });
+  if (e.context) err.context = e.context;
+  throw err;
 }
 
-/** Failures worth recording: a retry with the same key would get the same answer. */
-const isFinal = (err: ApiError) => !err.retryable;
+/**
+ * Failures worth recording: final ones that happened once a message existed (the driver
+ * refused it). A request refused before that wrote nothing, so the same key stays free for
+ * the corrected request, as Stripe does for requests that fail validation.
+ */
+const isFinal = (err: ApiError) => !err.retryable && err.context?.message_id !== undefined;
 
 export function idempotency(deps: { store: Store; clock: Clock }) {
   const { store, clock } = deps;
@@ -105,7 +112,7 @@ export function idempotency(deps: { store: Store; clock: Clock }) {
             return outcome;
           } catch (err) {
             if (err instanceof ApiError && isFinal(err)) {
-              await store.idempotency.complete({ tenant_id: tenantId, route, key }, -err.http, JSON.stringify({ code: err.code, message: err.message, extras: err.extras, http: err.http }));
+              await store.idempotency.complete({ tenant_id: tenantId, route, key }, -err.http, JSON.stringify({ code: err.code, message: err.message, extras: err.extras, http: err.http, context: err.context }));
             } else {
               await store.idempotency.release({ tenant_id: tenantId, route, key });
             }

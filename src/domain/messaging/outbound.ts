@@ -57,78 +57,117 @@ async function deliver(driver: LineDriver, target: Target, c: OutboundContent): 
 export function outbound(deps: MessagingDeps, lim: Limits) {
   const { store, clock, drivers } = deps;
 
-  /** The line for this message, and whether it is a first touch. */
-  async function lineFor(tenant: Tenant, chat: Chat, need: DriverCapability, pinned?: PhoneLine): Promise<{ line: PhoneLine; firstTouch: boolean }> {
+  /**
+   * The line for this message, whether it is a first touch, and whether the conversation moves
+   * to that line once the message is out.
+   */
+  async function lineFor(tenant: Tenant, chat: Chat, need: DriverCapability, pinned?: PhoneLine): Promise<{ line: PhoneLine; firstTouch: boolean; pin: boolean }> {
     if (pinned) {
       if (!pinned.is_active) throw new ApiError(3002, 'the phone line is not active');
       if (!drivers.forLine(pinned).capabilities().has(need)) {
         throw new ApiError(4099, `this line does not support ${need.replace('_', ' ')}`, { http: 501 });
       }
-      if (chat.line_id) return { line: pinned, firstTouch: false };
-      return { line: await lim.reserveFirstTouchLine(tenant, need, pinned), firstTouch: true };
+      // A voice note goes out on its staging line without moving the conversation.
+      if (chat.line_id) return { line: pinned, firstTouch: false, pin: false };
+      return { line: await lim.reserveFirstTouchLine(tenant, need, pinned), firstTouch: true, pin: true };
     }
     if (chat.line_id) {
       const current = await store.lines.get(chat.line_id);
-      if (current && current.is_active && current.tenant_id === tenant.id) {
+      const ours = current !== undefined && current.tenant_id === tenant.id;
+      if (ours && current.is_active) {
         if (!drivers.forLine(current).capabilities().has(need)) {
           throw new ApiError(4099, `this conversation's line does not support ${need.replace('_', ' ')}`, { http: 501 });
         }
-        return { line: current, firstTouch: false };
+        return { line: current, firstTouch: false, pin: false };
       }
-      // The pinned line went away: move the conversation to another active line.
+      // A group exists on its line's Mac only: it cannot move to another line.
+      if (chat.is_group) {
+        if (ours) throw new ApiError(3002, "this group's line is not active; the group can only be reached through it");
+        throw new ApiError(4099, "this group's line is no longer assigned to this project", { http: 422 });
+      }
+      // The direct conversation's line went away: move it to another active line.
       const [next] = await lim.candidateLines(tenant, need);
-      return { line: next!, firstTouch: false };
+      return { line: next!, firstTouch: false, pin: true };
     }
-    return { line: await lim.reserveFirstTouchLine(tenant, need), firstTouch: true };
+    return { line: await lim.reserveFirstTouchLine(tenant, need), firstTouch: true, pin: true };
+  }
+
+  /**
+   * First touches into one chat run one at a time in this process: two sends racing to a new
+   * recipient would otherwise each take a line, and the recipient would hear from two numbers.
+   */
+  const firstTouches = new Map<string, Promise<unknown>>();
+  async function oneFirstTouchAtATime<T>(chat: Chat, work: () => Promise<T>): Promise<T> {
+    if (chat.line_id) return work();
+    const before = firstTouches.get(chat.id);
+    const mine = (async () => {
+      if (before) {
+        await before.catch(() => undefined);
+        // The send before this one may have pinned the chat to its line.
+        const fresh = await store.conversations.getChat(chat.tenant_id, chat.id);
+        if (fresh?.line_id) chat.line_id = fresh.line_id;
+      }
+      return work();
+    })();
+    firstTouches.set(chat.id, mine);
+    try {
+      return await mine;
+    } finally {
+      if (firstTouches.get(chat.id) === mine) firstTouches.delete(chat.id);
+    }
   }
 
   return {
     lineFor,
 
     /** Sends `content` into `chat`; returns the recorded message. */
-    async send(tenant: Tenant, chat: Chat, content: OutboundContent, opts: { pinnedLine?: PhoneLine; recipient?: string } = {}): Promise<{ message: Message; line: PhoneLine }> {
-      const { line, firstTouch } = await lineFor(tenant, chat, NEEDS[content.kind], opts.pinnedLine);
-      const now = clock.now();
-      const message: Message = {
-        id: newMessageId(now),
-        tenant_id: tenant.id,
-        chat_id: chat.id,
-        line_id: line.id,
-        direction: 'outbound',
-        sender_handle: line.phone_number,
-        parts: partsOf(content),
-        effect: content.kind === 'text' ? content.effect ?? null : null,
-        status: 'sent',
-        provider_guid: null,
-        first_touch: firstTouch,
-        error_code: null,
-        sent_at: now,
-        delivered_at: null,
-        read_at: null,
-        edited_at: null,
-      };
-      await store.messages.insert(message);
-      const target: Target = chat.is_group
-        ? { kind: 'group', chatKey: chat.chat_key ?? '' }
-        : { kind: 'direct', handle: opts.recipient ?? (await store.conversations.participants(chat.id))[0] ?? '' };
-      try {
-        const guid = await deliver(drivers.forLine(line), target, content);
-        await store.messages.setProviderGuid(message.id, guid);
-        message.provider_guid = guid;
-      } catch (err) {
-        const apiErr = toApiError(err, content.kind === 'voice_note' ? 'voice notes' : undefined);
-        const code = apiErr instanceof ApiError && typeof apiErr.code === 'number' ? apiErr.code : 3001;
-        await store.messages.update(message.id, { status: 'failed', error_code: code });
-        if (apiErr instanceof ApiError) apiErr.context = { phone_line_id: line.id, message_id: message.id };
-        throw apiErr;
-      }
-      if (!chat.line_id || chat.line_id !== line.id) {
-        await store.conversations.pinLine(chat.id, line.id);
-        chat.line_id = line.id;
-      }
-      return { message, line };
+    send(tenant: Tenant, chat: Chat, content: OutboundContent, opts: { pinnedLine?: PhoneLine; recipient?: string } = {}): Promise<{ message: Message; line: PhoneLine }> {
+      return oneFirstTouchAtATime(chat, () => sendNow(tenant, chat, content, opts));
     },
   };
+
+  async function sendNow(tenant: Tenant, chat: Chat, content: OutboundContent, opts: { pinnedLine?: PhoneLine; recipient?: string }): Promise<{ message: Message; line: PhoneLine }> {
+    const { line, firstTouch, pin } = await lineFor(tenant, chat, NEEDS[content.kind], opts.pinnedLine);
+    const now = clock.now();
+    const message: Message = {
+      id: newMessageId(now),
+      tenant_id: tenant.id,
+      chat_id: chat.id,
+      line_id: line.id,
+      direction: 'outbound',
+      sender_handle: line.phone_number,
+      parts: partsOf(content),
+      effect: content.kind === 'text' ? content.effect ?? null : null,
+      status: 'sent',
+      provider_guid: null,
+      first_touch: firstTouch,
+      error_code: null,
+      sent_at: now,
+      delivered_at: null,
+      read_at: null,
+      edited_at: null,
+    };
+    await store.messages.insert(message);
+    const target: Target = chat.is_group
+      ? { kind: 'group', chatKey: chat.chat_key ?? '' }
+      : { kind: 'direct', handle: opts.recipient ?? (await store.conversations.participants(chat.id))[0] ?? '' };
+    try {
+      const guid = await deliver(drivers.forLine(line), target, content);
+      await store.messages.setProviderGuid(message.id, guid);
+      message.provider_guid = guid;
+    } catch (err) {
+      const apiErr = toApiError(err, content.kind === 'voice_note' ? 'voice notes' : undefined);
+      const code = apiErr instanceof ApiError && typeof apiErr.code === 'number' ? apiErr.code : 3001;
+      await store.messages.update(message.id, { status: 'failed', error_code: code });
+      if (apiErr instanceof ApiError) apiErr.context = { phone_line_id: line.id, message_id: message.id };
+      throw apiErr;
+    }
+    if (pin && chat.line_id !== line.id) {
+      await store.conversations.pinLine(chat.id, line.id);
+      chat.line_id = line.id;
+    }
+    return { message, line };
+  }
 }
 
 export type Outbound = ReturnType<typeof outbound>;

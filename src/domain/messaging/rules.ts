@@ -16,6 +16,12 @@ export function assertService(service: string | undefined): void {
   }
 }
 
+export function assertEffect(effect: string | undefined): void {
+  if (effect !== undefined && !(ALLOWED_EFFECTS as readonly string[]).includes(effect)) {
+    throw new ApiError(4098, `unknown effect "${effect}"`, { allowed_effects: ALLOWED_EFFECTS });
+  }
+}
+
 /** URLs in text: a scheme, www., or a bare domain with a common top-level domain. */
 const URL_PATTERN = /\bhttps?:\/\/\S+|\bwww\.\S+|\b[a-z0-9-]+(\.[a-z0-9-]+)*\.(com|net|org|io|co|app|dev|me|ly|gl|ai|us|uk|info|biz|link|xyz)\b/i;
 

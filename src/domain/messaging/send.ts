@@ -4,13 +4,13 @@
  * order; the outcome is recorded under the idempotency key.
  */
 import { ApiError } from '../../errors/registry.js';
-import type { Tenant } from '../../store/index.js';
+import type { PhoneLine, Tenant } from '../../store/index.js';
 import { normalizeHandle } from '../handles.js';
 import type { MessagingDeps } from './deps.js';
 import type { Idempotency, Outcome } from './idempotency.js';
 import type { Outbound, OutboundContent } from './outbound.js';
 import { conversations } from './conversations.js';
-import { ALLOWED_EFFECTS, MAX_TEXT_LENGTH, assertService } from './rules.js';
+import { MAX_PARTS, MAX_TEXT_LENGTH, assertEffect, assertService, containsUrl } from './rules.js';
 
 export interface SendRequest {
   phone: string;
@@ -56,6 +56,23 @@ function attachmentIds(list: NonNullable<SendRequest['attachments']>): string[] 
   });
 }
 
+/** The URL of a rich_link: http(s) only, so the preview can be fetched and nothing else is smuggled in. */
+function richLinkUrl(link: SendRequest['rich_link']): string | undefined {
+  if (link === undefined) return undefined;
+  const url = typeof link === 'string' ? link : link.url;
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')) {
+    throw new ApiError(1002, `rich_link "${url.slice(0, 200)}" is not an http(s) URL`);
+  }
+  return url;
+}
+
+/** Request-only rules, in the spec's order; nothing is read or written before they pass. */
 function validate(req: SendRequest): void {
   assertService(req.service);
   if (req.voice_note) {
@@ -70,52 +87,73 @@ function validate(req: SendRequest): void {
   if (req.body !== undefined && req.body.length > MAX_TEXT_LENGTH) {
     throw new ApiError(1009, `body is ${req.body.length} characters; the maximum is ${MAX_TEXT_LENGTH}`);
   }
-  if (req.effect !== undefined && !(ALLOWED_EFFECTS as readonly string[]).includes(req.effect)) {
-    throw new ApiError(4098, `unknown effect "${req.effect}"`, { allowed_effects: ALLOWED_EFFECTS });
+  assertEffect(req.effect);
+  if (req.attachments !== undefined) {
+    if (req.attachments.length === 0) throw new ApiError(1002, 'attachments is empty');
+    // The text goes as its own bubble, then each attachment: every one is a part.
+    const parts = req.attachments.length + (req.body !== undefined ? 1 : 0);
+    if (parts > MAX_PARTS) throw new ApiError(1006, `this send has ${parts} parts (body and attachments); the maximum is ${MAX_PARTS}`);
+    if (req.rich_link !== undefined) throw new ApiError(1002, 'rich_link cannot be combined with attachments: send the link in its own message');
+    if (req.effect !== undefined && req.body === undefined) {
+      throw new ApiError(1002, 'an effect goes with a text bubble: give body with it, or send the attachments without effect');
+    }
   }
+  richLinkUrl(req.rich_link);
 }
 
 export function sendService(deps: MessagingDeps, out: Outbound, idem: Idempotency) {
   const { store } = deps;
   const convos = conversations(deps);
 
+  /** The content to send, resolved before any lead or chat is written: a bad reference leaves nothing behind. */
+  async function contentOf(tenant: Tenant, req: SendRequest, pinned: PhoneLine | undefined): Promise<{ content: OutboundContent; textFirst?: OutboundContent }> {
+    if (req.voice_note) {
+      if (!deps.drivers.forLine(pinned!).capabilities().has('voice_notes')) {
+        throw new ApiError(4099, 'this line does not support voice notes', { http: 501 });
+      }
+      const file = await deps.media.voiceNote(tenant.id, pinned!.id, req.voice_note.voice_note_id);
+      return { content: { kind: 'voice_note', file, voiceNoteId: req.voice_note.voice_note_id } };
+    }
+    if (req.attachments !== undefined) {
+      const files = await deps.media.attachments(tenant.id, attachmentIds(req.attachments));
+      // Text goes as its own bubble first, then the media.
+      const textFirst: OutboundContent | undefined = req.body !== undefined ? { kind: 'text', text: req.body, effect: req.effect } : undefined;
+      return { content: { kind: 'media', files, grouped: false }, textFirst };
+    }
+    const url = richLinkUrl(req.rich_link);
+    if (req.body !== undefined) return { content: { kind: 'text', text: req.body, effect: req.effect, richLinkUrl: url } };
+    return { content: { kind: 'rich_link', url: url! } };
+  }
+
   async function perform(tenant: Tenant, req: SendRequest, phone: string): Promise<Outcome> {
     const pinned = req.phone_line_id ? await store.lines.get(req.phone_line_id) : undefined;
     if (req.phone_line_id && (!pinned || pinned.tenant_id !== tenant.id)) {
       throw new ApiError(2006, `phone_line_id ${req.phone_line_id} is not assigned to this project`);
     }
-    const { lead, leadCreated, chat } = await convos.direct(tenant, phone);
-    const ids = { lead_id: lead.id, chat_id: chat.id, lead_created: leadCreated, convo_id: chat.convo_id };
+    const existing = await store.conversations.findLeadWithChat(tenant.id, phone);
+    let ids = existing
+      ? { lead_id: existing.lead.id, chat_id: existing.chat.id, lead_created: false, convo_id: existing.chat.convo_id }
+      : undefined;
+    // The staging line stays authoritative for a voice note, also when it fails.
+    let lineId = req.voice_note ? req.phone_line_id : (existing?.chat.line_id ?? req.phone_line_id ?? null);
     try {
-      let content: OutboundContent;
-      if (req.voice_note) {
-        if (!deps.drivers.forLine(pinned!).capabilities().has('voice_notes')) {
-          throw new ApiError(4099, 'this line does not support voice notes', { http: 501 });
-        }
-        const file = await deps.media.voiceNote(tenant.id, pinned!.id, req.voice_note.voice_note_id);
-        content = { kind: 'voice_note', file, voiceNoteId: req.voice_note.voice_note_id };
-      } else if (req.attachments !== undefined) {
-        const files = await deps.media.attachments(tenant.id, attachmentIds(req.attachments));
-        if (files.length === 0) throw new ApiError(1002, 'attachments is empty');
-        if (req.body !== undefined) {
-          // Text goes as its own bubble first, then the media.
-          await out.send(tenant, chat, { kind: 'text', text: req.body, effect: req.effect }, { pinnedLine: chat.line_id ? undefined : pinned, recipient: phone });
-        }
-        content = { kind: 'media', files, grouped: false };
-      } else if (req.body !== undefined) {
-        const url = typeof req.rich_link === 'string' ? req.rich_link : req.rich_link?.url;
-        content = { kind: 'text', text: req.body, effect: req.effect, richLinkUrl: url };
-      } else {
-        const url = typeof req.rich_link === 'string' ? req.rich_link : req.rich_link!.url;
-        content = { kind: 'rich_link', url };
+      const { content, textFirst } = await contentOf(tenant, req, pinned);
+      // A first message into a new chat carries no URL (1005), as on POST /api/v1/chats.
+      if (!existing?.chat.line_id && (req.rich_link !== undefined || (req.body !== undefined && containsUrl(req.body)))) {
+        throw new ApiError(1005, 'the first message in a new chat cannot contain URLs: send text first, links once the chat exists');
       }
-      // A voice note goes out on its staging line; anything else follows the conversation.
-      const usePinned = req.voice_note ? pinned : chat.line_id ? undefined : pinned;
-      const { message, line } = await out.send(tenant, chat, content, { pinnedLine: usePinned, recipient: phone });
+      // Everything the request can be refused for was checked: only now is a lead written.
+      const { lead, leadCreated, chat } = existing ? { ...existing, leadCreated: false } : await convos.direct(tenant, phone);
+      ids = { lead_id: lead.id, chat_id: chat.id, lead_created: leadCreated, convo_id: chat.convo_id };
+      const lineFor = (c: OutboundContent) => (c.kind === 'voice_note' ? pinned : chat.line_id ? undefined : pinned);
+      if (textFirst) await out.send(tenant, chat, textFirst, { pinnedLine: lineFor(textFirst), recipient: phone });
+      lineId = req.voice_note ? req.phone_line_id : (chat.line_id ?? lineId);
+      const sendContent = () => out.send(tenant, chat, content, { pinnedLine: lineFor(content), recipient: phone });
+      const { message, line } = req.voice_note ? await deps.media.useVoiceNote(req.voice_note.voice_note_id, sendContent) : await sendContent();
       const body: SendResult = { status: 'sent', message_id: message.id, ...ids, phone_line_id: line.id };
       return { status: 200, body };
     } catch (err) {
-      if (err instanceof ApiError) err.context = { ...ids, phone_line_id: chat.line_id ?? req.phone_line_id ?? null, ...err.context };
+      if (err instanceof ApiError) err.context = { ...ids, phone_line_id: lineId, ...err.context };
       throw err;
     }
   }

@@ -122,7 +122,8 @@ export interface BlueBubblesRouteDeps {
  * retry webhooks; fetching the message and its media can take a while).
  */
 export function bluebubblesWebhookRoute(app: FastifyInstance, deps: BlueBubblesRouteDeps): void {
-  app.post<{ Params: { lineId: string; token: string } }>(WEBHOOK_ROUTE, { config: { auth: 'none' }, schema: { hide: true } }, async (req, reply) => {
+  // The token is a credential: logs show the path with it redacted (secretParams).
+  app.post<{ Params: { lineId: string; token: string } }>(WEBHOOK_ROUTE, { config: { auth: 'none', secretParams: ['token'] }, schema: { hide: true } }, async (req, reply) => {
     const { lineId, token } = req.params;
     if (!verifyWebhookToken(deps.secret, lineId, token)) return reply.status(401).send({ ok: false, error: 'invalid webhook token' });
     if ((req as { jsonError?: unknown }).jsonError !== undefined) return reply.status(400).send({ ok: false, error: 'body is not valid JSON' });

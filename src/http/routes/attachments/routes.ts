@@ -2,7 +2,8 @@ import { Type } from 'typebox';
 import type { FastifyReply } from 'fastify';
 import type { TypedApp } from '../../typed.js';
 import { principalOf } from '../../auth.js';
-import { MAX_UPLOAD_BYTES, parseRange, type AttachmentsService } from '../../../domain/media/attachments.js';
+import { MAX_UPLOAD_BYTES, isUploadToken, parseRange, type AttachmentsService } from '../../../domain/media/attachments.js';
+import { publicBaseUrl, type Config } from '../../../config.js';
 import type { Readable } from 'node:stream';
 
 const tags = ['attachments'];
@@ -38,8 +39,14 @@ export async function streamFile(
     .send(file.open(range));
 }
 
-export function attachmentRoutes(app: TypedApp, deps: { attachments: AttachmentsService; publicBaseUrl?: string }) {
+/** The token of `Authorization: Bearer <token>`, if the header has that form. */
+const bearerToken = (authorization: string | undefined) => (authorization ? /^Bearer[ ]+(\S+)\s*$/i.exec(authorization)?.[1] : undefined);
+
+export function attachmentRoutes(app: TypedApp, deps: { attachments: AttachmentsService; config: Pick<Config, 'publicBaseUrl' | 'host' | 'port'> }) {
   const { attachments } = deps;
+  // From configuration only, never the request's Host header, which the caller controls
+  // (a forged Host would hand out upload URLs, and upload tokens with them, elsewhere).
+  const baseUrl = publicBaseUrl(deps.config);
 
   app.post(
     '/api/v1/attachments',
@@ -67,14 +74,13 @@ export function attachmentRoutes(app: TypedApp, deps: { attachments: Attachments
     },
     async (req) => {
       const { tenant } = principalOf(req);
-      const a = await attachments.createSlot(tenant.id, req.body);
-      const base = deps.publicBaseUrl ?? `${req.protocol}://${req.host}`;
-      // The upload takes the caller's bearer secret; an HMAC caller gets the form to fill in.
-      const auth = req.headers.authorization;
+      const { attachment: a, uploadToken } = await attachments.createSlot(tenant.id, req.body);
+      // A token for this slot alone, never the caller's signing secret: whoever is handed
+      // the upload (a browser, a worker) can upload this one file and nothing else.
       return {
         attachment_id: a.id,
-        upload_url: `${base}/api/v1/attachments/${a.id}/upload`,
-        required_headers: { authorization: auth && /^Bearer\s/i.test(auth) ? auth : 'Bearer <signing secret>', 'content-type': a.content_type },
+        upload_url: `${baseUrl}/api/v1/attachments/${a.id}/upload`,
+        required_headers: { authorization: `Bearer ${uploadToken}`, 'content-type': a.content_type },
         expires_at: new Date(a.expires_at).toISOString(),
       };
     },
@@ -84,6 +90,12 @@ export function attachmentRoutes(app: TypedApp, deps: { attachments: Attachments
   app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_req, _payload, done) => done(null, undefined));
+    // The slot's upload token is checked here, before the auth hook: a principal set now
+    // stands there (http/auth.ts), and any other bearer goes on to be checked as a signing secret.
+    scope.addHook('onRequest', async (req) => {
+      const token = bearerToken(req.headers.authorization);
+      if (token && isUploadToken(token)) req.principal = await attachments.uploadPrincipal((req.params as { id: string }).id, token);
+    });
     (scope as TypedApp).put(
       '/api/v1/attachments/:id/upload',
       {
@@ -91,7 +103,7 @@ export function attachmentRoutes(app: TypedApp, deps: { attachments: Attachments
         bodyLimit: MAX_UPLOAD_BYTES,
         schema: {
           tags,
-          summary: 'Upload the bytes (bearer only; Content-Type as declared; Content-Length required)',
+          summary: 'Upload the bytes (bearer only: the slot\'s upload token or the signing secret; Content-Type as declared; Content-Length required)',
           params: Params,
           response: { 200: Type.Object({ attachment: AttachmentSchema }) },
         },

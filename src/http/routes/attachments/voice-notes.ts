@@ -16,7 +16,8 @@ export function voiceNoteRoutes(app: TypedApp, deps: { voiceNotes: VoiceNotesSer
         summary: 'Stage a native voice note (WAV is converted to Opus-in-CAF; valid CAF passes through)',
         body: Type.Object(
           {
-            audio_url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
+            // No minLength: an empty source is a missing one (1001), which the service says.
+            audio_url: Type.Optional(Type.String({ maxLength: 2048 })),
             audio_base64: Type.Optional(Type.String()),
             mime_type: Type.Optional(Type.String({ description: 'audio/caf | audio/wav | audio/x-wav' })),
             duration_seconds: Type.Optional(Type.Number({ description: 'informational; the measured duration wins' })),

@@ -2,6 +2,7 @@ import { Type, type Static } from 'typebox';
 import { ApiError } from '../../../errors/registry.js';
 import type { TypedApp } from '../../typed.js';
 import { principalOf } from '../../auth.js';
+import { idempotencyKeyOf } from '../../idempotency-key.js';
 import type { Messaging } from '../../../domain/messaging/index.js';
 
 const Part = Type.Object(
@@ -69,11 +70,11 @@ export function chatRoutes(app: TypedApp, deps: { messaging: Messaging }) {
           },
           { additionalProperties: false },
         ),
-        response: { 201: CreatedChat },
+        response: { 200: CreatedChat, 201: CreatedChat },
       },
     },
     async (req, reply) => {
-      const outcome = await deps.messaging.chats.create(principalOf(req).tenant, req.body);
+      const outcome = await deps.messaging.chats.create(principalOf(req).tenant, { ...req.body, idempotency_key: idempotencyKeyOf(req, req.body.idempotency_key) });
       return reply.status(outcome.status as 201).send(outcome.body as Static<typeof CreatedChat>);
     },
   );
@@ -138,7 +139,11 @@ export function chatRoutes(app: TypedApp, deps: { messaging: Messaging }) {
       },
     },
     async (req) => {
-      const address = req.body.address ?? req.body.handle;
+      const { address: given, handle } = req.body;
+      if (given !== undefined && handle !== undefined && given !== handle) {
+        throw new ApiError(1002, 'give address or its alias handle, not two different values');
+      }
+      const address = given ?? handle;
       if (!address) throw new ApiError(1001, 'address is required (handle is accepted as an alias)');
       return deps.messaging.ops.addParticipant(principalOf(req).tenant, req.params.id, address);
     },

@@ -1,8 +1,7 @@
 import { Type } from 'typebox';
 import type { TypedApp } from '../../typed.js';
 import { principalOf } from '../../auth.js';
-import { ApiError } from '../../../errors/registry.js';
-import type { EventsService } from '../../../domain/events/service.js';
+import { parseSince, type EventsService } from '../../../domain/events/service.js';
 import type { SubscriptionsService } from '../../../domain/events/subscriptions.js';
 import type { SseHub } from '../../../delivery/sse.js';
 import type { Clock } from '../../../clock.js';
@@ -77,14 +76,15 @@ export function eventRoutes(app: TypedApp, deps: { events: EventsService; subscr
       schema: {
         tags,
         summary: 'Server-Sent Events: lives 60 s, heartbeat every 15 s, then `event: close`; resume with ?since= or Last-Event-ID',
+        description:
+          '`reconnect_with_since` repeats the last sent event\'s millisecond, so a reconnect may resend an event or two (dedup on event_id) but skips none; `Last-Event-ID` resumes exactly.',
         querystring: Type.Object({ since: Type.Optional(Type.String({ maxLength: 40 })) }, { additionalProperties: false }),
       },
     },
     async (req, reply) => {
       const { tenant } = principalOf(req);
       const lastEventId = req.headers['last-event-id'];
-      const sinceMs = req.query.since === undefined ? undefined : Date.parse(req.query.since);
-      if (sinceMs !== undefined && Number.isNaN(sinceMs)) throw new ApiError(1002, 'since must be an ISO 8601 time');
+      const sinceMs = parseSince(req.query.since);
       reply.hijack();
       reply.raw.setHeader('X-Trace-ID', req.id);
       await deps.sse.serve(tenant, reply.raw, { lastEventId: typeof lastEventId === 'string' && /^evt_[0-9A-Z]{26}$/.test(lastEventId) ? lastEventId : undefined, sinceMs }, () => deps.clock.now());
@@ -130,6 +130,8 @@ export function eventRoutes(app: TypedApp, deps: { events: EventsService; subscr
       schema: {
         tags,
         summary: 'Pull events recorded for a dev-inbox subscription, oldest first',
+        description:
+          'Resume with `since=next_since`. A page cut by `limit` also carries the other events of its last millisecond, so it may hold a few more than `limit`; none are skipped.',
         querystring: Type.Object(
           { since: Type.Optional(Type.String({ maxLength: 40 })), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })) },
           { additionalProperties: false },

@@ -32,7 +32,7 @@ export function messageRoutes(app: TypedApp, deps: { messaging: Messaging }) {
         summary: 'Edit an outbound message within 15 minutes of sending (not idempotent)',
         params: Params,
         body: Type.Object(
-          { new_text: Type.String({ minLength: 1, maxLength: 10_000 }), edited_part_index: Type.Optional(Type.Integer({ minimum: 0, default: 0 })) },
+          { new_text: Type.String({ minLength: 1, description: '10,000 characters at most (1009)' }), edited_part_index: Type.Optional(Type.Integer({ minimum: 0, default: 0 })) },
           { additionalProperties: false },
         ),
         response: {

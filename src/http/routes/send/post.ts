@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import type { TypedApp } from '../../typed.js';
 import { principalOf } from '../../auth.js';
+import { idempotencyKeyOf } from '../../idempotency-key.js';
 import type { Messaging } from '../../../domain/messaging/index.js';
 
 const AttachmentRef = Type.Union([
@@ -15,7 +16,7 @@ export const SendBody = Type.Object(
   {
     phone: Type.String({ minLength: 1, maxLength: 320, description: 'E.164 number or Apple ID email (lowercased)' }),
     body: Type.Optional(Type.String({ minLength: 1, description: 'text; 10,000 characters at most' })),
-    attachments: Type.Optional(Type.Array(AttachmentRef, { maxItems: 10 })),
+    attachments: Type.Optional(Type.Array(AttachmentRef, { description: 'with body, 10 parts at most in all (1006)' })),
     effect: Type.Optional(Type.String()),
     rich_link: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Object({ url: Type.String({ minLength: 1 }) }, { additionalProperties: false })])),
     voice_note: Type.Optional(Type.Object({ voice_note_id: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false })),
@@ -52,7 +53,8 @@ export function postSend(app: TypedApp, deps: { messaging: Messaging }) {
     },
     async (req, reply) => {
       const { tenant } = principalOf(req);
-      const outcome = await deps.messaging.send.send(tenant, req.body);
+      const key = idempotencyKeyOf(req, req.body.idempotency_key);
+      const outcome = await deps.messaging.send.send(tenant, key === req.body.idempotency_key ? req.body : { ...req.body, idempotency_key: key });
       return reply.status(outcome.status as 200).send(outcome.body as Static<typeof SendResponse>);
     },
   );
