@@ -71,7 +71,7 @@ export function buildServices(deps: ServiceDeps) {
       store,
       clock,
       drivers,
-      media: { attachments: (tenantId, ids) => attachments.resolve(tenantId, ids), voiceNote: (tenantId, lineId, id) => voiceNotes.resolve(tenantId, lineId, id), useVoiceNote: (id, send) => voiceNotes.useFor(id, send) },
+      media: { attachments: (tenantId, ids, indexes) => attachments.resolve(tenantId, ids, indexes), voiceNote: (tenantId, lineId, id) => voiceNotes.resolve(tenantId, lineId, id), useVoiceNote: (id, send) => voiceNotes.useFor(id, send) },
     }),
   };
 }

@@ -7,7 +7,7 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors/registry.js';
-import type { Authenticator } from '../domain/accounts-tenants/auth.js';
+import { bearerToken, type Authenticator } from '../domain/accounts-tenants/auth.js';
 import type { AuthMode } from './types.js';
 import { andThen, type MaybePromise } from '../domain/maybe-promise.js';
 
@@ -46,7 +46,7 @@ export function registerAuth(app: FastifyInstance, deps: { auth: Authenticator; 
     if (mode === 'admin') {
       const authorization = header(req, 'authorization');
       if (!authorization) throw new ApiError(2012, 'send Authorization: Bearer <ADMIN_TOKEN>');
-      const token = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization)?.[1];
+      const token = bearerToken(authorization);
       if (!token || !matchesDigest(token, adminTokenDigest)) {
         throw new ApiError(2004, 'invalid admin token (tenant signing secrets are not accepted here)');
       }

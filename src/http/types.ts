@@ -19,5 +19,10 @@ declare module 'fastify' {
     missingFieldCode?: 1001 | 1002 | 1003;
     /** Takes a token from the tenant's rate-limit bucket before the handler runs. */
     rateLimited?: boolean;
+    /**
+     * Path parameters that are credentials (the BlueBubbles webhook token): logged as
+     * `[redacted]`, so a log line never carries them (http/log-paths.ts).
+     */
+    secretParams?: string[];
   }
 }

@@ -56,9 +56,15 @@ export function parseRequestSignature(header: string): ParsedSignature | undefin
   return { ts: Number(m[1]), hex: m[2]! };
 }
 
-function bearerToken(authorization: string): string | undefined {
-  const m = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization);
-  return m?.[1];
+/** The token of `Authorization: Bearer <token>`, if the header has that form. */
+export function bearerToken(authorization: string | undefined): string | undefined {
+  return authorization ? /^Bearer[ ]+(\S+)\s*$/i.exec(authorization)?.[1] : undefined;
+}
+
+/** Whether an authenticated account may act for its tenant now: 2007 unverified, 2005 suspended. */
+export function assertMayAct(account: Account, tenant: Tenant): void {
+  if (!account.email_verified) throw new ApiError(2007, 'the account email address is not verified');
+  if (tenant.status === 'suspended') throw new ApiError(2005, `tenant "${tenant.slug}" is suspended`);
 }
 
 export function authenticator(deps: { store: Store; clock: Clock; brand: string }) {
@@ -128,8 +134,7 @@ export function authenticator(deps: { store: Store; clock: Clock; brand: string 
   /** The principal, once the account's tenant is resolved and both may act. */
   const principal = (account: Account, slug: string | undefined, requireHeader: boolean): MaybePromise<Principal> =>
     andThen(resolveTenant(account, slug, requireHeader), (tenant) => {
-      if (!account.email_verified) throw new ApiError(2007, 'the account email address is not verified');
-      if (tenant.status === 'suspended') throw new ApiError(2005, `tenant "${tenant.slug}" is suspended`);
+      assertMayAct(account, tenant);
       return { account, tenant };
     });
 

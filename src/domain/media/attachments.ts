@@ -10,7 +10,7 @@ import type { Readable } from 'node:stream';
 import { ApiError } from '../../errors/registry.js';
 import type { Clock } from '../../clock.js';
 import type { Store, Attachment } from '../../store/index.js';
-import type { Principal } from '../accounts-tenants/auth.js';
+import { assertMayAct, type Principal } from '../accounts-tenants/auth.js';
 import type { BlobStore } from '../../blobs/index.js';
 import { BlobTooLarge } from '../../blobs/index.js';
 import type { OutboundFile } from '../../drivers/types.js';
@@ -137,9 +137,8 @@ export function attachmentsService(deps: { store: Store; clock: Clock; blobs: Bl
       const tenant = await store.tenants.getById(a.tenant_id);
       const account = tenant && (await store.accounts.get(tenant.account_id));
       if (!tenant || !account) throw new ApiError(2004, 'invalid upload token');
-      // The same state checks as a signing secret's principal (accounts-tenants/auth.ts).
-      if (!account.email_verified) throw new ApiError(2007, 'the account email address is not verified');
-      if (tenant.status === 'suspended') throw new ApiError(2005, `tenant "${tenant.slug}" is suspended`);
+      // The same state checks as a signing secret's principal.
+      assertMayAct(account, tenant);
       return { account, tenant };
     },
 
@@ -201,16 +200,21 @@ export function attachmentsService(deps: { store: Store; clock: Clock; blobs: Bl
       return { attachment: a, size: a.size_bytes ?? 0, open: (range?: { start: number; end: number }) => blobs.open(a.blob_key, range) };
     },
 
-    /** Uploaded attachments as driver files, in order; errors name the index. */
-    async resolve(tenantId: string, ids: string[]): Promise<OutboundFile[]> {
+    /**
+     * Uploaded attachments as driver files, in order. Errors name the entry in attachment_index:
+     * its position in `ids`, or `indexes[i]` when the caller numbers its entries otherwise
+     * (the chat routes count every part).
+     */
+    async resolve(tenantId: string, ids: string[], indexes?: number[]): Promise<OutboundFile[]> {
       const now = clock.now();
       const files: OutboundFile[] = [];
       for (const [i, id] of ids.entries()) {
+        const attachment_index = indexes?.[i] ?? i;
         const a = await store.media.getAttachment(tenantId, id);
-        if (!a) throw new ApiError(5001, `attachment ${id} not found`, { attachment_index: i });
+        if (!a) throw new ApiError(5001, `attachment ${id} not found`, { attachment_index });
         const expired = expiredReason(a, now);
-        if (expired) throw new ApiError(5001, expired, { attachment_index: i });
-        if (a.state !== 'uploaded') throw new ApiError(5004, `attachment ${id} is not uploaded yet`, { attachment_index: i });
+        if (expired) throw new ApiError(5001, expired, { attachment_index });
+        if (a.state !== 'uploaded') throw new ApiError(5004, `attachment ${id} is not uploaded yet`, { attachment_index });
         files.push({
           attachmentId: a.id,
           filename: a.filename ?? a.id,

@@ -4,7 +4,6 @@
  */
 import { ApiError } from '../../errors/registry.js';
 import type { Chat, Message, PhoneLine, Tenant } from '../../store/index.js';
-import type { OutboundFile } from '../../drivers/types.js';
 import { newUuid, randomHex } from '../ids.js';
 import { normalizeHandle } from '../handles.js';
 import type { MessagingDeps } from './deps.js';
@@ -44,15 +43,8 @@ export function chatsService(deps: MessagingDeps, lim: Limits, out: Outbound, id
   /** Checks the parts and resolves their attachments; nothing is written. Errors name the part. */
   async function prepareParts(tenant: Tenant, parts: PartInput[], opts: { parallel?: boolean; firstTouch: boolean; group: boolean }) {
     const valid = validateParts(parts, { firstTouch: opts.firstTouch, group: opts.group, parallel: opts.parallel });
-    let files: OutboundFile[] = [];
-    try {
-      files = valid.media.length ? await deps.media.attachments(tenant.id, valid.media.map((m) => m.attachmentId)) : [];
-    } catch (err) {
-      // attachment_index counts parts on the chat routes, as their shape errors do.
-      const i = err instanceof ApiError ? err.extras.attachment_index : undefined;
-      if (err instanceof ApiError && typeof i === 'number' && valid.media[i]) err.extras.attachment_index = valid.media[i]!.index;
-      throw err;
-    }
+    // attachment_index counts parts on the chat routes, as their shape errors do.
+    const files = valid.media.length ? await deps.media.attachments(tenant.id, valid.media.map((m) => m.attachmentId), valid.media.map((m) => m.index)) : [];
     if (opts.parallel) assertGroupable(files, valid.media);
     return { valid, files };
   }
@@ -159,11 +151,11 @@ export function chatsService(deps: MessagingDeps, lim: Limits, out: Outbound, id
         },
         async () => {
           if (handles.length > 1) return createGroup(tenant, handles, req, pinned);
-          const existing = await store.conversations.findLeadWithChat(tenant.id, handles[0]!);
+          const existing = await convos.find(tenant, handles[0]!);
           const firstTouch = !existing?.chat.line_id;
           const prepared = await prepareParts(tenant, req.message.parts, { parallel: req.message.parallel_attachments, firstTouch, group: false });
           // Checked before the lead is written: a refused request leaves nothing behind.
-          const { chat, lead } = existing ?? (await convos.direct(tenant, handles[0]!));
+          const { chat, lead } = existing ?? (await convos.create(tenant, handles[0]!));
           const sent = await sendParts(tenant, chat, req.message.parts, prepared, { parallel: req.message.parallel_attachments, pinned, effect: req.message.effect });
           const fresh = (await store.conversations.getChat(tenant.id, chat.id))!;
           // 201 when this request created the chat; an existing direct chat answers 200.

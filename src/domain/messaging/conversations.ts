@@ -22,6 +22,20 @@ export async function findOrCreateDirect(
 ): Promise<DirectConversation> {
   const existing = await repos.conversations.findLeadWithChat(tenantId, handle);
   if (existing) return { ...existing, leadCreated: false };
+  return createDirect(repos, tenantId, handle, now, lineId);
+}
+
+/**
+ * Creates the lead and its direct chat for a handle just found to have none. A concurrent
+ * request may have created them meanwhile: the lead is then theirs (`leadCreated` false).
+ */
+async function createDirect(
+  repos: Pick<Repos, 'conversations'>,
+  tenantId: string,
+  handle: string,
+  now: number,
+  lineId: string | null,
+): Promise<DirectConversation> {
   const { lead, created } = await repos.conversations.createLead({ id: newUuid(), tenant_id: tenantId, handle, created_at: now });
   const chat = await repos.conversations.ensureChat({
     id: lead.id,
@@ -41,7 +55,12 @@ export async function findOrCreateDirect(
 export function conversations(deps: { store: Store; clock: Clock }) {
   const { store, clock } = deps;
   return {
-    /** Finds or creates the lead and its direct chat (chat id = lead id). */
-    direct: (tenant: Tenant, handle: string): Promise<DirectConversation> => findOrCreateDirect(store, tenant.id, handle, clock.now(), null),
+    /** The lead and its direct chat (chat id = lead id), if the tenant has talked to `handle`. */
+    async find(tenant: Tenant, handle: string): Promise<DirectConversation | undefined> {
+      const found = await store.conversations.findLeadWithChat(tenant.id, handle);
+      return found && { ...found, leadCreated: false };
+    },
+    /** Creates them, once `find` said there were none (and the request passed every check). */
+    create: (tenant: Tenant, handle: string): Promise<DirectConversation> => createDirect(store, tenant.id, handle, clock.now(), null),
   };
 }

@@ -9,7 +9,7 @@ import type { OutboundFile } from '../../drivers/types.js';
  */
 export interface MediaSource {
   /** Uploaded attachments of the tenant, in order; throws 5001/5004 with attachment_index. */
-  attachments(tenantId: string, ids: string[]): Promise<OutboundFile[]>;
+  attachments(tenantId: string, ids: string[], indexes?: number[]): Promise<OutboundFile[]>;
   /** A staged voice note usable on `lineId` now; throws 5001 when unknown, expired, elsewhere or stale. */
   voiceNote(tenantId: string, lineId: string, voiceNoteId: string): Promise<OutboundFile>;
   /** Runs the send that uses up a staged voice note (5001 if already used; given back on failure). */

@@ -9,7 +9,7 @@ import { normalizeHandle } from '../handles.js';
 import type { MessagingDeps } from './deps.js';
 import type { Idempotency, Outcome } from './idempotency.js';
 import type { Outbound, OutboundContent } from './outbound.js';
-import { conversations } from './conversations.js';
+import { conversations, type DirectConversation } from './conversations.js';
 import { MAX_PARTS, MAX_TEXT_LENGTH, assertEffect, assertService, containsUrl } from './rules.js';
 
 export interface SendRequest {
@@ -56,20 +56,16 @@ function attachmentIds(list: NonNullable<SendRequest['attachments']>): string[] 
   });
 }
 
-/** The URL of a rich_link: http(s) only, so the preview can be fetched and nothing else is smuggled in. */
-function richLinkUrl(link: SendRequest['rich_link']): string | undefined {
-  if (link === undefined) return undefined;
-  const url = typeof link === 'string' ? link : link.url;
-  let parsed: URL | undefined;
+const richLinkOf = (link: SendRequest['rich_link']) => (typeof link === 'string' ? link : link?.url);
+
+/** http(s) only, so the preview can be fetched and nothing else is smuggled in. */
+function isHttpUrl(url: string): boolean {
   try {
-    parsed = new URL(url);
+    const { protocol } = new URL(url);
+    return protocol === 'https:' || protocol === 'http:';
   } catch {
-    parsed = undefined;
+    return false;
   }
-  if (!parsed || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')) {
-    throw new ApiError(1002, `rich_link "${url.slice(0, 200)}" is not an http(s) URL`);
-  }
-  return url;
 }
 
 /** Request-only rules, in the spec's order; nothing is read or written before they pass. */
@@ -98,8 +94,11 @@ function validate(req: SendRequest): void {
       throw new ApiError(1002, 'an effect goes with a text bubble: give body with it, or send the attachments without effect');
     }
   }
-  richLinkUrl(req.rich_link);
+  const link = richLinkOf(req.rich_link);
+  if (link !== undefined && !isHttpUrl(link)) throw new ApiError(1002, `rich_link "${link.slice(0, 200)}" is not an http(s) URL`);
 }
+
+const idsOf = (c: DirectConversation) => ({ lead_id: c.lead.id, chat_id: c.chat.id, lead_created: c.leadCreated, convo_id: c.chat.convo_id });
 
 export function sendService(deps: MessagingDeps, out: Outbound, idem: Idempotency) {
   const { store } = deps;
@@ -120,7 +119,7 @@ export function sendService(deps: MessagingDeps, out: Outbound, idem: Idempotenc
       const textFirst: OutboundContent | undefined = req.body !== undefined ? { kind: 'text', text: req.body, effect: req.effect } : undefined;
       return { content: { kind: 'media', files, grouped: false }, textFirst };
     }
-    const url = richLinkUrl(req.rich_link);
+    const url = richLinkOf(req.rich_link);
     if (req.body !== undefined) return { content: { kind: 'text', text: req.body, effect: req.effect, richLinkUrl: url } };
     return { content: { kind: 'rich_link', url: url! } };
   }
@@ -130,30 +129,26 @@ export function sendService(deps: MessagingDeps, out: Outbound, idem: Idempotenc
     if (req.phone_line_id && (!pinned || pinned.tenant_id !== tenant.id)) {
       throw new ApiError(2006, `phone_line_id ${req.phone_line_id} is not assigned to this project`);
     }
-    const existing = await store.conversations.findLeadWithChat(tenant.id, phone);
-    let ids = existing
-      ? { lead_id: existing.lead.id, chat_id: existing.chat.id, lead_created: false, convo_id: existing.chat.convo_id }
-      : undefined;
-    // The staging line stays authoritative for a voice note, also when it fails.
-    let lineId = req.voice_note ? req.phone_line_id : (existing?.chat.line_id ?? req.phone_line_id ?? null);
+    let conversation = await convos.find(tenant, phone);
     try {
       const { content, textFirst } = await contentOf(tenant, req, pinned);
       // A first message into a new chat carries no URL (1005), as on POST /api/v1/chats.
-      if (!existing?.chat.line_id && (req.rich_link !== undefined || (req.body !== undefined && containsUrl(req.body)))) {
+      if (!conversation?.chat.line_id && (req.rich_link !== undefined || (req.body !== undefined && containsUrl(req.body)))) {
         throw new ApiError(1005, 'the first message in a new chat cannot contain URLs: send text first, links once the chat exists');
       }
       // Everything the request can be refused for was checked: only now is a lead written.
-      const { lead, leadCreated, chat } = existing ? { ...existing, leadCreated: false } : await convos.direct(tenant, phone);
-      ids = { lead_id: lead.id, chat_id: chat.id, lead_created: leadCreated, convo_id: chat.convo_id };
+      conversation ??= await convos.create(tenant, phone);
+      const { chat } = conversation;
       const lineFor = (c: OutboundContent) => (c.kind === 'voice_note' ? pinned : chat.line_id ? undefined : pinned);
       if (textFirst) await out.send(tenant, chat, textFirst, { pinnedLine: lineFor(textFirst), recipient: phone });
-      lineId = req.voice_note ? req.phone_line_id : (chat.line_id ?? lineId);
       const sendContent = () => out.send(tenant, chat, content, { pinnedLine: lineFor(content), recipient: phone });
       const { message, line } = req.voice_note ? await deps.media.useVoiceNote(req.voice_note.voice_note_id, sendContent) : await sendContent();
-      const body: SendResult = { status: 'sent', message_id: message.id, ...ids, phone_line_id: line.id };
+      const body: SendResult = { status: 'sent', message_id: message.id, ...idsOf(conversation), phone_line_id: line.id };
       return { status: 200, body };
     } catch (err) {
-      if (err instanceof ApiError) err.context = { ...ids, phone_line_id: lineId, ...err.context };
+      // The staging line stays authoritative for a voice note, also when it fails.
+      const lineId = req.voice_note ? req.phone_line_id : (conversation?.chat.line_id ?? req.phone_line_id ?? null);
+      if (err instanceof ApiError) err.context = { ...(conversation && idsOf(conversation)), phone_line_id: lineId, ...err.context };
       throw err;
     }
   }

@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import type { FastifyReply } from 'fastify';
 import type { TypedApp } from '../../typed.js';
 import { principalOf } from '../../auth.js';
+import { bearerToken } from '../../../domain/accounts-tenants/auth.js';
 import { MAX_UPLOAD_BYTES, isUploadToken, parseRange, type AttachmentsService } from '../../../domain/media/attachments.js';
 import { publicBaseUrl, type Config } from '../../../config.js';
 import type { Readable } from 'node:stream';
@@ -38,9 +39,6 @@ export async function streamFile(
     .header('Content-Length', String(range.end - range.start + 1))
     .send(file.open(range));
 }
-
-/** The token of `Authorization: Bearer <token>`, if the header has that form. */
-const bearerToken = (authorization: string | undefined) => (authorization ? /^Bearer[ ]+(\S+)\s*$/i.exec(authorization)?.[1] : undefined);
 
 export function attachmentRoutes(app: TypedApp, deps: { attachments: AttachmentsService; config: Pick<Config, 'publicBaseUrl' | 'host' | 'port'> }) {
   const { attachments } = deps;
