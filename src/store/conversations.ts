@@ -104,6 +104,20 @@ export function conversationsRepo(db: Kysely<DB>) {
         .execute();
     },
 
+    /**
+     * Pins a chat that has no line yet to `lineId`; false when another sender pinned it first.
+     * Atomic in both dialects: what keeps two processes' first touches on one line.
+     */
+    async claimLine(chatId: string, lineId: string): Promise<boolean> {
+      const r = await db.updateTable('chats').set({ line_id: lineId }).where('id', '=', chatId).where('line_id', 'is', null).executeTakeFirst();
+      return Number(r.numUpdatedRows) === 1;
+    },
+
+    /** Undoes claimLine (the first touch failed), unless the chat has moved on since. */
+    async releaseLine(chatId: string, lineId: string): Promise<void> {
+      await db.updateTable('chats').set({ line_id: null }).where('id', '=', chatId).where('line_id', '=', lineId).execute();
+    },
+
     async participants(chatId: string): Promise<string[]> {
       return (await participantsQ(db, { chatId })).rows.map((r) => r.handle);
     },

@@ -57,6 +57,16 @@ export function lineRuntimeRepo(db: Kysely<DB>, dialect: Dialect) {
       return Number(r.numUpdatedRows) === 1;
     },
 
+    /** Gives back a reservation made at `reservedAtMs` that sent nothing: the line's last first touch is `previousMs` again. */
+    async releaseFirstTouch(lineId: string, reservedAtMs: number, previousMs: number | null): Promise<void> {
+      await db
+        .updateTable('line_state')
+        .set({ last_first_touch_at: previousMs })
+        .where('line_id', '=', lineId)
+        .where('last_first_touch_at', '=', reservedAtMs)
+        .execute();
+    },
+
     /**
      * Token bucket per tenant: refills at `perSecond`, holds at most `burst`.
      * Returns 0 when a token was taken, else the seconds until one is free.

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { FIRST_TOUCH_GAP_MS, newRecipient, prepareSandbox } from '../support/messaging.js';
+import { SIMULATOR_RECIPIENTS } from '../../src/drivers/simulator/reserved.js';
 
 const DAY = 86_400_000;
 
@@ -43,6 +44,21 @@ describe('first-touch limits and line selection', () => {
     const reply = await send(phone, 'a reply is not a first touch');
     expect(reply.statusCode).toBe(200);
     expect(reply.json().phone_line_id).toBe(first.phone_line_id);
+  });
+
+  it('pins nothing after a failed first touch: the retry is a first touch again, from another line', async () => {
+    const failed = await send(SIMULATOR_RECIPIENTS.unreachable);
+    expect(failed.statusCode).toBe(502);
+    const retry = await send(SIMULATOR_RECIPIENTS.unreachable);
+    expect(retry.statusCode).toBe(502);
+    // The failed attempt used its line's 10-minute gap, so the retry went out from the other line.
+    expect(retry.json().phone_line_id).not.toBe(failed.json().phone_line_id);
+    const history = (await t.api('GET', `/api/v1/chats/${failed.json().chat_id}/messages`)).json().messages;
+    expect(history.map((m: { phone_line_id: string }) => m.phone_line_id).sort()).toEqual([failed.json().phone_line_id, retry.json().phone_line_id].sort());
+    // Both lines are now in their gap: a third attempt waits like any first touch.
+    const third = await send(SIMULATOR_RECIPIENTS.unreachable);
+    expect(third.statusCode).toBe(503);
+    expect(third.json().code).toBe(4002);
   });
 
   it('allows 30 first touches per line per day, then 4002 until the next day', async () => {

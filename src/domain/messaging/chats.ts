@@ -80,9 +80,7 @@ export function chatsService(deps: MessagingDeps, lim: Limits, out: Outbound, id
     if (req.message.effect !== undefined) {
       throw new ApiError(4099, 'a group is created without an effect; send the effect with a later message', { http: 422 });
     }
-    const line = pinned
-      ? await lim.reserveFirstTouchLine(tenant, 'create_group', pinned)
-      : await lim.reserveFirstTouchLine(tenant, 'create_group');
+    const { line } = await lim.reserveFirstTouchLine(tenant, 'create_group', pinned);
     const now = clock.now();
     const text = valid.texts[0]!.value;
     const { chatKey, guid } = await viaDriver(() => drivers.forLine(line).createGroup(handles, text), 'group creation');

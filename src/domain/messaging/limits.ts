@@ -52,6 +52,12 @@ export function msUntilWindowOpens(ms: number, tenant: Tenant): number {
   return minutes * 60_000 - p.second * 1000 - (ms % 1000);
 }
 
+/** A line taken for a first touch; `release()` gives the slot back when nothing was sent from it. */
+export interface FirstTouchReservation {
+  line: PhoneLine;
+  release(): Promise<void>;
+}
+
 export function limits(deps: MessagingDeps) {
   const { store, clock } = deps;
 
@@ -81,7 +87,7 @@ export function limits(deps: MessagingDeps) {
      * Chooses and reserves a line for a first touch now, or throws 4002 with
      * retry_after until the earliest moment one could take it.
      */
-    async reserveFirstTouchLine(tenant: Tenant, need: DriverCapability, preferred?: PhoneLine): Promise<PhoneLine> {
+    async reserveFirstTouchLine(tenant: Tenant, need: DriverCapability, preferred?: PhoneLine): Promise<FirstTouchReservation> {
       const now = clock.now();
       const windowWait = msUntilWindowOpens(now, tenant);
       if (windowWait > 0) {
@@ -104,13 +110,15 @@ export function limits(deps: MessagingDeps) {
             store.lineRuntime.lastFirstTouch(line.id),
           ]);
           const freeAt = today.count >= FIRST_TOUCH_PER_LINE_PER_DAY ? nextDay : last === null ? now : Math.max(now, last + FIRST_TOUCH_GAP_MS);
-          return { line, freeAt, last: last ?? 0 };
+          return { line, freeAt, last: last ?? 0, previous: last };
         }),
       );
       // Least recently used first, so first touches spread over the lines.
       scored.sort((a, b) => a.last - b.last);
       for (const s of scored) {
-        if (s.freeAt <= now && (await store.lineRuntime.reserveFirstTouch(s.line.id, now, FIRST_TOUCH_GAP_MS))) return s.line;
+        if (s.freeAt <= now && (await store.lineRuntime.reserveFirstTouch(s.line.id, now, FIRST_TOUCH_GAP_MS))) {
+          return { line: s.line, release: () => store.lineRuntime.releaseFirstTouch(s.line.id, now, s.previous) };
+        }
       }
       const earliest = Math.min(...scored.map((s) => (s.freeAt <= now ? now + 1000 : s.freeAt)));
       throw new ApiError(4002, 'every phone line is at its first-touch limit right now', {

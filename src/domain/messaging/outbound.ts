@@ -10,7 +10,7 @@ import type { Chat, Message, MessagePart, PhoneLine, Tenant } from '../../store/
 import type { DriverCapability, LineDriver, OutboundFile, Target } from '../../drivers/types.js';
 import { timeSortableId } from '../ids.js';
 import type { MessagingDeps } from './deps.js';
-import type { Limits } from './limits.js';
+import type { FirstTouchReservation, Limits } from './limits.js';
 import { toApiError } from './driver-errors.js';
 
 export type OutboundContent =
@@ -58,18 +58,23 @@ export function outbound(deps: MessagingDeps, lim: Limits) {
   const { store, clock, drivers } = deps;
 
   /**
-   * The line for this message, whether it is a first touch, and whether the conversation moves
-   * to that line once the message is out.
+   * The line for this message; for a first touch, the line's reservation; and whether the
+   * conversation moves to that line once the message is out.
    */
-  async function lineFor(tenant: Tenant, chat: Chat, need: DriverCapability, pinned?: PhoneLine): Promise<{ line: PhoneLine; firstTouch: boolean; pin: boolean }> {
+  async function lineFor(
+    tenant: Tenant,
+    chat: Chat,
+    need: DriverCapability,
+    pinned?: PhoneLine,
+  ): Promise<{ line: PhoneLine; firstTouch?: FirstTouchReservation; pin: boolean }> {
     if (pinned) {
       if (!pinned.is_active) throw new ApiError(3002, 'the phone line is not active');
       if (!drivers.forLine(pinned).capabilities().has(need)) {
         throw new ApiError(4099, `this line does not support ${need.replace('_', ' ')}`, { http: 501 });
       }
       // A voice note goes out on its staging line without moving the conversation.
-      if (chat.line_id) return { line: pinned, firstTouch: false, pin: false };
-      return { line: await lim.reserveFirstTouchLine(tenant, need, pinned), firstTouch: true, pin: true };
+      if (chat.line_id) return { line: pinned, pin: false };
+      return firstTouchOn(await lim.reserveFirstTouchLine(tenant, need, pinned));
     }
     if (chat.line_id) {
       const current = await store.lines.get(chat.line_id);
@@ -78,7 +83,7 @@ export function outbound(deps: MessagingDeps, lim: Limits) {
         if (!drivers.forLine(current).capabilities().has(need)) {
           throw new ApiError(4099, `this conversation's line does not support ${need.replace('_', ' ')}`, { http: 501 });
         }
-        return { line: current, firstTouch: false, pin: false };
+        return { line: current, pin: false };
       }
       // A group exists on its line's Mac only: it cannot move to another line.
       if (chat.is_group) {
@@ -87,14 +92,17 @@ export function outbound(deps: MessagingDeps, lim: Limits) {
       }
       // The direct conversation's line went away: move it to another active line.
       const [next] = await lim.candidateLines(tenant, need);
-      return { line: next!, firstTouch: false, pin: true };
+      return { line: next!, pin: true };
     }
-    return { line: await lim.reserveFirstTouchLine(tenant, need), firstTouch: true, pin: true };
+    return firstTouchOn(await lim.reserveFirstTouchLine(tenant, need));
   }
 
+  const firstTouchOn = (reservation: FirstTouchReservation) => ({ line: reservation.line, firstTouch: reservation, pin: true });
+
   /**
-   * First touches into one chat run one at a time in this process: two sends racing to a new
-   * recipient would otherwise each take a line, and the recipient would hear from two numbers.
+   * First touches into one chat run one at a time in this process, so the second follows the
+   * first onto its line in order, without reserving a line of its own. Between processes the
+   * chat's claim in sendNow decides.
    */
   const firstTouches = new Map<string, Promise<unknown>>();
   async function oneFirstTouchAtATime<T>(chat: Chat, work: () => Promise<T>): Promise<T> {
@@ -118,8 +126,6 @@ export function outbound(deps: MessagingDeps, lim: Limits) {
   }
 
   return {
-    lineFor,
-
     /** Sends `content` into `chat`; returns the recorded message. */
     send(tenant: Tenant, chat: Chat, content: OutboundContent, opts: { pinnedLine?: PhoneLine; recipient?: string } = {}): Promise<{ message: Message; line: PhoneLine }> {
       return oneFirstTouchAtATime(chat, () => sendNow(tenant, chat, content, opts));
@@ -128,6 +134,16 @@ export function outbound(deps: MessagingDeps, lim: Limits) {
 
   async function sendNow(tenant: Tenant, chat: Chat, content: OutboundContent, opts: { pinnedLine?: PhoneLine; recipient?: string }): Promise<{ message: Message; line: PhoneLine }> {
     const { line, firstTouch, pin } = await lineFor(tenant, chat, NEEDS[content.kind], opts.pinnedLine);
+    if (firstTouch) {
+      // The chat is pinned to the line before anything goes out. Of two first touches racing in
+      // two processes one wins; the other gives its line back and follows onto the winner's.
+      if (!(await store.conversations.claimLine(chat.id, line.id))) {
+        await firstTouch.release();
+        chat.line_id = (await store.conversations.getChat(chat.tenant_id, chat.id))?.line_id ?? null;
+        return sendNow(tenant, chat, content, opts);
+      }
+      chat.line_id = line.id;
+    }
     const now = clock.now();
     const message: Message = {
       id: newMessageId(now),
@@ -140,7 +156,7 @@ export function outbound(deps: MessagingDeps, lim: Limits) {
       effect: content.kind === 'text' ? content.effect ?? null : null,
       status: 'sent',
       provider_guid: null,
-      first_touch: firstTouch,
+      first_touch: firstTouch !== undefined,
       error_code: null,
       sent_at: now,
       delivered_at: null,
@@ -159,6 +175,11 @@ export function outbound(deps: MessagingDeps, lim: Limits) {
       const apiErr = toApiError(err, content.kind === 'voice_note' ? 'voice notes' : undefined);
       const code = apiErr instanceof ApiError && typeof apiErr.code === 'number' ? apiErr.code : 3001;
       await store.messages.update(message.id, { status: 'failed', error_code: code });
+      // A failed first touch pins nothing: the next attempt chooses a line afresh.
+      if (firstTouch) {
+        await store.conversations.releaseLine(chat.id, line.id);
+        chat.line_id = null;
+      }
       if (apiErr instanceof ApiError) apiErr.context = { phone_line_id: line.id, message_id: message.id };
       throw apiErr;
     }

@@ -2,7 +2,6 @@
 import { isoOrNull } from '../../clock.js';
 import type { Message } from '../../store/index.js';
 
-
 export function publicMessage(m: Message) {
   return {
     id: m.id,
