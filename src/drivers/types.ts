@@ -50,6 +50,12 @@ export interface DriverEvents {
   receipt(lineId: string, guid: string, kind: 'delivered' | 'read', atMs: number): Promise<void>;
   /** The sender edited an inbound message: its text is now `text`. */
   edited(lineId: string, guid: string, text: string, atMs: number): Promise<void>;
+  /**
+   * The provider named its real guid for a send the driver reported under a provisional one
+   * (BlueBubbles' tempGuid): the message is known by `realGuid` from now on, in every process.
+   * False when this line sent no message by either guid.
+   */
+  sendMatched(lineId: string, provisionalGuid: string, realGuid: string): Promise<boolean>;
 }
 
 /** Persistence a driver may keep in the database through the domain (the simulator's device log, epochs). */

@@ -91,6 +91,12 @@ export function messagesRepo(db: Kysely<DB>) {
       await setProviderGuidQ(db, { id, guid });
     },
 
+    /** The line's message known by `from` is known by `to` from now on; false when there is none. */
+    async renameProviderGuid(lineId: string, from: string, to: string): Promise<boolean> {
+      const r = await db.updateTable('messages').set({ provider_guid: to }).where('line_id', '=', lineId).where('provider_guid', '=', from).executeTakeFirst();
+      return Number(r.numUpdatedRows) > 0;
+    },
+
     async update(id: string, patch: Partial<Pick<Message, 'status' | 'parts' | 'delivered_at' | 'read_at' | 'edited_at' | 'provider_guid' | 'error_code'>>) {
       const { parts, ...rest } = patch;
       await db

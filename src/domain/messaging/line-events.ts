@@ -61,6 +61,11 @@ export function lineEvents(deps: LineEventsDeps): DriverEvents {
       await store.messages.applyReceipt(lineId, guid, kind, atMs);
     },
 
+    async sendMatched(lineId, provisionalGuid, realGuid) {
+      if (provisionalGuid !== realGuid && (await store.messages.renameProviderGuid(lineId, provisionalGuid, realGuid))) return true;
+      return (await store.messages.byProviderGuid(lineId, realGuid)) !== undefined;
+    },
+
     async edited(lineId, guid, text, atMs) {
       const m = await store.messages.byProviderGuid(lineId, guid);
       if (!m || m.direction !== 'inbound') return;

@@ -26,7 +26,6 @@ import type { BBChat, BBMessage, BBServerInfo } from './api-types.js';
 import { BlueBubblesClient } from './client.js';
 import { parseConfig, type BlueBubblesConfig } from './config.js';
 import { isPrivateApiOff, isServerDown, toDriverFailure, type Operation } from './errors.js';
-import { ledger } from './ledger.js';
 import { EFFECT_IDS, chatGuidFor, editFallbackText, reactionValue } from './mapping.js';
 
 /** How long a server/info answer is trusted for capabilities and method choice. */
@@ -174,12 +173,13 @@ export function bluebubblesDriver(ctx: DriverContext, options: BlueBubblesDriver
     }
   }
 
-  /** The guid we report for a send: BlueBubbles' real guid, else our tempGuid (see ledger.ts). */
+  /**
+   * The guid we report for a send: BlueBubbles' real guid, else our tempGuid. In the latter case
+   * BlueBubbles later posts our own message with both (its emitMessageMatch), and the webhook
+   * handler renames the stored message's guid (DriverEvents.sendMatched).
+   */
   function reportSend(tempGuid: string, sent: BBMessage | undefined): string {
-    const real = typeof sent?.guid === 'string' && sent.guid !== '' ? sent.guid : undefined;
-    const guid = real ?? tempGuid;
-    ledger.recordSend(ctx.lineId, tempGuid, guid);
-    return guid;
+    return typeof sent?.guid === 'string' && sent.guid !== '' ? sent.guid : tempGuid;
   }
 
   const method = () => (privateApiOn() ? 'private-api' : 'apple-script');
@@ -320,9 +320,8 @@ export function bluebubblesDriver(ctx: DriverContext, options: BlueBubblesDriver
 
     async edit(guid, partIndex, newText) {
       await requirePrivateApi('editing');
-      const real = ledger.realGuidFor(ctx.lineId, guid);
       await call('edit', (c) =>
-        c.request('POST', `/api/v1/message/${enc(real)}/edit`, {
+        c.request('POST', `/api/v1/message/${enc(guid)}/edit`, {
           json: { editedMessage: newText, backwardsCompatibilityMessage: editFallbackText(newText), partIndex },
         }),
       );
@@ -330,12 +329,11 @@ export function bluebubblesDriver(ctx: DriverContext, options: BlueBubblesDriver
 
     async react(guid, tapback: Tapback, remove) {
       await requirePrivateApi('reactions');
-      const real = ledger.realGuidFor(ctx.lineId, guid);
-      const found = await call('react', (c) => c.request<BBMessage>('GET', `/api/v1/message/${enc(real)}`, { query: { with: 'chats' } }));
+      const found = await call('react', (c) => c.request<BBMessage>('GET', `/api/v1/message/${enc(guid)}`, { query: { with: 'chats' } }));
       const chatGuid = found.data?.chats?.find((ch) => typeof ch.guid === 'string')?.guid;
       if (!chatGuid) throw new DriverFailure('not_found', `BlueBubbles knows no chat for message ${guid}`);
       await call('react', (c) =>
-        c.request('POST', '/api/v1/message/react', { json: { chatGuid, selectedMessageGuid: real, reaction: reactionValue(tapback, remove), partIndex: 0 } }),
+        c.request('POST', '/api/v1/message/react', { json: { chatGuid, selectedMessageGuid: guid, reaction: reactionValue(tapback, remove), partIndex: 0 } }),
       );
     },
 

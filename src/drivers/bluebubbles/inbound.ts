@@ -12,8 +12,8 @@
  *   downloaded with ?original=true (bytes untouched, so an Apple voice memo
  *   arrives as the CAF it is) → events.inbound with the parts in the order
  *   the text's U+FFFC placeholders give.
- * - `new-message` from me carrying our `tempGuid` → links BlueBubbles' real
- *   guid to the send (see ledger.ts).
+ * - `new-message` from me carrying our `tempGuid` → events.sendMatched: a send
+ *   reported under its tempGuid is known by BlueBubbles' real guid from then on.
  * - `updated-message` for a message someone sent us, with dateEdited → events.edited
  * - `updated-message` for one of our messages → events.receipt for
  *   dateDelivered / dateRead.
@@ -153,19 +153,18 @@ export async function handleBlueBubblesWebhook(deps: BlueBubblesWebhookDeps, lin
       const r = await ledger.once(lineId, `edit:${guid}:${data.dateEdited}`, () => deps.events.edited(lineId, guid, text, data.dateEdited as number));
       return r.ran ? { handled: 'edit', guid } : { handled: 'duplicate', guid };
     }
-    const reported = ledger.reportedGuidFor(lineId, guid);
     const kinds: ('delivered' | 'read')[] = [];
     const fire = async (kind: 'delivered' | 'read', at: number) => {
-      const r = await ledger.once(lineId, `receipt:${kind}:${reported}`, () => deps.events.receipt(lineId, reported, kind, at));
+      const r = await ledger.once(lineId, `receipt:${kind}:${guid}`, () => deps.events.receipt(lineId, guid, kind, at));
       if (r.ran) kinds.push(kind);
     };
     if (positive(data.dateDelivered)) await fire('delivered', data.dateDelivered);
     if (positive(data.dateRead)) await fire('read', data.dateRead);
-    return kinds.length > 0 ? { handled: 'receipts', guid: reported, kinds } : { handled: 'ignored', reason: 'no new delivery or read date' };
+    return kinds.length > 0 ? { handled: 'receipts', guid, kinds } : { handled: 'ignored', reason: 'no new delivery or read date' };
   }
 
   if (data.isFromMe === true) {
-    const matchedSend = typeof data.tempGuid === 'string' && data.tempGuid !== '' ? ledger.learnRealGuid(lineId, data.tempGuid, guid) : false;
+    const matchedSend = typeof data.tempGuid === 'string' && data.tempGuid !== '' ? await deps.events.sendMatched(lineId, data.tempGuid, guid) : false;
     return { handled: 'own_message', guid, matchedSend };
   }
 

@@ -87,6 +87,30 @@ describe('a BlueBubbles line, end to end', () => {
     expect(status.status).toBe('read');
   });
 
+  it('follows a send answered with only our tempGuid onto its real guid: receipts, then an edit', async () => {
+    bb.omitGuidInSendAnswers = true;
+    try {
+      const reply = await t.api('POST', '/api/v1/send', { phone: '+14155550777', body: 'Answered late' });
+      expect(reply.statusCode, reply.body).toBe(200);
+      const tempGuid = bb.lastTo('POST', '/api/v1/message/text').json.tempGuid as string;
+      const real = [...bb.messages.values()].find((m) => m.text === 'Answered late')!.guid;
+      // BlueBubbles posts our own message with both guids; the stored message takes the real one,
+      // so any process that receives the receipts finds it.
+      await bb.post(bb.webhooks[0]!.url, bb.ownMessageEvent(real, tempGuid));
+      bb.markDelivered(real);
+      bb.markRead(real);
+      await bb.post(bb.webhooks[0]!.url, bb.webhookEvent('updated-message', real));
+      const id = reply.json().message_id;
+      const status = await eventually(async () => (await t.api('GET', `/api/v1/messages/${id}`)).json().message, (m) => m.status === 'read');
+      expect(status.status).toBe('read');
+      const edit = await t.api('POST', `/api/v1/messages/${id}/edit`, { new_text: 'Answered late, edited', edited_part_index: 0 });
+      expect(edit.statusCode, edit.body).toBe(200);
+      expect(bb.requestsTo('POST', `/api/v1/message/${real}/edit`)).toHaveLength(1);
+    } finally {
+      bb.omitGuidInSendAnswers = false;
+    }
+  });
+
   it('keeps first touches off the line while its Mac is down, and uses it again once it answers', async () => {
     await t.admin('PATCH', `/admin/v1/lines/${lineId}`, { driver_config: bb.config({ health_recheck_ms: 50 }) });
     await t.admin('PATCH', `/admin/v1/lines/${t.demo.phone_line_ids[1]}`, { is_active: false });

@@ -21,6 +21,7 @@ export interface Collector extends DriverEvents {
   inbound_: { lineId: string; message: InboundMessage }[];
   receipts: { lineId: string; guid: string; kind: 'delivered' | 'read'; atMs: number }[];
   edits: { lineId: string; guid: string; text: string; atMs: number }[];
+  matches: { lineId: string; provisionalGuid: string; realGuid: string }[];
 }
 
 export function collector(): Collector {
@@ -28,6 +29,7 @@ export function collector(): Collector {
     inbound_: [],
     receipts: [],
     edits: [],
+    matches: [],
     async inbound(lineId, message) {
       c.inbound_.push({ lineId, message });
     },
@@ -36,6 +38,10 @@ export function collector(): Collector {
     },
     async edited(lineId, guid, text, atMs) {
       c.edits.push({ lineId, guid, text, atMs });
+    },
+    async sendMatched(lineId, provisionalGuid, realGuid) {
+      c.matches.push({ lineId, provisionalGuid, realGuid });
+      return true;
     },
   };
   return c;
