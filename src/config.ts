@@ -14,6 +14,8 @@ export interface Config {
   /** Operator token; when unset one is generated and saved in dataDir. */
   adminToken: string | undefined;
   publicBaseUrl: string | undefined;
+  /** The webhook's data.crm_deep_link, with {chat_id} and {tenant} filled in; unset → the chat's messages in this API. */
+  deepLinkTemplate: string | undefined;
   allowPrivateNetworks: boolean;
   testClock: boolean;
   /** The `service` segment of header names such as x-service-signature. */
@@ -95,6 +97,13 @@ export function loadConfig(env: Env = process.env): Config {
       throw new ConfigError(`PUBLIC_BASE_URL is not a URL: "${publicBaseUrl}"`);
     }
   }
+  const deepLinkTemplate = env.BLUELINE_DEEP_LINK_TEMPLATE || undefined;
+  if (deepLinkTemplate) {
+    const sample = deepLinkTemplate.replaceAll('{chat_id}', 'chat').replaceAll('{tenant}', 'tenant');
+    if (!deepLinkTemplate.includes('{chat_id}') || !/^https?:\/\//i.test(sample) || !URL.canParse(sample)) {
+      throw new ConfigError('BLUELINE_DEEP_LINK_TEMPLATE must be an http(s) URL containing {chat_id}, e.g. https://crm.example.com/imessage/{chat_id}');
+    }
+  }
   return {
     port: int(env, 'PORT', 8787, 0, 65535),
     host: env.HOST || '127.0.0.1',
@@ -102,6 +111,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl,
     adminToken: env.ADMIN_TOKEN || undefined,
     publicBaseUrl: publicBaseUrl?.replace(/\/+$/, ''),
+    deepLinkTemplate,
     allowPrivateNetworks: bool(env, 'BLUELINE_ALLOW_PRIVATE_NETWORKS', false),
     testClock: bool(env, 'BLUELINE_TEST_CLOCK', false),
     headerBrand: brand,

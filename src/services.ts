@@ -37,8 +37,10 @@ export function buildServices(deps: ServiceDeps) {
   const attachments = attachmentsService({ store, clock, blobs });
   const auth = authenticator({ store, clock, brand: config.headerBrand });
   const bus = eventBus();
-  // The envelope's crm_deep_link is a URL (spec): absolute even without PUBLIC_BASE_URL.
-  const events = lineEvents({ store, clock, blobs, bus, deepLinkBase: `${publicBaseUrl(config)}/app` });
+  // The envelope's crm_deep_link is a URL (spec) that works: the operator's CRM page for the chat, else
+  // the chat's messages in this API; absolute even without PUBLIC_BASE_URL.
+  const deepLinkTemplate = config.deepLinkTemplate ?? `${publicBaseUrl(config)}/api/v1/chats/{chat_id}/messages`;
+  const events = lineEvents({ store, clock, blobs, bus, deepLinkTemplate });
   const attempt = { timeoutMs: config.webhookTimeoutMs, allowPrivateNetworks: config.allowPrivateNetworks, brand: config.headerBrand };
   const drivers = driverRegistry({ events, state: store.lineRuntime, now: () => clock.now() }, { bluebubbles: (ctx) => bluebubblesDriver(ctx) });
   /** A BlueBubbles line tells its Mac where to send webhooks (needs PUBLIC_BASE_URL). */

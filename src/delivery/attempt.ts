@@ -16,6 +16,8 @@ export interface AttemptSettings {
 }
 
 export interface AttemptResult {
+  /** When the attempt was sent (the service's clock) */
+  at: number;
   status: number | null;
   durationMs: number;
   error: string | null;
@@ -40,17 +42,16 @@ export async function attemptDelivery(event: DeliveredEvent, sub: Subscription, 
   });
   try {
     const r = await postJson({ url: sub.url, headers, body, timeoutMs: settings.timeoutMs, allowPrivateNetworks: settings.allowPrivateNetworks });
-    return { status: r.status, durationMs: Math.round(r.durationMs), error: null };
+    return { at: nowBusinessMs, status: r.status, durationMs: Math.round(r.durationMs), error: null };
   } catch (err) {
-    if (err instanceof NetError) return { status: null, durationMs: Math.round(err.durationMs ?? 0), error: `${err.kind}: ${err.message}` };
-    return { status: null, durationMs: 0, error: `internal: ${(err as Error).message}` };
+    if (err instanceof NetError) return { at: nowBusinessMs, status: null, durationMs: Math.round(err.durationMs ?? 0), error: `${err.kind}: ${err.message}` };
+    return { at: nowBusinessMs, status: null, durationMs: 0, error: `internal: ${(err as Error).message}` };
   }
 }
 
-export async function recordAttempt(store: Store, clock: Clock, eventRef: string, subscriptionId: string, r: AttemptResult): Promise<void> {
-  const now = clock.now();
+export async function recordAttempt(store: Store, eventRef: string, subscriptionId: string, r: AttemptResult): Promise<void> {
   await store.events.insertAttempt({
-    id: `dla_${timeSortableId(Date.now())}`, event_ref: eventRef, subscription_id: subscriptionId, at: now,
+    id: `dla_${timeSortableId(Date.now())}`, event_ref: eventRef, subscription_id: subscriptionId, at: r.at,
     status: r.status, duration_ms: r.durationMs, error: r.error,
   });
 }

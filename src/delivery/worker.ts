@@ -36,14 +36,14 @@ export function deliveryWorker(deps: { store: Store; clock: Clock; bus: EventBus
   async function deliver(job: DeliveryJob): Promise<void> {
     const target = await store.events.deliveryTarget(job.event_ref, job.subscription_id);
     if (!target) {
-      await recordAttempt(store, clock, job.event_ref, job.subscription_id, { status: null, durationMs: 0, error: 'subscription deleted' });
+      await recordAttempt(store, job.event_ref, job.subscription_id, { at: clock.now(), status: null, durationMs: 0, error: 'subscription deleted' });
       await store.events.finishJob(job.id, { state: 'failed', lease_until: null });
       await refreshEventStatus(store, clock, job.event_ref);
       return;
     }
     const { event, sub } = target;
     const result = await attemptDelivery(event, sub, settings, clock.now());
-    await recordAttempt(store, clock, event.id, sub.id, result);
+    await recordAttempt(store, event.id, sub.id, result);
     const attempts = job.attempts + 1;
     const { next_attempt_at } = job;
     if (isSuccess(result)) await store.events.releaseJob(job.id, { state: 'delivered', attempts, next_attempt_at });

@@ -11,7 +11,7 @@ export interface Subscription {
   tenant_id: string;
   url: string;
   events: string[];
-  /** live secrets, newest first (two during a rotation overlap) */
+  /** the current secret (no expiry) then earlier ones, each signing until its overlap ends */
   secrets: { secret: string; expires_at: number | null }[];
   created_at: number;
 }
@@ -103,16 +103,25 @@ export interface EventFilter {
   beforeId?: string;
 }
 
+type SubscriptionSecret = Subscription['secrets'][number];
+
 export function eventsRepo(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
+  /**
+   * Earlier secrets still in their overlap, sealed together as JSON. A row written before
+   * several could overlap holds one sealed secret, whose expiry is previous_expires_at.
+   */
+  function previousSecrets(r: DB['webhook_subscriptions']): SubscriptionSecret[] {
+    if (!r.previous_secret_enc) return [];
+    const opened = box.open(r.previous_secret_enc);
+    if (opened.startsWith('[')) return JSON.parse(opened) as SubscriptionSecret[];
+    return [{ secret: opened, expires_at: numOrNull(r.previous_expires_at) }];
+  }
   const toSub = (r: DB['webhook_subscriptions']): Subscription => ({
     id: r.id,
     tenant_id: r.tenant_id,
     url: r.url,
     events: JSON.parse(r.events) as string[],
-    secrets: [
-      { secret: box.open(r.secret_enc), expires_at: null },
-      ...(r.previous_secret_enc ? [{ secret: box.open(r.previous_secret_enc), expires_at: numOrNull(r.previous_expires_at) }] : []),
-    ],
+    secrets: [{ secret: box.open(r.secret_enc), expires_at: null }, ...previousSecrets(r)],
     created_at: Number(r.created_at),
   });
 
@@ -141,10 +150,15 @@ export function eventsRepo(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
       const r = await db.deleteFrom('webhook_subscriptions').where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
       return Number(r.numDeletedRows) > 0;
     },
-    async rotateSubscriptionSecret(id: string, next: string, previous: string, previousExpiresAt: number) {
+    /** `next` becomes the current secret; `previous` are the earlier ones that still sign, each until its expiry. */
+    async rotateSubscriptionSecret(id: string, next: string, previous: { secret: string; expires_at: number }[]) {
       await db
         .updateTable('webhook_subscriptions')
-        .set({ secret_enc: box.seal(next), previous_secret_enc: box.seal(previous), previous_expires_at: previousExpiresAt })
+        .set({
+          secret_enc: box.seal(next),
+          previous_secret_enc: previous.length > 0 ? box.seal(JSON.stringify(previous)) : null,
+          previous_expires_at: previous.length > 0 ? Math.max(...previous.map((p) => p.expires_at)) : null,
+        })
         .where('id', '=', id)
         .execute();
     },

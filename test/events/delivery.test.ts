@@ -6,6 +6,7 @@ import { startReceiver, type Receiver } from '../support/receiver.js';
 import { eventually, prepareSandbox } from '../support/messaging.js';
 import { verifyWebhook } from '../../src/index.js';
 import { timeSortableId } from '../../src/domain/ids.js';
+import { loadConfig } from '../../src/config.js';
 
 const EVENT_ENV = {
   BLUELINE_ALLOW_PRIVATE_NETWORKS: '1',
@@ -125,6 +126,34 @@ describe.each(STORE_KINDS)('inbound → event log → signed webhook on %s', (ki
     expect(listed.json().messages.map((m: { id: string }) => m.id).sort()).toEqual([first.data.message.id, second.data.message.id].sort());
   });
 
+  it('moves a direct chat to the line the contact wrote to: its events and replies name that line', async () => {
+    const [lineA, lineB] = t.demo.phone_line_ids as [string, string];
+    const from = '+14155550178';
+    const before = rx.received.length;
+    expect((await inbound({ from, text: 'to line A' })).statusCode).toBe(202);
+    await rx.waitFor(before + 1);
+    expect((await t.admin('POST', `/admin/v1/lines/${lineB}/simulate/inbound`, { from, text: 'now to line B' })).statusCode).toBe(202);
+    const [toA, toB] = (await rx.waitFor(before + 2)).slice(before).map((r) => JSON.parse(r.body.toString('utf8')));
+    expect(toA.line_id).toBe(lineA);
+    expect(toB).toMatchObject({ line_id: lineB, data: { chat: { id: toA.data.chat.id, owner_handle: { handle: toB.to, is_me: true } } } });
+    const reply = await t.api('POST', `/api/v1/chats/${toB.data.chat.id}/messages`, { message: { parts: [{ type: 'text', value: 'replying where you wrote' }] } });
+    expect(reply.statusCode, reply.body).toBe(200);
+    expect((await t.api('GET', `/api/v1/messages/${reply.json().message.id}`)).json().message.phone_line_id).toBe(lineB);
+  });
+
+  it("lists a group's members without the line itself, the sender always among them", async () => {
+    const linePhone = (await t.api('GET', '/api/v1/phone-numbers')).json().phone_numbers.find((p: { id: string }) => p.id === line).phone_number;
+    const before = rx.received.length;
+    const chat = { chat_key: `iMessage;+;chat-members-${randomBytes(4).toString('hex')}`, handles: ['+14155550181', linePhone] };
+    expect((await inbound({ from: '+14155550182', text: 'not in the list the provider gave', chat })).statusCode).toBe(202);
+    const env = JSON.parse((await rx.waitFor(before + 1))[before]!.body.toString('utf8'));
+    const handles: { handle: string; is_me: boolean }[] = env.data.chat.handles;
+    expect(handles.filter((h) => !h.is_me).map((h) => h.handle).sort()).toEqual(['+14155550181', '+14155550182']);
+    expect(handles.filter((h) => h.is_me)).toEqual([{ handle: linePhone, service: 'imessage', is_me: true }]);
+    expect(handles.at(-1)!.handle).toBe(linePhone);
+    expect(env.data.message.sender_handle).toEqual({ handle: '+14155550182', service: 'imessage', is_me: false });
+  });
+
   it('records one event when the same guid is reported twice', async () => {
     const count = (await events('?limit=200')).json().count;
     await inbound({ from: '+14155550199', text: 'dup', guid: 'DUP-1' });
@@ -219,6 +248,41 @@ describe.each(STORE_KINDS)('inbound → event log → signed webhook on %s', (ki
     sub = { id: sub.id, secret: rotated.secret };
   });
 
+  it('keeps every secret of overlapping rotations signing until its own overlap ends', async () => {
+    const rx3 = await startReceiver();
+    const s0 = (await t.api('POST', '/api/v1/webhook-subscriptions', { url: rx3.url, events: ['message.received'] })).json();
+    const rotate = (overlap_hours: number) => t.api('POST', `/api/v1/webhook-subscriptions/${s0.id}/rotate-secret`, { overlap_hours });
+    const signs = async () => {
+      const before = rx3.received.length;
+      await inbound({ from: '+14155550156', text: 'which secrets?' });
+      const got = (await rx3.waitFor(before + 1))[before]!;
+      return (secret: string) => verifyWebhook({ rawBody: got.body, headers: got.headers, secret }).ok;
+    };
+    try {
+      const s1 = (await rotate(2)).json().secret;
+      t.clock.advance(3600_000);
+      const rotatedAt = t.clock.now();
+      const second = (await rotate(2)).json();
+      expect(Date.parse(second.previous_secret_expires_at) - rotatedAt).toBeGreaterThanOrEqual(2 * 3600_000);
+      expect(Date.parse(second.previous_secret_expires_at) - t.clock.now()).toBeLessThanOrEqual(2 * 3600_000);
+      let check = await signs();
+      expect([s0.secret, s1, second.secret].map(check)).toEqual([true, true, true]);
+      // s0's overlap (two hours from the first rotation) ends first; s1 signs an hour longer.
+      t.clock.advance(3600_000 + 1_000);
+      check = await signs();
+      expect([s0.secret, s1, second.secret].map(check)).toEqual([false, true, true]);
+      // At most five secrets sign at once: a rotation that would make a sixth waits (409/1012).
+      for (let i = 0; i < 3; i++) expect((await rotate(2)).statusCode).toBe(200);
+      const refused = await rotate(2);
+      expect(refused.statusCode).toBe(409);
+      expect(refused.json().error).toMatchObject({ code: 1012, retryable: false });
+      expect(refused.json().error.message).toContain('secrets of this subscription are still valid');
+    } finally {
+      await t.api('DELETE', `/api/v1/webhook-subscriptions/${s0.id}`);
+      await rx3.close();
+    }
+  });
+
   it('lists with filters, an opaque cursor, and no gaps or repeats while events arrive', async () => {
     for (let i = 0; i < 5; i++) await inbound({ from: '+14155550144', text: `page ${i}` });
     const all = (await events('?limit=200')).json().events.map((e: { id: string }) => e.id);
@@ -272,6 +336,11 @@ describe.each(STORE_KINDS)('inbound → event log → signed webhook on %s', (ki
     await bad({ events: ['message.received'] }, 1001);
     const list = (await t.api('GET', '/api/v1/webhook-subscriptions')).json().subscriptions;
     expect(JSON.stringify(list)).not.toContain('whsec_');
+    // Spaces around a URL are not part of it: stored and delivered to without them.
+    const padded = await t.api('POST', '/api/v1/webhook-subscriptions', { url: `  ${rx.url}/padded  `, events: ['message.received'] });
+    expect(padded.statusCode).toBe(201);
+    expect(padded.json().url).toBe(`${rx.url}/padded`);
+    await t.api('DELETE', `/api/v1/webhook-subscriptions/${padded.json().id}`);
   });
 });
 
@@ -413,22 +482,43 @@ describe('subscription URLs that mean the dev inbox', () => {
 });
 
 describe('data.crm_deep_link', () => {
+  const link = async (t: TestApp) => {
+    await prepareSandbox(t);
+    await t.api('POST', '/api/v1/webhook-subscriptions', { url: 'https://dev-inbox', events: ['message.received'] });
+    await t.admin('POST', `/admin/v1/lines/${t.demo.phone_line_ids[0]}/simulate/inbound`, { from: '+14155550134', text: 'link me' });
+    const ev = (await t.api('GET', '/api/v1/dev-inbox', undefined, { tenant: 'demo' })).json().events[0];
+    return { url: ev.payload.data.crm_deep_link as string, chatId: ev.payload.data.chat.id as string };
+  };
+
   it.each([
-    [{}, 'http://127.0.0.1:8787/app/chats/'],
-    [{ HOST: '0.0.0.0', PORT: '9090' }, 'http://127.0.0.1:9090/app/chats/'],
-    [{ HOST: '::', PORT: '9091' }, 'http://[::1]:9091/app/chats/'],
-    [{ PUBLIC_BASE_URL: 'https://blueline.example.com/' }, 'https://blueline.example.com/app/chats/'],
-  ])('is an absolute URL (%o)', async (env, prefix) => {
+    [{}, 'http://127.0.0.1:8787'],
+    [{ HOST: '0.0.0.0', PORT: '9090' }, 'http://127.0.0.1:9090'],
+    [{ HOST: '::', PORT: '9091' }, 'http://[::1]:9091'],
+    [{ PUBLIC_BASE_URL: 'https://blueline.example.com/' }, 'https://blueline.example.com'],
+  ])('is an absolute URL of the chat\'s messages in this API (%o)', async (env, base) => {
     const t = await startTestApp('sqlite', { ...EVENT_ENV, ...env });
     try {
-      await prepareSandbox(t);
-      await t.api('POST', '/api/v1/webhook-subscriptions', { url: 'https://dev-inbox', events: ['message.received'] });
-      await t.admin('POST', `/admin/v1/lines/${t.demo.phone_line_ids[0]}/simulate/inbound`, { from: '+14155550134', text: 'link me' });
-      const ev = (await t.api('GET', '/api/v1/dev-inbox', undefined, { tenant: 'demo' })).json().events[0];
-      expect(ev.payload.data.crm_deep_link).toBe(`${prefix}${ev.payload.data.chat.id}`);
-      expect(new URL(ev.payload.data.crm_deep_link).href).toBe(ev.payload.data.crm_deep_link);
+      const { url, chatId } = await link(t);
+      expect(url).toBe(`${base}/api/v1/chats/${chatId}/messages`);
+      expect(new URL(url).href).toBe(url);
+      // It leads somewhere: with the tenant's credentials it lists the message.
+      const res = await t.api('GET', new URL(url).pathname);
+      expect(res.statusCode).toBe(200);
+      expect(res.json().messages[0].parts).toEqual([{ type: 'text', value: 'link me' }]);
     } finally {
       await t.close();
     }
+  });
+
+  it("follows the operator's BLUELINE_DEEP_LINK_TEMPLATE", async () => {
+    const t = await startTestApp('sqlite', { ...EVENT_ENV, BLUELINE_DEEP_LINK_TEMPLATE: 'https://crm.example.com/{tenant}/imessage/{chat_id}?src=blueline' });
+    try {
+      const { url, chatId } = await link(t);
+      expect(url).toBe(`https://crm.example.com/demo/imessage/${chatId}?src=blueline`);
+    } finally {
+      await t.close();
+    }
+    expect(() => loadConfig({ BLUELINE_DEEP_LINK_TEMPLATE: 'https://crm.example.com/no-placeholder' })).toThrow(/\{chat_id\}/);
+    expect(() => loadConfig({ BLUELINE_DEEP_LINK_TEMPLATE: 'crm/{chat_id}' })).toThrow(/http\(s\) URL/);
   });
 });

@@ -24,11 +24,14 @@ interface EventRecord {
 describe.each(STORE_KINDS)('replay on %s', (kind) => {
   let t: TestApp;
   let rx: Receiver;
+  let subId: string;
   beforeAll(async () => {
     t = await startTestApp(kind, REPLAY_ENV);
     await prepareSandbox(t);
     rx = await startReceiver();
-    expect((await t.api('POST', '/api/v1/webhook-subscriptions', { url: rx.url, events: ['message.received'] })).statusCode).toBe(201);
+    const sub = await t.api('POST', '/api/v1/webhook-subscriptions', { url: rx.url, events: ['message.received'] });
+    expect(sub.statusCode).toBe(201);
+    subId = sub.json().id;
   });
   afterAll(async () => {
     await rx.close();
@@ -122,5 +125,37 @@ describe.each(STORE_KINDS)('replay on %s', (kind) => {
     expect(done.delivery.status).toBe('delivered');
     expect(statuses(done)).toEqual([200, 0]);
     expect(rx.received.length).toBe(before + 2);
+  });
+
+  it('with two destinations: succeeds when one delivers; retryable only when a failure may pass', async () => {
+    const rx2 = await startReceiver();
+    const sub2 = (await t.api('POST', '/api/v1/webhook-subscriptions', { url: rx2.url, events: ['message.received'] })).json();
+    try {
+      const id = await newEvent();
+      await tick();
+      rx.script([500]);
+      const mixed = await replay(id);
+      // The event is delivered (one destination has it), and the replay says so.
+      expect(mixed.statusCode).toBe(200);
+      expect(mixed.json()).toMatchObject({ ok: true, downstream_status: 200 });
+      expect(mixed.json().message).toBe(`delivered to 1 of 2 destination(s); subscription ${subId} answered 500`);
+      const after = await event(id);
+      expect(after.delivery.status).toBe('delivered');
+      expect((after.delivery as unknown as { url: string }).url).toBe(rx2.url);
+
+      // Every destination answered 4xx: their final word, not worth retrying.
+      rx.script([404]);
+      rx2.script([410]);
+      const final = await replay(id);
+      expect(final.statusCode).toBe(502);
+      expect(final.json()).toMatchObject({ ok: false, error: 'replay_failed', downstream_status: 404, code: 4001, retryable: false });
+      // A 5xx among them may pass on a later replay.
+      rx.script([404]);
+      rx2.script([503]);
+      expect((await replay(id)).json()).toMatchObject({ ok: false, retryable: true });
+    } finally {
+      await t.api('DELETE', `/api/v1/webhook-subscriptions/${sub2.id}`);
+      await rx2.close();
+    }
   });
 });

@@ -19,7 +19,7 @@ export function messageReceivedEnvelope(args: {
   guid: string;
   traceId: string;
   nowMs: number;
-  deepLinkBase: string;
+  deepLinkTemplate: string;
 }) {
   const { tenant, line, chat, message, guid } = args;
   const text = message.parts.filter((p) => p.type === 'text').map((p) => (p as { value: string }).value).join('\n');
@@ -36,7 +36,11 @@ export function messageReceivedEnvelope(args: {
       chat: {
         id: chat.id,
         is_group: chat.is_group,
-        handles: [...args.participants.map((h) => handle(h, false)), handle(line.phone_number, true)],
+        // The other members (the sender among them), then the receiving line.
+        handles: [...new Set([...args.participants, ...(message.sender_handle ? [message.sender_handle] : [])])]
+          .filter((h) => h !== line.phone_number)
+          .map((h) => handle(h, false))
+          .concat(handle(line.phone_number, true)),
         owner_handle: handle(line.phone_number, true),
       },
       message: {
@@ -49,7 +53,7 @@ export function messageReceivedEnvelope(args: {
         read_at: isoOrNull(message.read_at),
         service: 'imessage' as const,
       },
-      crm_deep_link: `${args.deepLinkBase}/chats/${chat.id}`,
+      crm_deep_link: args.deepLinkTemplate.replaceAll('{chat_id}', encodeURIComponent(chat.id)).replaceAll('{tenant}', encodeURIComponent(tenant.slug)),
     },
     // Legacy aliases some integrations still read; prefer data.*.
     from: message.sender_handle,

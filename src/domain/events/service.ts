@@ -42,7 +42,8 @@ export function eventsService(deps: { store: Store; clock: Clock; attempt: Attem
       payload: JSON.parse(e.payload) as Record<string, unknown>,
       delivery: {
         status: e.status,
-        url: jobs[0]?.url ?? (e.dev_inbox ? DEV_INBOX_URL : null),
+        // The destination that has it when one does; else the first.
+        url: (jobs.find((j) => j.state === 'delivered') ?? jobs[0])?.url ?? (e.dev_inbox ? DEV_INBOX_URL : null),
         attempts: attempts.map((a) => ({
           at: isoOrNull(a.at)!,
           // 0 when no HTTP answer arrived (timeout, refused, reset): see error
@@ -100,7 +101,9 @@ export function eventsService(deps: { store: Store; clock: Clock; attempt: Attem
      * whose automatic retries are still due: a failed replay leaves them running (the replay
      * does not use up the delivery's attempts), a successful one ends them as delivered. The
      * event's status is then settled from its destinations; a replay that delivered restamps
-     * delivered_at.
+     * delivered_at. Like the event, the replay succeeded when any destination answered 2xx
+     * (the message names those that did not); it failed when none did, retryable unless every
+     * answer was a 4xx, the receiver's final word.
      */
     async replay(tenant: Tenant, id: string, subscriptionId?: string) {
       const event = await owned(tenant, id);
@@ -117,26 +120,34 @@ export function eventsService(deps: { store: Store; clock: Clock; attempt: Attem
         throw new ApiError(1002, event.dev_inbox ? 'dev-inbox events are not delivered; pull them from /api/v1/dev-inbox' : 'no delivery destination is configured for this event');
       }
       const jobs = await store.events.jobsOf(event.id);
-      let firstFailure: number | null | undefined;
-      let lastStatus: number | null = null;
-      let delivered = false;
+      const failures: { subscriptionId: string; status: number | null }[] = [];
+      let deliveredStatus: number | undefined;
       for (const sub of targets) {
         const r = await attemptDelivery(event, sub, deps.attempt, clock.now());
-        await recordAttempt(store, clock, event.id, sub.id, r);
+        await recordAttempt(store, event.id, sub.id, r);
         const job = jobs.find((j) => j.subscription_id === sub.id);
         if (job) await settleJob(job, isSuccess(r));
         else {
           const state = isSuccess(r) ? 'delivered' : 'failed';
           await store.events.insertJobs([{ id: `job_${timeSortableId(Date.now())}`, event_ref: event.id, subscription_id: sub.id, tenant_id: tenant.id, url: sub.url, state, attempts: 1, next_attempt_at: Date.now(), lease_until: null, created_at: clock.now() }]);
         }
-        lastStatus = r.status;
-        if (isSuccess(r)) delivered = true;
-        else if (firstFailure === undefined) firstFailure = r.status ?? null;
+        if (isSuccess(r)) deliveredStatus ??= r.status!;
+        else failures.push({ subscriptionId: sub.id, status: r.status });
       }
       await refreshEventStatus(store, clock, event.id);
-      if (delivered) await store.events.restampDelivered(event.id, clock.now());
-      if (firstFailure === undefined) return { ok: true as const, downstream_status: lastStatus ?? 0, message: `delivered to ${targets.length} destination(s)` };
-      return { ok: false as const, downstream_status: firstFailure ?? 0, failed: true };
+      const answer = (f: (typeof failures)[number]) => (f.status ? `subscription ${f.subscriptionId} answered ${f.status}` : `subscription ${f.subscriptionId} could not be reached`);
+      if (deliveredStatus !== undefined) {
+        await store.events.restampDelivered(event.id, clock.now());
+        const delivered = `delivered to ${targets.length - failures.length} of ${targets.length} destination(s)`;
+        return { ok: true as const, downstream_status: deliveredStatus, message: failures.length ? `${delivered}; ${failures.map(answer).join('; ')}` : delivered };
+      }
+      const first = failures[0]!;
+      return {
+        ok: false as const,
+        downstream_status: first.status ?? 0,
+        message: failures.map(answer).join('; '),
+        retryable: failures.some((f) => f.status === null || f.status >= 500),
+      };
     },
 
     /**

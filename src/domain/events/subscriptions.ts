@@ -9,6 +9,8 @@ import { randomHex } from '../ids.js';
 export const DEV_INBOX_URL = 'https://dev-inbox';
 export const EVENT_TYPES = ['message.received'] as const;
 const DEFAULT_OVERLAP_MS = 24 * 3600_000;
+/** Secrets that may sign one delivery at once (each adds a v1= to the signature header). */
+const MAX_OVERLAPPING_SECRETS = 5;
 
 const newSecret = () => `whsec_${randomBytes(24).toString('base64url')}`;
 const DEV_INBOX_HOST = 'dev-inbox';
@@ -57,7 +59,7 @@ export function subscriptionsService(deps: { store: Store; clock: Clock; allowPr
       }
       const secret = newSecret();
       // Stored in its one form: recording and replay recognise the dev inbox by it.
-      const url = devInbox ? DEV_INBOX_URL : input.url;
+      const url = devInbox ? DEV_INBOX_URL : input.url.trim();
       const sub = { id: `sub_${randomHex(12)}`, tenant_id: tenantId, url, events: [...new Set(input.events)], secret, created_at: clock.now() };
       await store.events.insertSubscription(sub);
       return { ...publicSubscription({ ...sub, secrets: [] }), secret };
@@ -69,12 +71,23 @@ export function subscriptionsService(deps: { store: Store; clock: Clock; allowPr
       await store.events.deleteSubscription(tenantId, id);
       return { id, deleted: true };
     },
-    /** A new secret; deliveries carry one v1= per live secret until the overlap ends. */
+    /**
+     * A new secret. The one it replaces signs until the overlap ends, and earlier ones still in
+     * their own overlap keep signing until theirs: deliveries carry one v1= per live secret.
+     */
     async rotateSecret(tenantId: string, id: string, overlapMs = DEFAULT_OVERLAP_MS) {
       const s = await owned(tenantId, id);
+      const now = clock.now();
+      const until = now + overlapMs;
+      const [current, ...earlier] = s.secrets;
+      const stillSigning = earlier.filter((e): e is { secret: string; expires_at: number } => e.expires_at !== null && e.expires_at > now);
+      if (stillSigning.length >= MAX_OVERLAPPING_SECRETS - 1) {
+        const free = new Date(Math.min(...stillSigning.map((e) => e.expires_at))).toISOString();
+        throw new ApiError(1012, `${stillSigning.length + 1} secrets of this subscription are still valid; rotate again after ${free}, when the oldest overlap ends`);
+      }
+      const previous = overlapMs > 0 ? [{ secret: current!.secret, expires_at: until }, ...stillSigning] : stillSigning;
       const secret = newSecret();
-      const until = clock.now() + overlapMs;
-      await store.events.rotateSubscriptionSecret(id, secret, s.secrets[0]!.secret, until);
+      await store.events.rotateSubscriptionSecret(id, secret, previous);
       return { id, secret, previous_secret_expires_at: new Date(until).toISOString() };
     },
   };

@@ -6,7 +6,7 @@
  * attempt), then the worker and streams are woken.
  */
 import type { DriverEvents, InboundMessage } from '../../drivers/types.js';
-import type { Store, Repos, Chat, Tenant, Message, MessagePart } from '../../store/index.js';
+import type { Store, Repos, Chat, Tenant, Message, MessagePart, PhoneLine } from '../../store/index.js';
 import type { Clock } from '../../clock.js';
 import type { BlobStore } from '../../blobs/index.js';
 import type { EventBus } from '../events/bus.js';
@@ -22,8 +22,8 @@ export interface LineEventsDeps {
   clock: Clock;
   blobs: BlobStore;
   bus: EventBus;
-  /** Base of `data.crm_deep_link`. */
-  deepLinkBase: string;
+  /** `data.crm_deep_link`, with {chat_id} and {tenant} to fill in. */
+  deepLinkTemplate: string;
 }
 
 /**
@@ -33,14 +33,17 @@ export interface LineEventsDeps {
 async function chatFor(
   tx: Repos,
   tenant: Tenant,
-  lineId: string,
+  line: PhoneLine,
   msg: InboundMessage,
   now: number,
 ): Promise<{ chat: Chat; leadId: string | null; participants: string[] }> {
+  const lineId = line.id;
   if (!msg.group) {
     const { lead, chat } = await findOrCreateDirect(tx, tenant.id, msg.from, now, lineId);
-    if (!chat.line_id) await tx.conversations.pinLine(chat.id, lineId);
-    return { chat: { ...chat, line_id: chat.line_id ?? lineId }, leadId: lead.id, participants: [msg.from] };
+    // The conversation follows the line the contact wrote to: replies come from the number
+    // they see the thread under, and the event's owner_handle is the line replies go out on.
+    if (chat.line_id !== lineId) await tx.conversations.pinLine(chat.id, lineId);
+    return { chat: { ...chat, line_id: lineId }, leadId: lead.id, participants: [msg.from] };
   }
   const { lead } = await tx.conversations.upsertLead({ id: newUuid(), tenant_id: tenant.id, handle: msg.from, created_at: now });
   const chat =
@@ -49,7 +52,10 @@ async function chatFor(
       id: `ch_${randomHex(16)}`, tenant_id: tenant.id, is_group: true, lead_id: null, line_id: lineId, convo_id: newUuid(),
       chat_key: msg.group.chatKey, display_name: msg.group.displayName ?? null, created_at: now,
     }));
-  for (const h of msg.group.handles) await tx.conversations.addParticipant(chat.id, h, now);
+  // The sender is a member whether or not the provider listed them; the line itself is not a participant.
+  for (const h of new Set([msg.from, ...msg.group.handles])) {
+    if (h !== line.phone_number) await tx.conversations.addParticipant(chat.id, h, now);
+  }
   return { chat, leadId: lead.id, participants: await tx.conversations.participants(chat.id) };
 }
 
@@ -109,7 +115,7 @@ export function lineEvents(deps: LineEventsDeps): DriverEvents {
         if (!owned) return undefined;
         const { line, tenant } = owned;
         if (await tx.messages.byProviderGuid(lineId, msg.guid)) return undefined; // reported twice
-        const { chat, leadId, participants } = await chatFor(tx, tenant, lineId, msg, now);
+        const { chat, leadId, participants } = await chatFor(tx, tenant, line, msg, now);
         const message: Message = {
           id: newMessageId(msg.sentAt), tenant_id: tenant.id, chat_id: chat.id, line_id: lineId, direction: 'inbound',
           sender_handle: msg.from, parts, effect: null, status: 'received', provider_guid: msg.guid, first_touch: false,
@@ -117,7 +123,7 @@ export function lineEvents(deps: LineEventsDeps): DriverEvents {
         };
         const envelope = messageReceivedEnvelope({
           tenant, line, chat, participants, message, guid: msg.guid,
-          traceId: ids.trace(), nowMs: now, deepLinkBase: deps.deepLinkBase,
+          traceId: ids.trace(), nowMs: now, deepLinkTemplate: deps.deepLinkTemplate,
         });
         const subs = (await tx.events.subscriptions(tenant.id)).filter((s) => s.events.includes('message.received'));
         const real = subs.filter((s) => s.url !== DEV_INBOX_URL);

@@ -116,8 +116,8 @@ export function eventRoutes(app: TypedApp, deps: { events: EventsService; subscr
         error: 'replay_failed',
         downstream_status: result.downstream_status,
         code: 4001,
-        message: result.downstream_status ? `the destination answered ${result.downstream_status}` : 'the destination could not be reached',
-        retryable: true,
+        message: result.message,
+        retryable: result.retryable,
         trace_id: req.id,
       });
     },
