@@ -147,8 +147,10 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
     services.bus.connect({ publish: (tenantId) => void notifier.notify(EVENTS_CHANNEL, tenantId).catch(() => {}) });
   }
   if (config.deliveryWorker) services.worker.start();
+  // Before the server waits for open connections to end: an SSE stream would otherwise hold
+  // shutdown until the process is killed, the store never closed.
+  app.addHook('preClose', async () => services.sse.closeAll());
   app.addHook('onClose', async () => {
-    services.sse.closeAll();
     await services.worker.stop();
     await unlisten?.();
   });

@@ -125,7 +125,7 @@ export function loadConfig(env: Env = process.env): Config {
     ssePollMs: int(env, 'BLUELINE_SSE_POLL_MS', 1_000, 10, 600_000),
     workerPollMs: int(env, 'BLUELINE_WORKER_POLL_MS', 500, 10, 600_000),
     deliveryWorker: bool(env, 'BLUELINE_DELIVERY_WORKER', true),
-    logLevel: env.LOG_LEVEL || 'info',
+    logLevel: oneOf(env, 'LOG_LEVEL', ['info', 'fatal', 'error', 'warn', 'debug', 'trace', 'silent'] as const),
     logRequests: oneOf(env, 'BLUELINE_LOG_REQUESTS', ['errors', 'all', 'off'] as const),
   };
 }

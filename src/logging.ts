@@ -26,12 +26,26 @@ export const REDACT_PATHS = [
   '*.driver_config',
 ];
 
+const LOG_FLUSH_MS = 250;
+
 export function createLogger(opts: { level: string; brand?: string; stream?: DestinationStream }): Logger {
   const brand = opts.brand ?? 'service';
   const paths = REDACT_PATHS.map((p) => p.replace('x-*-signature', `x-${brand}-signature`));
-  // Without a given stream: stdout, buffered (4 KiB) so a busy server does not
-  // make one write per line; flushLogs() drains it on shutdown.
-  const stream = opts.stream ?? pino.destination({ dest: 1, sync: false, minLength: 4096 });
+  // Without a given stream: stdout, buffered (4 KiB) so a busy server does not make one write
+  // per line; a quiet one still shows every line within a quarter second, and flushLogs()
+  // drains the rest on shutdown.
+  let stream = opts.stream;
+  if (!stream) {
+    const stdout = pino.destination({ dest: 1, sync: false, minLength: 4096 });
+    setInterval(() => {
+      try {
+        stdout.flush();
+      } catch {
+        /* a write in progress: the next tick flushes */
+      }
+    }, LOG_FLUSH_MS).unref();
+    stream = stdout;
+  }
   return pino({ level: opts.level, redact: { paths, censor: '[redacted]' }, base: { svc: 'blueline' } }, stream);
 }
 

@@ -17,6 +17,8 @@ import { fsBlobStore } from './blobs/index.js';
 async function main() {
   const config = loadConfig();
   const logger = createLogger({ level: config.logLevel, brand: config.headerBrand });
+  // Everything the service writes (the database with its log, blobs, keys) is its user's alone.
+  process.umask(0o077);
   fs.mkdirSync(config.dataDir, { recursive: true });
   const masterKey = loadMasterKey(config);
   const adminToken = loadAdminToken(config);

@@ -6,7 +6,8 @@
 import type { FastifyInstance } from 'fastify';
 
 export function registerJsonBody(app: FastifyInstance): void {
-  app.removeContentTypeParser(['application/json']);
+  // JSON only: fastify's text/plain parser would take a body the HMAC never sees (415 instead).
+  app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
     const raw = body as Buffer;
     req.rawBody = raw;

@@ -85,10 +85,33 @@ describe('admin API', () => {
     expect(badPhone.json().error.code).toBe(1003);
     const badDriver = await t.admin('POST', '/admin/v1/lines', { tenant: 'demo', phone_number: '+14155550999', driver: 'carrier-pigeon' });
     expect(badDriver.json().error.code).toBe(1002);
+    // A line that could never send is refused when it is saved, saying what is missing.
+    const unconfigured = await t.admin('POST', '/admin/v1/lines', { tenant: 'demo', phone_number: '+14155550998', driver: 'bluebubbles' });
+    expect(unconfigured.statusCode).toBe(400);
+    expect(unconfigured.json().error).toMatchObject({ code: 1002, message: expect.stringContaining('driver_config.url is required') });
+    const switched = await t.admin('PATCH', `/admin/v1/lines/${t.demo.phone_line_ids[0]}`, { driver: 'bluebubbles', driver_config: { url: 'https://mac.example.com' } });
+    expect(switched.json().error).toMatchObject({ code: 1002, message: expect.stringContaining('driver_config.password is required') });
+    expect((await t.api('GET', '/api/v1/phone-numbers')).json().phone_numbers.map((l: { phone_number: string }) => l.phone_number)).not.toContain('+14155550998');
     const dup = await t.admin('POST', '/admin/v1/lines', { tenant: 'demo', phone_number: '+15550100001', driver: 'simulator' });
     expect(dup.json().error.code).toBe(1012);
     const noTenant = await t.admin('PATCH', '/admin/v1/tenants/nope', { name: 'x' });
     expect(noTenant.json().error.code).toBe(2001);
+  });
+
+  it('keeps a single-tenant account at one tenant, so its secret always names one', async () => {
+    const { account, signing_secret } = (await t.admin('POST', '/admin/v1/accounts', { name: 'Solo' })).json();
+    expect((await t.admin('POST', '/admin/v1/tenants', { account_id: account.id, slug: 'solo-one' })).statusCode).toBe(201);
+    const second = await t.admin('POST', '/admin/v1/tenants', { account_id: account.id, slug: 'solo-two' });
+    expect(second.statusCode).toBe(402);
+    expect(second.json().error).toMatchObject({ code: 2008, retryable: false });
+    // Without a tenant header the secret still reaches its one tenant.
+    expect((await t.api('GET', '/api/v1/phone-numbers', undefined, { secret: signing_secret })).statusCode).toBe(200);
+    // Made multi-tenant it may grow, and then cannot go back while it has two.
+    expect((await t.admin('PATCH', `/admin/v1/accounts/${account.id}`, { multi_tenant: true })).statusCode).toBe(200);
+    expect((await t.admin('POST', '/admin/v1/tenants', { account_id: account.id, slug: 'solo-two' })).statusCode).toBe(201);
+    const back = await t.admin('PATCH', `/admin/v1/accounts/${account.id}`, { multi_tenant: false });
+    expect(back.statusCode).toBe(409);
+    expect(back.json().error.code).toBe(1012);
   });
 
   it('moves business time with the test clock', async () => {

@@ -83,6 +83,21 @@ describe.each(STORE_KINDS)('authentication on %s', (kind) => {
     expect(bad.json().error.code).toBe(2004);
   });
 
+  it('takes no body it cannot sign-check: a text/plain body is 415, whatever the signature covers', async () => {
+    const raw = 'anything at all';
+    for (const signedOver of ['', raw]) {
+      const res = await t.request({
+        method: 'POST',
+        url: '/api/v1/send',
+        payload: raw,
+        headers: { 'content-type': 'text/plain', [sigHeader()]: signRequest(t.demo.signing_secret, signedOver), [tenantHeader()]: 'demo' },
+      });
+      expect(res.statusCode, signedOver).toBe(415);
+      // /send answers in its flat failure shape (spec rule 5).
+      expect(res.json()).toMatchObject({ status: 'failed', code: 1002, retryable: false });
+    }
+  });
+
   it('answers 2013 outside the 300 s window in both directions, and accepts inside it', async () => {
     const now = Math.floor(Date.now() / 1000);
     const call = (ts: number) =>

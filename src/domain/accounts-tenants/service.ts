@@ -68,6 +68,12 @@ export function accountsService(deps: {
 
     async updateAccount(id: string, patch: { name?: string; multi_tenant?: boolean; email_verified?: boolean }) {
       await this.getAccount(id);
+      // A single-tenant account's secret names its one tenant: with two, requests without the
+      // tenant header would have no tenant to go to.
+      if (patch.multi_tenant === false) {
+        const count = (await store.tenants.listByAccount(id)).length;
+        if (count > 1) throw new ApiError(1012, `account ${id} has ${count} tenants; a single-tenant account has one`);
+      }
       const account = (await store.accounts.update(id, patch))!;
       changed();
       return account;
@@ -87,8 +93,11 @@ export function accountsService(deps: {
     },
 
     async createTenant(input: TenantSettingsInput & { account_id: string; slug: string }): Promise<Tenant> {
-      await this.getAccount(input.account_id);
+      const account = await this.getAccount(input.account_id);
       assertSlug(input.slug);
+      if (!account.multi_tenant && (await store.tenants.listByAccount(account.id)).length > 0) {
+        throw new ApiError(2008, `account ${account.id} is single-tenant and has its tenant; make it multi_tenant to add more`);
+      }
       if (await store.tenants.getBySlug(input.slug)) {
         throw new ApiError(1012, `tenant slug "${input.slug}" is already taken`);
       }

@@ -5,6 +5,7 @@ import type { Store, PhoneLine } from '../../store/index.js';
 import { newUuid } from '../ids.js';
 import { normalizeE164 } from '../handles.js';
 import { ttlCache } from '../ttl-cache.js';
+import { configProblems as blueBubblesConfigProblems } from '../../drivers/bluebubbles/config.js';
 
 /** How long another process may serve a tenant's line list after a change. */
 export const LINES_CACHE_MS = 2_000;
@@ -12,6 +13,17 @@ export const LINES_CACHE_MS = 2_000;
 export const LINE_DRIVERS = ['simulator', 'bluebubbles'] as const;
 export type LineDriverName = (typeof LINE_DRIVERS)[number];
 export const DEFAULT_CAPABILITIES = ['imessage', 'send', 'receive'];
+
+/** What each driver needs in driver_config, so a line that could never send is refused when it is saved. */
+const CONFIG_PROBLEMS: Record<LineDriverName, (config: Record<string, unknown>) => string[]> = {
+  simulator: () => [],
+  bluebubbles: blueBubblesConfigProblems,
+};
+
+function assertConfig(driver: LineDriverName, config: Record<string, unknown>): void {
+  const problems = CONFIG_PROBLEMS[driver](config);
+  if (problems.length > 0) throw new ApiError(1002, `a ${driver} line's ${problems.join('; ')}`);
+}
 
 /** The spec's phone line resource: no driver details, no secrets. */
 export function publicPhoneLine(l: PhoneLine) {
@@ -67,6 +79,7 @@ export function linesService(deps: { store: Store; clock: Clock; /** told after 
       const phone = normalizeE164(input.phone_number);
       if (!phone) throw new ApiError(1003, `phone_number "${input.phone_number}" is not E.164 (e.g. +14155550100)`);
       assertDriver(input.driver);
+      assertConfig(input.driver, input.driver_config ?? {});
       if (await store.lines.getByNumber(phone)) throw new ApiError(1012, `line ${phone} already exists`);
       const line: PhoneLine = {
         id: newUuid(),
@@ -97,6 +110,7 @@ export function linesService(deps: { store: Store; clock: Clock; /** told after 
       if (patch.driver_config !== undefined) next.driver_config = patch.driver_config;
       if (patch.capabilities !== undefined) next.capabilities = patch.capabilities;
       if (patch.is_active !== undefined) next.is_active = patch.is_active;
+      if (patch.driver !== undefined || patch.driver_config !== undefined) assertConfig(next.driver as LineDriverName, next.driver_config);
       await store.lines.replace(next);
       byTenant.delete(line.tenant_id);
       byTenant.delete(next.tenant_id);
