@@ -10,7 +10,7 @@ import { ids } from './domain/ids.js';
 import './http/types.js';
 import { registerJsonBody } from './http/body.js';
 import { registerValidation } from './http/validation.js';
-import { frameworkErrorHandler, registerErrorHandling } from './http/errors.js';
+import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from './http/errors.js';
 import { secretPaths } from './http/log-paths.js';
 import { registerAuth } from './http/auth.js';
 import { registerDocs } from './http/docs.js';
@@ -85,6 +85,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
     // Routing failures (bad percent-encoding, over-long parameters) in the envelope, with X-Trace-ID.
     // No hook runs for them, onResponse included: the handler writes their request line itself.
     frameworkErrors: frameworkErrorHandler({ onFailure: config.logRequests === 'off' ? undefined : logRequest }),
+    clientErrorHandler: clientErrorHandler(() => ids.trace()),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const services = buildServices(deps);

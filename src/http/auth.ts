@@ -72,7 +72,11 @@ export function registerAuth(app: FastifyInstance, deps: { auth: Authenticator; 
 
 /** Body errors come after authentication, so an unauthenticated caller learns nothing from them. */
 function checkBody(req: FastifyRequest): void {
-  if (req.jsonError) throw new ApiError(1004, `request body is not valid JSON: ${req.jsonError.message}`);
+  if (req.jsonError) {
+    // Not the parser's own message: it quotes the body, which may hold a secret.
+    const at = /position (\d+)/.exec(req.jsonError.message)?.[1];
+    throw new ApiError(1004, `request body is not valid JSON${at ? ` (at position ${at})` : ''}`);
+  }
   // A bodyless POST/PATCH validates as {}: its required fields then read as missing (1001).
   if (req.body === undefined && (req.method === 'POST' || req.method === 'PATCH')) req.body = {};
 }

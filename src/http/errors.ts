@@ -112,6 +112,28 @@ export function frameworkErrorHandler(opts: { onFailure?: OnFailure } = {}) {
 }
 
 /**
+ * Requests Node's HTTP parser refuses (a malformed header line, a bad Content-Length, headers
+ * over the size limit) never reach fastify: answered here in the envelope with X-Trace-ID.
+ */
+export function clientErrorHandler(newTraceId: () => string) {
+  return (err: { code?: string }, socket: import('node:net').Socket): void => {
+    if (!socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+    const traceId = newTraceId();
+    const apiErr = new ApiError(1002, tooLarge ? 'request headers are too large' : 'malformed HTTP request', { http: tooLarge ? 431 : 400 });
+    const body = JSON.stringify(errorEnvelope(apiErr, traceId));
+    const status = tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';
+    socket.end(
+      `HTTP/1.1 ${status}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+        `x-trace-id: ${traceId}\r\nconnection: close\r\n\r\n${body}`,
+    );
+  };
+}
+
+/**
  * `onFailure` is told of every failed request once its status is set (the default request log).
  * `paths` learns the routes' secret path parameters (so register this before the routes).
  */

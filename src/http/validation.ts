@@ -36,10 +36,26 @@ const PART_NAMES: Record<string, string> = { body: 'body', querystring: 'query',
 
 /** Ajv's first error → the spec's code: a missing field is 1001, anything else 1002. */
 export function validationToApiError(errors: FastifySchemaValidationError[], context: string, missingFieldCode: 1001 | 1002 | 1003 = 1001): ApiError {
-  const e = errors[0];
   const where = PART_NAMES[context] ?? context;
-  if (!e) return new ApiError(1002, `invalid ${where}`);
+  if (!errors[0]) return new ApiError(1002, `invalid ${where}`);
+  const e = unionError(errors);
   const path = (e.instancePath || '').replace(/^\//, '').replace(/\//g, '.');
+  const err = fieldError(e, path, where, errors, missingFieldCode);
+  // An error inside one entry of /send's attachments[] names the entry (spec: attachment_index).
+  const entry = where === 'body' ? /^attachments\.(\d+)(\.|$)/.exec(path) : null;
+  if (entry) err.extras.attachment_index = Number(entry[1]);
+  return err;
+}
+
+function fieldError(
+  e: FastifySchemaValidationError,
+  path: string,
+  where: string,
+  errors: FastifySchemaValidationError[],
+  missingFieldCode: 1001 | 1002 | 1003,
+): ApiError {
+  const alternatives = alternativesAt(errors, e.instancePath);
+  if (alternatives) return new ApiError(1002, `${where} field '${path}' must be ${alternatives}`);
   const field = (name: string) => (path ? `${path}.${name}` : name);
   const params = e.params as Record<string, unknown>;
   switch (e.keyword) {
@@ -53,4 +69,30 @@ export function validationToApiError(errors: FastifySchemaValidationError[], con
     default:
       return new ApiError(1002, path ? `${where} field '${path}' ${e.message}` : `${where} ${e.message}`);
   }
+}
+
+/**
+ * A value that fits no branch of a union (`anyOf`) fails every branch; Ajv lists each branch's
+ * error, the first of which ("must be string") may not be the useful one. The branch whose type
+ * the value has failed on something deeper (an unknown field, a missing one): report that.
+ */
+function unionError(errors: FastifySchemaValidationError[]): FastifySchemaValidationError {
+  const first = errors[0]!;
+  const union = errors.find((x) => x.keyword === 'anyOf' && first.instancePath.startsWith(x.instancePath));
+  if (!union) return first;
+  const within = errors.filter((x) => x !== union && x.instancePath.startsWith(union.instancePath));
+  return within.find((x) => x.keyword !== 'type' && x.keyword !== 'const' && x.keyword !== 'enum') ?? first;
+}
+
+/** "one of "a", "b"" or "string or array" when the value at `at` matched none of a union's alternatives. */
+function alternativesAt(errors: FastifySchemaValidationError[], at: string): string | undefined {
+  const here = errors.filter((x) => x.instancePath === at);
+  if (!here.length || !here.every((x) => ['const', 'enum', 'type', 'anyOf'].includes(x.keyword))) return undefined;
+  const values = here.flatMap((x) => {
+    const p = x.params as { allowedValue?: unknown; allowedValues?: unknown[] };
+    return x.keyword === 'const' ? [p.allowedValue] : x.keyword === 'enum' ? (p.allowedValues ?? []) : [];
+  });
+  const types = [...new Set(here.filter((x) => x.keyword === 'type').map((x) => String((x.params as { type: unknown }).type)))];
+  if (values.length) return `one of ${values.map((v) => JSON.stringify(v)).join(', ')}${types.length ? ` (or a ${types.join(' or ')})` : ''}`;
+  return types.length > 1 ? types.join(' or ') : undefined;
 }

@@ -31,6 +31,12 @@ describe.each(STORE_KINDS)('authentication on %s', (kind) => {
     expect(res.headers['x-trace-id']).toMatch(/^tr_[0-9a-f]{24}$/);
   });
 
+  it('refuses unknown query parameters with 1002, as every route does', async () => {
+    const res = await t.api('GET', `${LINES}?page=2`);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toMatchObject({ code: 1002, message: "unknown query field 'page'" });
+  });
+
   it('answers 2012 with the envelope and trace id when no credentials are sent', async () => {
     const res = await t.request({ method: 'GET', url: LINES });
     expect(res.statusCode).toBe(401);

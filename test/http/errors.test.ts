@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signRequest, startTestApp, type TestApp } from '../support/app.js';
 import Fastify from 'fastify';
+import net from 'node:net';
 import { createTestStore } from '../support/stores.js';
 import { healthRoutes } from '../../src/http/routes/health.js';
 import { webhookTokenFor } from '../../src/drivers/bluebubbles/index.js';
@@ -25,6 +26,10 @@ describe('error envelope and bad input', () => {
     const res = await adminPost('{"name": ');
     expect(res.statusCode).toBe(400);
     expect(res.json().error).toMatchObject({ code: 1004, status: 400, retryable: false });
+    // The message never quotes the body back (it may hold a secret).
+    const quoted = await adminPost('{"to": hunter2secret}');
+    expect(quoted.json().error.code).toBe(1004);
+    expect(quoted.body).not.toContain('hunter2');
     const anonymous = await t.request({ method: 'POST', url: '/admin/v1/accounts', payload: '{"name": ', headers: { 'content-type': 'application/json' } });
     expect(anonymous.json().error.code).toBe(2012);
   });
@@ -40,6 +45,18 @@ describe('error envelope and bad input', () => {
     expect(missing.json().error).toMatchObject({ code: 1001, message: "missing required body field 'name'" });
     const nested = await t.admin('PATCH', '/admin/v1/tenants/demo', { rate_limit: { per_second: 'fast', burst: 1 } });
     expect(nested.json().error).toMatchObject({ code: 1002, message: "body field 'rate_limit.per_second' must be number" });
+  });
+
+  it('says what a union or enum field accepts, and which attachment entry is wrong', async () => {
+    const status = await t.api('GET', '/api/v1/events?status=bogus', undefined, { tenant: 'demo' });
+    expect(status.json().error.message).toBe(`query field 'status' must be one of "pending", "delivered", "failed", "dev_inbox"`);
+    const part = await t.api('POST', '/api/v1/chats', { to: ['+14155550100'], message: { parts: [{ type: 'bogus', value: 'hi' }] } });
+    expect(part.json().error).toMatchObject({ code: 1002, message: expect.stringContaining(`'message.parts.0.type' must be one of "text", "media"`) });
+    // The object form of an attachment entry with a typo: the typo, not "must be string".
+    const typo = await t.api('POST', '/api/v1/send', { phone: '+14155550100', attachments: ['att_a', { attachment_id: 'att_x', extra: 1 }] });
+    expect(typo.json()).toMatchObject({ status: 'failed', code: 1002, reason: "unknown body field 'attachments.1.extra'", attachment_index: 1 });
+    const wrongType = await t.api('POST', '/api/v1/send', { phone: '+14155550100', attachments: [5] });
+    expect(wrongType.json()).toMatchObject({ code: 1002, reason: "body field 'attachments.0' must be string or object", attachment_index: 0 });
   });
 
   it('answers a 10 MB body on a JSON route with a 4xx envelope and keeps serving', async () => {
@@ -75,6 +92,35 @@ describe('error envelope and bad input', () => {
     expect(res.json()).toEqual({ success: false, error: { status: 400, code: 1002, message: expect.any(String), retryable: false }, trace_id: res.headers['x-trace-id'] });
     expect(res.headers['x-trace-id']).toMatch(/^tr_/);
     expect(res.json().error.message).not.toContain('FST_');
+  });
+
+  it('answers requests the HTTP parser refuses in the envelope, with X-Trace-ID', async () => {
+    const address = new URL(await t.app.listen({ port: 0, host: '127.0.0.1' }));
+    const raw = (request: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = net.connect(Number(address.port), address.hostname, () => socket.write(request));
+        let got = '';
+        socket.on('data', (d) => (got += d.toString()));
+        socket.on('end', () => resolve(got));
+        socket.on('error', reject);
+      });
+    try {
+      const cases: [string, number][] = [
+        ['GET /healthz HTTP/1.1\r\nHost: x\r\nbad header line\r\n\r\n', 400],
+        ['POST /api/v1/send HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n', 400],
+        [`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431],
+      ];
+      for (const [request, status] of cases) {
+        const answer = await raw(request);
+        const [head, body] = answer.split('\r\n\r\n');
+        expect(head!.split('\r\n')[0]).toBe(`HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}`);
+        const trace = /x-trace-id: (tr_[0-9a-f]{24})/i.exec(head!)?.[1];
+        expect(trace).toBeDefined();
+        expect(JSON.parse(body!)).toEqual({ success: false, error: { status, code: 1002, message: expect.any(String), retryable: false }, trace_id: trace });
+      }
+    } finally {
+      await t.app.server.close();
+    }
   });
 
   it('answers unknown routes with a 404 envelope carrying the trace id', async () => {

@@ -82,6 +82,9 @@ describe('attachments', () => {
     // Credentials were sent, just not a kind this route takes: 2004 (invalid), not 2012 (missing).
     expect(hmac.statusCode).toBe(401);
     expect(hmac.json().error).toMatchObject({ code: 2004, message: expect.stringContaining('bearer') });
+    // With no credentials at all, the answer names only what this route takes.
+    const none = await t.request({ method: 'PUT', url: `/api/v1/attachments/${s.attachment_id}/upload`, payload: body, headers: { 'content-type': 'image/png' } });
+    expect(none.json().error).toMatchObject({ code: 2012, message: 'send Authorization: Bearer <secret>' });
     expect((await put(s.attachment_id, body, { 'content-type': 'image/jpeg' })).json().error.code).toBe(1002);
     expect((await put(s.attachment_id, randomBytes(1000))).json().error.code).toBe(1002);
     expect((await t.api('GET', `/api/v1/attachments/${s.attachment_id}/content`)).json().error.code).toBe(5004);

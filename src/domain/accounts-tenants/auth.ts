@@ -181,7 +181,7 @@ export function authenticator(deps: { store: Store; clock: Clock; brand: string 
           return principal(account, slug, c.requireTenantHeader);
         });
       }
-      throw new ApiError(2012, `send Authorization: Bearer <secret> or ${signatureHeader}`);
+      throw new ApiError(2012, c.bearerOnly ? 'send Authorization: Bearer <secret>' : `send Authorization: Bearer <secret> or ${signatureHeader}`);
     },
   };
 }

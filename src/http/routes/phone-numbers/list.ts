@@ -25,6 +25,8 @@ export function listPhoneNumbers(app: TypedApp, deps: { lines: LinesService }) {
       schema: {
         tags: ['phone lines'],
         summary: 'Lines assigned to the authenticated project',
+        // No query parameters: an unknown one is 1002, as on every route.
+        querystring: Type.Object({}, { additionalProperties: false }),
         response: { 200: Type.Object({ phone_numbers: Type.Array(PhoneLineSchema) }) },
       },
     },
