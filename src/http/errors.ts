@@ -117,17 +117,21 @@ export function frameworkErrorHandler(opts: { onFailure?: OnFailure } = {}) {
  */
 export function clientErrorHandler(newTraceId: () => string) {
   return (err: { code?: string }, socket: import('node:net').Socket): void => {
-    if (!socket.writable) {
+    // A client that went away is simply gone (as Node does it).
+    if (err.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
       return;
     }
-    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+    const [http, status, message] =
+      err.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'Request Header Fields Too Large', 'request headers are too large']
+        : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? [408, 'Request Timeout', 'the request did not arrive in time']
+          : [400, 'Bad Request', 'malformed HTTP request'];
     const traceId = newTraceId();
-    const apiErr = new ApiError(1002, tooLarge ? 'request headers are too large' : 'malformed HTTP request', { http: tooLarge ? 431 : 400 });
-    const body = JSON.stringify(errorEnvelope(apiErr, traceId));
-    const status = tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';
+    const body = JSON.stringify(errorEnvelope(new ApiError(1002, message, { http }), traceId));
     socket.end(
-      `HTTP/1.1 ${status}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+      `HTTP/1.1 ${http} ${status}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
         `x-trace-id: ${traceId}\r\nconnection: close\r\n\r\n${body}`,
     );
   };

@@ -2,14 +2,10 @@
  * The operator CLI (`blueline`, package.json bin) against a real server process:
  * each command reaches the admin API and prints its answer; failures exit non-zero.
  */
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../support/ports.js';
-
-const root = path.resolve(import.meta.dirname, '..', '..');
+import { projectRoot as root, startServerProcess, type ServerProcess } from '../support/server-process.js';
 
 interface Run {
   code: number;
@@ -19,7 +15,7 @@ interface Run {
 
 describe('blueline CLI', () => {
   let dataDir: string;
-  let server: ChildProcess;
+  let server: ServerProcess;
   let url: string;
 
   const cli = (args: string[], env: Record<string, string> = {}): Promise<Run> =>
@@ -34,29 +30,17 @@ describe('blueline CLI', () => {
     });
 
   beforeAll(async () => {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'blueline-cli-'));
-    const port = await freePort();
-    url = `http://127.0.0.1:${port}`;
-    server = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/main.ts')], {
-      cwd: root,
-      env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
-      stdio: 'ignore',
-    });
-    for (let i = 0; i < 300; i++) {
-      if (server.exitCode !== null) throw new Error('server exited');
-      if (await fetch(`${url}/readyz`).then((r) => r.ok, () => false)) return;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error('server did not start');
+    server = await startServerProcess({ prefix: 'blueline-cli-' });
+    ({ url, dataDir } = server);
   });
 
   afterAll(async () => {
-    if (server && server.exitCode === null) {
-      const exited = new Promise((r) => server.once('exit', r));
-      server.kill('SIGTERM');
+    if (server.child.exitCode === null) {
+      const exited = new Promise((r) => server.child.once('exit', r));
+      server.child.kill('SIGTERM');
       await exited;
     }
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    server.cleanup();
   });
 
   it('creates an account, a tenant with its settings and a line, and suspends the tenant', async () => {
