@@ -100,6 +100,28 @@ describe('first-touch limits and line selection', () => {
     expect((await send(newRecipient())).statusCode).toBe(200);
   });
 
+  it('sends nothing from a line declared without `send`, and still records what arrives on it', async () => {
+    const [quiet, other] = t.demo.phone_line_ids as [string, string];
+    const phone = newRecipient();
+    // A conversation on the first line; then that line stops sending.
+    const first = (await t.api('POST', '/api/v1/send', { phone, body: 'hi', phone_line_id: quiet })).json();
+    expect(first.phone_line_id).toBe(quiet);
+    const patched = await t.admin('PATCH', `/admin/v1/lines/${quiet}`, { capabilities: ['imessage', 'receive'] });
+    expect(patched.json().phone_line.capabilities).toEqual(['imessage', 'receive']);
+    t.clock.advance(FIRST_TOUCH_GAP_MS + 1_000);
+    // The conversation moves to a line that sends; first touches never take the quiet line.
+    expect((await send(phone, 'a reply')).json().phone_line_id).toBe(other);
+    const explicit = await t.api('POST', '/api/v1/send', { phone: newRecipient(), body: 'hi', phone_line_id: quiet });
+    expect(explicit.statusCode).toBe(503);
+    expect(explicit.json()).toMatchObject({ code: 3002, reason: 'the phone line is not active or does not send' });
+    const inbound = await t.admin('POST', `/admin/v1/lines/${quiet}/simulate/inbound`, { from: newRecipient(), text: 'still heard' });
+    expect(inbound.statusCode).toBe(202);
+    // Only the spec's values: a typo is refused with what is allowed.
+    const typo = await t.admin('PATCH', `/admin/v1/lines/${quiet}`, { capabilities: ['imessage', 'sned'] });
+    expect(typo.statusCode).toBe(400);
+    expect(typo.json().error).toMatchObject({ code: 1002, message: `body field 'capabilities.1' must be one of "imessage", "send", "receive"` });
+  });
+
   it('answers 3002 when no line of the tenant can send', async () => {
     for (const id of t.demo.phone_line_ids) await t.admin('PATCH', `/admin/v1/lines/${id}`, { is_active: false });
     const res = await send(newRecipient());

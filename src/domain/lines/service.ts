@@ -12,7 +12,15 @@ export const LINES_CACHE_MS = 2_000;
 
 export const LINE_DRIVERS = ['simulator', 'bluebubbles'] as const;
 export type LineDriverName = (typeof LINE_DRIVERS)[number];
-export const DEFAULT_CAPABILITIES = ['imessage', 'send', 'receive'];
+/** What a line may be declared to do (spec: "imessage, send, receive"); all three by default. */
+export const LINE_CAPABILITIES = ['imessage', 'send', 'receive'] as const;
+export const DEFAULT_CAPABILITIES: string[] = [...LINE_CAPABILITIES];
+
+/**
+ * Whether messages may go out from this line: active, and declared to send. A line without
+ * `send` still records what arrives on it (an inbound message is never dropped).
+ */
+export const sendsFrom = (l: PhoneLine): boolean => l.is_active && l.capabilities.includes('send');
 
 /** What each driver needs in driver_config, so a line that could never send is refused when it is saved. */
 const CONFIG_PROBLEMS: Record<LineDriverName, (config: Record<string, unknown>) => string[]> = {
@@ -88,7 +96,7 @@ export function linesService(deps: { store: Store; clock: Clock; /** told after 
         service: 'imessage',
         driver: input.driver,
         driver_config: input.driver_config ?? {},
-        capabilities: input.capabilities ?? DEFAULT_CAPABILITIES,
+        capabilities: input.capabilities ? [...new Set(input.capabilities)] : DEFAULT_CAPABILITIES,
         is_active: input.is_active ?? true,
         created_at: clock.now(),
       };
@@ -108,7 +116,7 @@ export function linesService(deps: { store: Store; clock: Clock; /** told after 
         next.driver = patch.driver;
       }
       if (patch.driver_config !== undefined) next.driver_config = patch.driver_config;
-      if (patch.capabilities !== undefined) next.capabilities = patch.capabilities;
+      if (patch.capabilities !== undefined) next.capabilities = [...new Set(patch.capabilities)];
       if (patch.is_active !== undefined) next.is_active = patch.is_active;
       if (patch.driver !== undefined || patch.driver_config !== undefined) assertConfig(next.driver as LineDriverName, next.driver_config);
       await store.lines.replace(next);

@@ -13,6 +13,7 @@ import { AudioRejected, prepareVoiceNote, type VoiceNoteMimeType } from '../../a
 import { NetError, fetchBytes } from '../../net/index.js';
 import { randomHex } from '../ids.js';
 import { normalizeMimeType } from './attachments.js';
+import { sendsFrom } from '../lines/service.js';
 
 export const VOICE_NOTE_TTL_MS = 15 * 60_000;
 /** Largest source accepted: a 300 s stereo 48 kHz 24-bit WAV is about 86 MB. */
@@ -44,7 +45,7 @@ const given = (source: string | undefined): source is string => source !== undef
 export function voiceNotesService(deps: { store: Store; clock: Clock; blobs: BlobStore; drivers: DriverRegistry; allowPrivateNetworks: boolean }) {
   const { store, clock, blobs, drivers } = deps;
 
-  const supportsVoiceNotes = (l: PhoneLine) => l.is_active && drivers.has(l.driver) && drivers.forLine(l).capabilities().has('voice_notes');
+  const supportsVoiceNotes = (l: PhoneLine) => sendsFrom(l) && drivers.has(l.driver) && drivers.forLine(l).capabilities().has('voice_notes');
 
   async function chooseLine(tenant: Tenant, requested?: string): Promise<PhoneLine> {
     if (requested) {

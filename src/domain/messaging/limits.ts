@@ -8,6 +8,7 @@ import { ApiError } from '../../errors/registry.js';
 import type { PhoneLine, Tenant } from '../../store/index.js';
 import type { MessagingDeps } from './deps.js';
 import type { DriverCapability } from '../../drivers/types.js';
+import { sendsFrom } from '../lines/service.js';
 
 export const FIRST_TOUCH_GAP_MS = 10 * 60_000;
 export const FIRST_TOUCH_PER_LINE_PER_DAY = 30;
@@ -74,7 +75,7 @@ export function limits(deps: MessagingDeps) {
     /** The tenant's active lines that can do `need`, least recently used for first touch first. */
     async candidateLines(tenant: Tenant, need: DriverCapability): Promise<PhoneLine[]> {
       const capable = (await store.lines.listByTenant(tenant.id)).filter(
-        (l) => l.is_active && deps.drivers.has(l.driver) && deps.drivers.forLine(l).capabilities().has(need),
+        (l) => sendsFrom(l) && deps.drivers.has(l.driver) && deps.drivers.forLine(l).capabilities().has(need),
       );
       // A line whose service is down right now (a Mac offline) is not chosen.
       const up = await Promise.all(capable.map(async (l) => (await deps.drivers.forLine(l).available?.()) ?? true));

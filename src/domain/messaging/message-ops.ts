@@ -7,6 +7,7 @@ import type { MessagingDeps } from './deps.js';
 import { viaDriver } from './driver-errors.js';
 import { publicMessage } from './views.js';
 import { MAX_TEXT_LENGTH } from './rules.js';
+import { sendsFrom } from '../lines/service.js';
 
 export const EDIT_WINDOW_MS = 15 * 60_000;
 
@@ -72,7 +73,7 @@ export function messageOps(deps: MessagingDeps) {
       if (!current.includes(handle.value)) {
         const line = await store.lines.get(chat.line_id);
         if (!line || line.tenant_id !== tenant.id) throw new ApiError(4099, 'this group has no pinned line of this project', { http: 422 });
-        if (!line.is_active) throw new ApiError(3002, "this group's line is not active; the group can only be changed through it");
+        if (!sendsFrom(line)) throw new ApiError(3002, "this group's line is not active or does not send; the group can only be changed through it");
         await viaDriver(() => drivers.forLine(line).addParticipant(chat.chat_key!, handle.value), 'participant changes');
         await store.conversations.addParticipant(chat.id, handle.value, clock.now());
       }

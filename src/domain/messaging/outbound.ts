@@ -12,6 +12,7 @@ import { timeSortableId } from '../ids.js';
 import type { MessagingDeps } from './deps.js';
 import type { FirstTouchReservation, Limits } from './limits.js';
 import { toApiError } from './driver-errors.js';
+import { sendsFrom } from '../lines/service.js';
 
 export type OutboundContent =
   | { kind: 'text'; text: string; effect?: string; richLinkUrl?: string }
@@ -68,7 +69,7 @@ export function outbound(deps: MessagingDeps, lim: Limits) {
     pinned?: PhoneLine,
   ): Promise<{ line: PhoneLine; firstTouch?: FirstTouchReservation; pin: boolean }> {
     if (pinned) {
-      if (!pinned.is_active) throw new ApiError(3002, 'the phone line is not active');
+      if (!sendsFrom(pinned)) throw new ApiError(3002, 'the phone line is not active or does not send');
       if (!drivers.forLine(pinned).capabilities().has(need)) {
         throw new ApiError(4099, `this line does not support ${need.replace('_', ' ')}`, { http: 501 });
       }
@@ -79,7 +80,7 @@ export function outbound(deps: MessagingDeps, lim: Limits) {
     if (chat.line_id) {
       const current = await store.lines.get(chat.line_id);
       const ours = current !== undefined && current.tenant_id === tenant.id;
-      if (ours && current.is_active) {
+      if (ours && sendsFrom(current)) {
         if (!drivers.forLine(current).capabilities().has(need)) {
           throw new ApiError(4099, `this conversation's line does not support ${need.replace('_', ' ')}`, { http: 501 });
         }

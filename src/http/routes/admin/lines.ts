@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { TypedApp } from '../../typed.js';
-import { adminPhoneLine, type LinesService } from '../../../domain/lines/service.js';
+import { LINE_CAPABILITIES, adminPhoneLine, type LinesService } from '../../../domain/lines/service.js';
 import { AdminPhoneLineSchema } from './schemas.js';
 
 const adminConfig = { auth: 'admin' as const };
@@ -10,7 +10,9 @@ const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 })
 const LineFields = {
   driver: Type.String({ description: 'simulator | bluebubbles' }),
   driver_config: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-  capabilities: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 40 }), { maxItems: 20 })),
+  capabilities: Type.Optional(
+    Type.Array(Type.Union(LINE_CAPABILITIES.map((c) => Type.Literal(c))), { maxItems: 20, description: 'without `send`, nothing goes out from the line' }),
+  ),
   is_active: Type.Optional(Type.Boolean()),
 };
 
