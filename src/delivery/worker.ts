@@ -37,7 +37,7 @@ export function deliveryWorker(deps: { store: Store; clock: Clock; bus: EventBus
     const target = await store.events.deliveryTarget(job.event_ref, job.subscription_id);
     if (!target) {
       await recordAttempt(store, job.event_ref, job.subscription_id, { at: clock.now(), status: null, durationMs: 0, error: 'subscription deleted' });
-      await store.events.finishJob(job.id, { state: 'failed', lease_until: null });
+      await store.events.endJob(job.id, 'failed');
       await refreshEventStatus(store, clock, job.event_ref);
       return;
     }

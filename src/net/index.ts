@@ -11,3 +11,4 @@ export {
 } from './guarded-request.js';
 export { NetError, type NetErrorKind } from './net-error.js';
 export { validateWebhookUrl, type WebhookUrlCheck } from './webhook-url.js';
+export { parseAbsoluteUrl } from './target-policy.js';

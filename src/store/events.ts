@@ -233,8 +233,9 @@ export function eventsRepo(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
     async releaseJob(id: string, next: Pick<DeliveryJob, 'state' | 'attempts' | 'next_attempt_at'>) {
       await releaseJobQ(db, { id, ...next });
     },
-    async finishJob(id: string, patch: Partial<Pick<DeliveryJob, 'state' | 'attempts' | 'next_attempt_at' | 'lease_until'>>) {
-      await db.updateTable('delivery_jobs').set(patch).where('id', '=', id).execute();
+    /** A destination's delivery is over (a replay's result, or its subscription is gone). */
+    async endJob(id: string, state: 'delivered' | 'failed') {
+      await db.updateTable('delivery_jobs').set({ state, lease_until: null }).where('id', '=', id).execute();
     },
     async insertAttempt(a: DeliveryAttempt) {
       await insertAttemptQ(db, a);

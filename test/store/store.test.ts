@@ -157,14 +157,14 @@ describe.each(STORE_KINDS)('store on %s', (kind) => {
     };
     await ts.store.events.insertEvent(ev('evt_s1', 'pending'));
     await ts.store.events.insertJobs([job('job_s1a', 'evt_s1'), job('job_s1b', 'evt_s1')]);
-    await ts.store.events.finishJob('job_s1a', { state: 'failed' });
+    await ts.store.events.endJob('job_s1a', 'failed');
     await ts.store.events.settleEventStatus('evt_s1', 2_000);
     expect(await status('evt_s1')).toEqual({ status: 'pending', delivered_at: null });
-    await ts.store.events.finishJob('job_s1b', { state: 'failed' });
+    await ts.store.events.endJob('job_s1b', 'failed');
     await ts.store.events.settleEventStatus('evt_s1', 3_000);
     expect(await status('evt_s1')).toEqual({ status: 'failed', delivered_at: null });
     // A replay delivers it later: delivered, at that time; settling again keeps the first delivered_at.
-    await ts.store.events.finishJob('job_s1b', { state: 'delivered' });
+    await ts.store.events.endJob('job_s1b', 'delivered');
     await ts.store.events.settleEventStatus('evt_s1', 4_000);
     await ts.store.events.settleEventStatus('evt_s1', 5_000);
     expect(await status('evt_s1')).toEqual({ status: 'delivered', delivered_at: 4_000 });

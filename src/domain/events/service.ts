@@ -60,10 +60,10 @@ export function eventsService(deps: { store: Store; clock: Clock; attempt: Attem
 
   /** A destination's delivery after a replay attempt (see replay). */
   async function settleJob(job: DeliveryJob, succeeded: boolean) {
-    if (succeeded) return store.events.finishJob(job.id, { state: 'delivered', lease_until: null });
+    if (succeeded) return store.events.endJob(job.id, 'delivered');
     // Automatic attempts still due go on; the worker's own result decides after them.
     if (job.state === 'pending') return;
-    await store.events.finishJob(job.id, { state: 'failed', lease_until: null });
+    await store.events.endJob(job.id, 'failed');
   }
 
   async function owned(tenant: Tenant, id: string) {

@@ -39,6 +39,8 @@ function decodeBase64(text: string): Buffer {
   return Buffer.from(compact, 'base64');
 }
 
+const alreadyUsed = (id: string) => new ApiError(5001, `voice note ${id} was already used for a send; stage it again`);
+
 /** An empty (or blank) source is no source: missing (1001), not bytes that failed to decode. */
 const given = (source: string | undefined): source is string => source !== undefined && source.trim() !== '';
 
@@ -123,7 +125,7 @@ export function voiceNotesService(deps: { store: Store; clock: Clock; blobs: Blo
       if (!vn) throw new ApiError(5001, `voice note ${id} not found`);
       if (vn.line_id !== lineId) throw new ApiError(5001, `voice note ${id} was staged on another line (${vn.line_id}); send with that phone_line_id`);
       if (clock.now() >= vn.expires_at) throw new ApiError(5001, `voice note ${id} expired; stage it again`);
-      if (vn.used_at != null) throw new ApiError(5001, `voice note ${id} was already used for a send; stage it again`);
+      if (vn.used_at != null) throw alreadyUsed(id);
       const line = await store.lines.get(lineId);
       if (!line || (await drivers.forLine(line).serviceEpoch()) !== vn.service_epoch) {
         throw new ApiError(5001, `voice note ${id} is void: the line's service restarted since staging; stage it again`);
@@ -137,7 +139,7 @@ export function voiceNotesService(deps: { store: Store; clock: Clock; blobs: Blo
      */
     async useFor<T>(id: string, send: () => Promise<T>): Promise<T> {
       if (!(await store.media.useVoiceNote(id, clock.now()))) {
-        throw new ApiError(5001, `voice note ${id} was already used for a send; stage it again`);
+        throw alreadyUsed(id);
       }
       try {
         return await send();

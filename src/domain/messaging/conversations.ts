@@ -13,16 +13,14 @@ export interface DirectConversation {
  * Finds or creates a lead and its direct chat (chat id = lead id) through the given repositories
  * (the store, or a transaction's). A returning contact costs one read; a new chat starts on `lineId`.
  */
-export async function findOrCreateDirect(
-  repos: Pick<Repos, 'conversations'>,
-  tenantId: string,
-  handle: string,
-  now: number,
-  lineId: string | null,
-): Promise<DirectConversation> {
-  const existing = await repos.conversations.findLeadWithChat(tenantId, handle);
-  if (existing) return { ...existing, leadCreated: false };
-  return createDirect(repos, tenantId, handle, now, lineId);
+export async function findOrCreateDirect(repos: Pick<Repos, 'conversations'>, tenantId: string, handle: string, now: number, lineId: string | null): Promise<DirectConversation> {
+  return (await findDirect(repos, tenantId, handle)) ?? createDirect(repos, tenantId, handle, now, lineId);
+}
+
+/** The lead and its direct chat (chat id = lead id), if the tenant has talked to `handle`: one read. */
+async function findDirect(repos: Pick<Repos, 'conversations'>, tenantId: string, handle: string): Promise<DirectConversation | undefined> {
+  const found = await repos.conversations.findLeadWithChat(tenantId, handle);
+  return found && { ...found, leadCreated: false };
 }
 
 /**
@@ -55,11 +53,8 @@ async function createDirect(
 export function conversations(deps: { store: Store; clock: Clock }) {
   const { store, clock } = deps;
   return {
-    /** The lead and its direct chat (chat id = lead id), if the tenant has talked to `handle`. */
-    async find(tenant: Tenant, handle: string): Promise<DirectConversation | undefined> {
-      const found = await store.conversations.findLeadWithChat(tenant.id, handle);
-      return found && { ...found, leadCreated: false };
-    },
+    /** The lead and its direct chat, if the tenant has talked to `handle`. */
+    find: (tenant: Tenant, handle: string): Promise<DirectConversation | undefined> => findDirect(store, tenant.id, handle),
     /** Creates them, once `find` said there were none (and the request passed every check). */
     create: (tenant: Tenant, handle: string): Promise<DirectConversation> => createDirect(store, tenant.id, handle, clock.now(), null),
   };

@@ -6,6 +6,7 @@
 import { ApiError } from '../../errors/registry.js';
 import type { PhoneLine, Tenant } from '../../store/index.js';
 import { normalizeHandle } from '../handles.js';
+import { NetError, parseAbsoluteUrl } from '../../net/index.js';
 import type { MessagingDeps } from './deps.js';
 import type { Idempotency, Outcome } from './idempotency.js';
 import type { Outbound, OutboundContent } from './outbound.js';
@@ -60,12 +61,8 @@ const richLinkOf = (link: SendRequest['rich_link']) => (typeof link === 'string'
 
 /** http(s) only, so the preview can be fetched and nothing else is smuggled in. */
 function isHttpUrl(url: string): boolean {
-  try {
-    const { protocol } = new URL(url);
-    return protocol === 'https:' || protocol === 'http:';
-  } catch {
-    return false;
-  }
+  const parsed = parseAbsoluteUrl(url);
+  return !(parsed instanceof NetError) && (parsed.protocol === 'https:' || parsed.protocol === 'http:');
 }
 
 /** Request-only rules, in the spec's order; nothing is read or written before they pass. */
