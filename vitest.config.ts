@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 // server started once by the global setup, each test file gets its own database.
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'sdk/test/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
     pool: 'forks',
     maxWorkers: 2,

@@ -6,6 +6,7 @@
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import { ids } from './domain/ids.js';
 import './http/types.js';
 import { registerJsonBody } from './http/body.js';
@@ -14,27 +15,70 @@ import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from
 import { secretPaths } from './http/log-paths.js';
 import { registerAuth } from './http/auth.js';
 import { registerDocs } from './http/docs.js';
-import { healthRoutes } from './http/routes/health.js';
-import { listPhoneNumbers } from './http/routes/phone-numbers/list.js';
-import { adminAccountRoutes } from './http/routes/admin/accounts.js';
-import { adminTenantRoutes } from './http/routes/admin/tenants.js';
-import { adminLineRoutes } from './http/routes/admin/lines.js';
-import { adminClockRoutes } from './http/routes/admin/clock.js';
-import { simulatorRoutes } from './http/routes/admin/simulator.js';
-import { postSend } from './http/routes/send/post.js';
-import { chatRoutes } from './http/routes/chats/routes.js';
-import { messageRoutes } from './http/routes/messages/routes.js';
-import { attachmentRoutes } from './http/routes/attachments/routes.js';
-import { voiceNoteRoutes } from './http/routes/attachments/voice-notes.js';
-import { eventRoutes } from './http/routes/events/routes.js';
-import { bluebubblesWebhookRoute } from './drivers/bluebubbles/index.js';
+import { listPhoneNumbersRoute } from './http/routes/phone-numbers/list.js';
+import { sendMessageRoute } from './http/routes/messages/send.js';
+import { getMessageRoute } from './http/routes/messages/get.js';
+import { editMessageRoute } from './http/routes/messages/edit.js';
+import { reactToMessageRoute } from './http/routes/messages/react.js';
+import { createChatRoute } from './http/routes/chats/create.js';
+import { sendChatMessageRoute } from './http/routes/chats/send-message.js';
+import { listChatMessagesRoute } from './http/routes/chats/list-messages.js';
+import { addChatParticipantRoute } from './http/routes/chats/add-participant.js';
+import { healthLiveRoute } from './http/routes/health/live.js';
+import { healthReadyRoute } from './http/routes/health/ready.js';
+import { adminCreateAccountRoute } from './http/routes/admin/accounts/create.js';
+import { adminListAccountsRoute } from './http/routes/admin/accounts/list.js';
+import { adminGetAccountRoute } from './http/routes/admin/accounts/get.js';
+import { adminUpdateAccountRoute } from './http/routes/admin/accounts/update.js';
+import { adminRotateAccountSecretRoute } from './http/routes/admin/accounts/rotate-secret.js';
+import { adminCreateTenantRoute } from './http/routes/admin/tenants/create.js';
+import { adminListTenantsRoute } from './http/routes/admin/tenants/list.js';
+import { adminGetTenantRoute } from './http/routes/admin/tenants/get.js';
+import { adminUpdateTenantRoute } from './http/routes/admin/tenants/update.js';
+import { adminCreateLineRoute } from './http/routes/admin/lines/create.js';
+import { adminListLinesRoute } from './http/routes/admin/lines/list.js';
+import { adminUpdateLineRoute } from './http/routes/admin/lines/update.js';
+import { adminAdvanceClockRoute } from './http/routes/admin/clock/advance.js';
+import { adminSimulatorSentRoute } from './http/routes/admin/simulator/sent.js';
+import { adminSimulatorContentRoute } from './http/routes/admin/simulator/content.js';
+import { adminSimulatorRestartRoute } from './http/routes/admin/simulator/restart.js';
+import { adminSimulatorInboundRoute } from './http/routes/admin/simulator/inbound.js';
+import { createAttachmentRoute } from './http/routes/attachments/create.js';
+import { uploadAttachmentRoute } from './http/routes/attachments/upload.js';
+import { getAttachmentRoute } from './http/routes/attachments/get.js';
+import { getAttachmentContentRoute } from './http/routes/attachments/content.js';
+import { stageVoiceNoteRoute } from './http/routes/voice-notes/stage.js';
+import { listEventsRoute } from './http/routes/events/list.js';
+import { getEventRoute } from './http/routes/events/get.js';
+import { replayEventRoute } from './http/routes/events/replay.js';
+import { streamEventsRoute } from './http/routes/events/stream.js';
+import { listDevInboxRoute } from './http/routes/dev-inbox/list.js';
+import { createWebhookSubscriptionRoute } from './http/routes/webhook-subscriptions/create.js';
+import { listWebhookSubscriptionsRoute } from './http/routes/webhook-subscriptions/list.js';
+import { getWebhookSubscriptionRoute } from './http/routes/webhook-subscriptions/get.js';
+import { deleteWebhookSubscriptionRoute } from './http/routes/webhook-subscriptions/delete.js';
+import { rotateWebhookSubscriptionSecretRoute } from './http/routes/webhook-subscriptions/rotate-secret.js';
+import { bluebubblesWebhookRoute } from './http/routes/hooks/bluebubbles.js';
+import { listChatsRoute } from './http/routes/chats/list.js';
+import { getSettingsRoute } from './http/routes/settings/get.js';
+import { updateSettingsRoute } from './http/routes/settings/update.js';
+import { updateWebhookSubscriptionRoute } from './http/routes/webhook-subscriptions/update.js';
+import { testWebhookSubscriptionRoute } from './http/routes/webhook-subscriptions/test.js';
+import { getStatsRoute } from './http/routes/stats/get.js';
+import { getVoiceNoteOggRoute } from './http/routes/voice-notes/ogg.js';
+import { createConsoleSessionRoute, deleteConsoleSessionRoute, getConsoleSessionRoute } from './http/routes/console/sessions.js';
+import { consoleSessions } from './domain/accounts-tenants/console-sessions.js';
+import { registerConsole } from './http/console.js';
 import { buildServices, type ServiceDeps, type Services } from './services.js';
+import { publicBaseUrl } from './config.js';
 import type { PhoneLine } from './store/index.js';
 
 export interface AppDeps extends ServiceDeps {
   adminToken: string;
   /** Whether start-up (the first-start demo sandbox, connecting lines) is over; /readyz waits for it. */
   isStarted?: () => boolean;
+  /** The built console (console/dist); default: found next to the package. Absent: /console says how to build it. */
+  consoleRoot?: string;
 }
 
 export { buildServices, type Services };
@@ -49,6 +93,16 @@ export const DEFAULT_BODY_LIMIT = 1024 * 1024;
  * 100 characters by the schemas, so this only needs to let them get there (and to the 404).
  */
 export const MAX_PARAM_LENGTH = 1000;
+
+/**
+ * Success bodies are serialized by their schemas (fast); error bodies, whose schemas list the
+ * codes exactly for OpenAPI, by JSON.stringify, so an error is never lost to its own schema.
+ */
+function successSerializers(externalSchemas: unknown, options: unknown) {
+  const compile = SerializerSelector()(externalSchemas as never, options as never);
+  return (def: { httpStatus?: string } & Parameters<typeof compile>[0]) =>
+    Number(def.httpStatus) >= 400 ? (data: unknown) => JSON.stringify(data) : compile(def);
+}
 
 export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; services: Services }> {
   const { config, store, clock } = deps;
@@ -86,6 +140,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
     // No hook runs for them, onResponse included: the handler writes their request line itself.
     frameworkErrors: frameworkErrorHandler({ onFailure: config.logRequests === 'off' ? undefined : logRequest }),
     clientErrorHandler: clientErrorHandler(() => ids.trace()),
+    schemaController: { compilersFactory: { buildSerializer: successSerializers } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const services = buildServices(deps);
@@ -105,7 +160,9 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
   registerJsonBody(app);
   registerValidation(app);
   registerErrorHandling(app, { onFailure: config.logRequests === 'errors' ? logRequest : undefined, paths });
-  registerAuth(app, { auth: services.auth, adminToken: deps.adminToken });
+  // Console sessions: a cookie + CSRF header is one more way to authenticate tenant and admin routes.
+  const session = { sessions: consoleSessions({ store, clock, auth: services.auth, adminToken: deps.adminToken }), publicBaseUrl: config.publicBaseUrl };
+  registerAuth(app, { auth: services.auth, adminToken: deps.adminToken, session });
   // After authentication and validation, so only well-formed requests spend tokens; attached
   // to the rate-limited routes alone, so no other request pays for the hook.
   const takeRateToken = (req: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
@@ -116,21 +173,63 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
     if (!route.config?.rateLimited) return;
     route.preHandler = [...(route.preHandler ? [route.preHandler].flat() : []), takeRateToken];
   });
-  await registerDocs(app, { brand: config.headerBrand });
+  await registerDocs(app, { brand: config.headerBrand, baseUrl: publicBaseUrl(config) });
 
-  healthRoutes(app, { store, isStarted: deps.isStarted ?? (() => true) });
-  listPhoneNumbers(app, services);
-  adminAccountRoutes(app, services);
-  adminTenantRoutes(app, services);
-  adminLineRoutes(app, services);
-  adminClockRoutes(app, { clock });
-  simulatorRoutes(app, { store, clock, events: services.events, blobs: deps.blobs });
-  postSend(app, services);
-  chatRoutes(app, services);
-  messageRoutes(app, services);
-  attachmentRoutes(app, { attachments: services.attachments, config });
-  voiceNoteRoutes(app, services);
-  eventRoutes(app, { events: services.eventLog, subscriptions: services.subscriptions, sse: services.sse, clock });
+  healthLiveRoute(app);
+  healthReadyRoute(app, { store, isStarted: deps.isStarted ?? (() => true) });
+  listPhoneNumbersRoute(app, services);
+  adminCreateAccountRoute(app, services);
+  adminListAccountsRoute(app, services);
+  adminGetAccountRoute(app, services);
+  adminUpdateAccountRoute(app, services);
+  adminRotateAccountSecretRoute(app, services);
+  adminCreateTenantRoute(app, services);
+  adminListTenantsRoute(app, services);
+  adminGetTenantRoute(app, services);
+  adminUpdateTenantRoute(app, services);
+  adminCreateLineRoute(app, services);
+  adminListLinesRoute(app, services);
+  adminUpdateLineRoute(app, services);
+  adminAdvanceClockRoute(app, { clock });
+  adminSimulatorSentRoute(app, services);
+  adminSimulatorContentRoute(app, services);
+  adminSimulatorRestartRoute(app, services);
+  adminSimulatorInboundRoute(app, services);
+  sendMessageRoute(app, services);
+  createChatRoute(app, services);
+  sendChatMessageRoute(app, services);
+  listChatMessagesRoute(app, services);
+  addChatParticipantRoute(app, services);
+  getMessageRoute(app, services);
+  editMessageRoute(app, services);
+  reactToMessageRoute(app, services);
+  // Upload URLs from configuration only, never the request's Host header (which the caller controls).
+  createAttachmentRoute(app, { attachments: services.attachments, baseUrl: publicBaseUrl(config) });
+  uploadAttachmentRoute(app, services);
+  getAttachmentRoute(app, services);
+  getAttachmentContentRoute(app, services);
+  stageVoiceNoteRoute(app, services);
+  listEventsRoute(app, services);
+  getEventRoute(app, services);
+  replayEventRoute(app, services);
+  streamEventsRoute(app, { sse: services.sse, clock });
+  listDevInboxRoute(app, services);
+  createWebhookSubscriptionRoute(app, services);
+  listWebhookSubscriptionsRoute(app, services);
+  getWebhookSubscriptionRoute(app, services);
+  deleteWebhookSubscriptionRoute(app, services);
+  rotateWebhookSubscriptionSecretRoute(app, services);
+  listChatsRoute(app, services);
+  getSettingsRoute(app);
+  updateSettingsRoute(app, services);
+  updateWebhookSubscriptionRoute(app, services);
+  testWebhookSubscriptionRoute(app, services);
+  getStatsRoute(app, services);
+  getVoiceNoteOggRoute(app, services);
+  createConsoleSessionRoute(app, session);
+  getConsoleSessionRoute(app, session);
+  deleteConsoleSessionRoute(app, session);
+  await registerConsole(app, { root: deps.consoleRoot });
   bluebubblesWebhookRoute(app, {
     secret: deps.hookSecret,
     resolveLine: async (id) => {

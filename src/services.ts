@@ -19,8 +19,14 @@ import { subscriptionsService } from './domain/events/subscriptions.js';
 import { eventsService } from './domain/events/service.js';
 import { driverRegistry } from './drivers/registry.js';
 import { bluebubblesDriver, registerWebhook, webhookUrlFor } from './drivers/bluebubbles/index.js';
+import { simulatorControls } from './domain/lines/simulator.js';
+import { attemptDelivery } from './delivery/attempt.js';
 import { deliveryWorker } from './delivery/worker.js';
 import { sseHub } from './delivery/sse.js';
+import { subscriptionChanges } from './domain/events/subscription-changes.js';
+import { statsService } from './domain/stats/overview.js';
+import { chatList } from './domain/messaging/chat-list.js';
+import { voiceNoteAudio } from './domain/media/voice-note-audio.js';
 
 export interface ServiceDeps {
   config: Config;
@@ -42,7 +48,13 @@ export function buildServices(deps: ServiceDeps) {
   const deepLinkTemplate = config.deepLinkTemplate ?? `${publicBaseUrl(config)}/api/v1/chats/{chat_id}/messages`;
   const events = lineEvents({ store, clock, blobs, bus, deepLinkTemplate });
   const attempt = { timeoutMs: config.webhookTimeoutMs, allowPrivateNetworks: config.allowPrivateNetworks, brand: config.headerBrand };
-  const drivers = driverRegistry({ events, state: store.lineRuntime, now: () => clock.now() }, { bluebubbles: (ctx) => bluebubblesDriver(ctx) });
+  // A driver keeps its line's service epoch (line runtime) and, the simulator, its device log.
+  const driverState = {
+    serviceEpoch: (lineId: string) => store.lineRuntime.serviceEpoch(lineId),
+    setServiceEpoch: (lineId: string, epoch: string, nowMs: number) => store.lineRuntime.setServiceEpoch(lineId, epoch, nowMs),
+    appendDeviceLog: (id: string, lineId: string, entry: unknown, nowMs: number) => store.simulatorLog.append(id, lineId, entry, nowMs),
+  };
+  const drivers = driverRegistry({ events, state: driverState, now: () => clock.now() }, { bluebubbles: (ctx) => bluebubblesDriver(ctx) });
   /** A BlueBubbles line tells its Mac where to send webhooks (needs PUBLIC_BASE_URL). */
   const connectLine = (line: PhoneLine) => {
     if (line.driver !== 'bluebubbles' || !line.is_active) return;
@@ -66,7 +78,14 @@ export function buildServices(deps: ServiceDeps) {
     voiceNotes,
     bus,
     subscriptions: subscriptionsService({ store, clock, allowPrivateNetworks: config.allowPrivateNetworks }),
-    eventLog: eventsService({ store, clock, attempt }),
+    // The replay's attempts are delivery's (signing, POSTing), handed to the domain here.
+    eventLog: eventsService({ store, clock, attempt: (event, sub, nowMs) => attemptDelivery(event, sub, attempt, nowMs) }),
+    simulator: simulatorControls({ store, clock, events, blobs }),
+    // What the console needs beyond the original API (issue 20).
+    subscriptionChanges: subscriptionChanges({ store, clock, allowPrivateNetworks: config.allowPrivateNetworks, attempt: (event, sub, nowMs) => attemptDelivery(event, sub, attempt, nowMs) }),
+    stats: statsService({ store, clock }),
+    chatList: chatList({ store }),
+    voiceNoteAudio: voiceNoteAudio({ store, blobs }),
     worker: deliveryWorker({ store, clock, bus, logger: deps.logger }, { ...attempt, backoffMs: config.webhookBackoffMs, pollMs: config.workerPollMs, leaseMs: Math.max(config.webhookLeaseMs, config.webhookTimeoutMs * 2), batch: 32 }),
     sse: sseHub({ store, bus }, { maxMs: config.sseMaxMs, heartbeatMs: config.sseHeartbeatMs, pollMs: config.ssePollMs }),
     messaging: messaging({

@@ -7,6 +7,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Store, EventRow, Tenant } from '../store/index.js';
 import type { EventBus } from '../domain/events/bus.js';
+import type { StreamClosed, StreamedEvent } from '../contract/event.js';
 
 export interface SseSettings {
   maxMs: number;
@@ -20,8 +21,10 @@ export function sseHub(deps: { store: Store; bus: EventBus }, settings: SseSetti
   type Stream = { tenantId: string; res: ServerResponse; lastId?: string; sinceMs?: number; lastCreatedAt?: number; busy: boolean; again: boolean };
   const streams = new Set<Stream>();
 
-  const frame = (e: EventRow) =>
-    `id: ${e.id}\nevent: ${e.type}\ndata: ${JSON.stringify({ id: e.id, type: e.type, payload: JSON.parse(e.payload), created_at: new Date(e.created_at).toISOString() })}\n\n`;
+  const frame = (e: EventRow) => {
+    const data: StreamedEvent = { id: e.id, type: e.type, payload: JSON.parse(e.payload), created_at: new Date(e.created_at).toISOString() };
+    return `id: ${e.id}\nevent: ${e.type}\ndata: ${JSON.stringify(data)}\n\n`;
+  };
 
   /**
    * Where a reconnect with `?since=` (created_at strictly after it) must start. Not the last sent
@@ -90,7 +93,8 @@ export function sseHub(deps: { store: Store; bus: EventBus }, settings: SseSetti
       await new Promise<void>((resolve) => {
         const close = setTimeout(() => {
           const since = new Date(reconnectSince(s, nowMs)).toISOString();
-          res.write(`event: close\ndata: ${JSON.stringify({ reason: 'max_duration', reconnect_with_since: since, ...(s.lastId && { last_event_id: s.lastId }) })}\n\n`);
+          const closed: StreamClosed = { reason: 'max_duration', reconnect_with_since: since, ...(s.lastId && { last_event_id: s.lastId }) };
+          res.write(`event: close\ndata: ${JSON.stringify(closed)}\n\n`);
           res.end();
           resolve();
         }, settings.maxMs);

@@ -8,7 +8,8 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Store, DeliveryJob } from '../store/index.js';
 import type { EventBus } from '../domain/events/bus.js';
-import { attemptDelivery, isRetryable, isSuccess, recordAttempt, refreshEventStatus, type AttemptSettings } from './attempt.js';
+import { isRetryable, isSuccess, recordAttempt, refreshEventStatus } from '../domain/events/attempts.js';
+import { attemptDelivery, type AttemptSettings } from './attempt.js';
 
 export const MAX_ATTEMPTS = 3;
 

@@ -94,5 +94,10 @@ export interface LineDriver {
   edit(guid: string, partIndex: number, newText: string): Promise<void>;
   react(guid: string, tapback: Tapback, remove: boolean): Promise<void>;
   addParticipant(chatKey: string, handle: string): Promise<void>;
+  /** Group changes need the `participants` capability, as adding does. */
+  removeParticipant(chatKey: string, handle: string): Promise<void>;
+  renameGroup(chatKey: string, displayName: string): Promise<void>;
+  /** The line leaves the group. */
+  leaveGroup(chatKey: string): Promise<void>;
   createGroup(handles: string[], text: string): Promise<{ chatKey: string; guid: string }>;
 }

@@ -1,6 +1,6 @@
 /**
  * The one table of every error code in the spec: HTTP status, whether a retry
- * can help, and a default message. Routes throw `ApiError(code)`; the error
+ * can help, and a default message. The domain throws `DomainError(code)`; the error
  * plugin turns it into the standard envelope (or a route's flat shape).
  */
 export const ERROR_CODES = {
@@ -47,39 +47,50 @@ export const ERROR_CODES = {
 } as const satisfies Record<number | string, { http: number; retryable: boolean; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
+export type NumericErrorCode = Extract<ErrorCode, number>;
 
-/** Extra fields the spec allows inside `error`. */
-export interface ErrorExtras {
-  retry_after?: number;
-  attachment_index?: number;
-  allowed_effects?: readonly string[];
+/**
+ * Where the spec gives one code more than one HTTP status, the domain names the case and the
+ * HTTP layer looks the status up here: no HTTP status is ever chosen in `domain/`.
+ */
+export const VARIANT_STATUS = {
+  /** 1011 on voice-note exclusivity (spec: 409, but 400 there). */
+  exclusive: 400,
+  /** 4099 for a group or message without the chat key or line to act through. */
+  context: 422,
+  /** 1001 for an upload without Content-Length. */
+  length_required: 411,
+} as const;
+export type ErrorVariant = keyof typeof VARIANT_STATUS;
+
+/** What a failure says beyond its code; the wire names them retry_after, attachment_index, allowed_effects. */
+export interface ErrorDetails {
+  /** Seconds until a retry can succeed (1007, 4002, …). */
+  retryAfter?: number;
+  /** The 0-based entry of attachments[] or parts[] at fault. */
+  attachmentIndex?: number;
+  allowedEffects?: readonly string[];
+  variant?: ErrorVariant;
 }
 
-export interface ApiErrorOptions extends ErrorExtras {
-  /** Per-route HTTP status where the spec gives the code more than one (1011, 4099, 3003). */
-  http?: number;
-}
-
-export class ApiError extends Error {
+/**
+ * A failure in the spec's terms: a stable code, a message for people, whether a retry can
+ * help. Thrown by the domain; the HTTP layer alone turns it into a status and a body.
+ */
+export class DomainError extends Error {
   readonly code: ErrorCode;
-  readonly http: number;
   readonly retryable: boolean;
-  readonly extras: ErrorExtras;
-  /** Ids known when the failure happened (lead, chat, line): the send route's flat shape reports them. */
-  context?: Record<string, unknown>;
+  readonly details: Readonly<ErrorDetails>;
 
-  constructor(code: ErrorCode, message?: string, options: ApiErrorOptions = {}) {
-    const entry = ERROR_CODES[code];
-    super(message ?? entry.message);
-    this.name = 'ApiError';
+  constructor(code: ErrorCode, message?: string, details: ErrorDetails = {}) {
+    super(message ?? ERROR_CODES[code].message);
+    this.name = 'DomainError';
     this.code = code;
-    const { http, ...extras } = options;
-    this.http = http ?? entry.http;
-    this.retryable = entry.retryable;
-    this.extras = extras;
+    this.retryable = ERROR_CODES[code].retryable;
+    this.details = details;
   }
 }
 
-export function isApiError(err: unknown): err is ApiError {
-  return err instanceof ApiError;
+export function isDomainError(err: unknown): err is DomainError {
+  return err instanceof DomainError;
 }

@@ -6,10 +6,11 @@
  */
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError } from '../errors/registry.js';
+import { DomainError } from '../errors/registry.js';
 import { bearerToken, type Authenticator } from '../domain/accounts-tenants/auth.js';
 import type { AuthMode } from './types.js';
 import { andThen, type MaybePromise } from '../domain/maybe-promise.js';
+import { sessionIdentity, type SessionSettings } from './session.js';
 
 const EMPTY = Buffer.alloc(0);
 
@@ -25,7 +26,7 @@ function matchesDigest(candidate: string, digest: Buffer): boolean {
   return timingSafeEqual(sha256(candidate), digest);
 }
 
-export function registerAuth(app: FastifyInstance, deps: { auth: Authenticator; adminToken: string }): void {
+export function registerAuth(app: FastifyInstance, deps: { auth: Authenticator; adminToken: string; session?: SessionSettings }): void {
   const { auth } = deps;
   const adminTokenDigest = sha256(deps.adminToken);
 
@@ -43,12 +44,16 @@ export function registerAuth(app: FastifyInstance, deps: { auth: Authenticator; 
 
   function authenticateRequest(req: FastifyRequest): MaybePromise<void> {
     const mode: AuthMode = req.routeOptions.config?.auth ?? (req.url.startsWith('/api/') ? 'tenant' : 'none');
+    // A console session (cookie + CSRF header) stands in for credentials the request lacks.
+    if (deps.session && mode !== 'none' && !req.principal && !header(req, 'authorization') && !header(req, auth.signatureHeader) && req.headers.cookie) {
+      return authenticateBySession(req, mode, deps.session);
+    }
     if (mode === 'admin') {
       const authorization = header(req, 'authorization');
-      if (!authorization) throw new ApiError(2012, 'send Authorization: Bearer <ADMIN_TOKEN>');
+      if (!authorization) throw new DomainError(2012, 'send Authorization: Bearer <ADMIN_TOKEN>');
       const token = bearerToken(authorization);
       if (!token || !matchesDigest(token, adminTokenDigest)) {
-        throw new ApiError(2004, 'invalid admin token (tenant signing secrets are not accepted here)');
+        throw new DomainError(2004, 'invalid admin token (tenant signing secrets are not accepted here)');
       }
       return checkBody(req);
     }
@@ -70,12 +75,24 @@ export function registerAuth(app: FastifyInstance, deps: { auth: Authenticator; 
   }
 }
 
+async function authenticateBySession(req: FastifyRequest, mode: AuthMode, session: SessionSettings): Promise<void> {
+  const identity = await sessionIdentity(req, session);
+  if (!identity) throw new DomainError(2012, mode === 'admin' ? 'send Authorization: Bearer <ADMIN_TOKEN>' : 'send Authorization: Bearer <secret>');
+  if (mode === 'admin') {
+    if (identity.kind !== 'operator') throw new DomainError(2004, 'this console session is a tenant\'s; operator routes need the operator');
+  } else {
+    if (identity.kind !== 'tenant') throw new DomainError(2004, 'this console session is the operator\'s; tenant routes need a tenant session');
+    req.principal = identity.principal;
+  }
+  checkBody(req);
+}
+
 /** Body errors come after authentication, so an unauthenticated caller learns nothing from them. */
 function checkBody(req: FastifyRequest): void {
   if (req.jsonError) {
     // Not the parser's own message: it quotes the body, which may hold a secret.
     const at = /position (\d+)/.exec(req.jsonError.message)?.[1];
-    throw new ApiError(1004, `request body is not valid JSON${at ? ` (at position ${at})` : ''}`);
+    throw new DomainError(1004, `request body is not valid JSON${at ? ` (at position ${at})` : ''}`);
   }
   // A bodyless POST/PATCH validates as {}: its required fields then read as missing (1001).
   if (req.body === undefined && (req.method === 'POST' || req.method === 'PATCH')) req.body = {};
@@ -83,6 +100,6 @@ function checkBody(req: FastifyRequest): void {
 
 /** The authenticated principal of a tenant route (set by the hook above). */
 export function principalOf(req: FastifyRequest) {
-  if (!req.principal) throw new ApiError(3001, 'route reached without authentication');
+  if (!req.principal) throw new DomainError(3001, 'route reached without authentication');
   return req.principal;
 }

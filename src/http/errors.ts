@@ -5,52 +5,80 @@
  * before routing (a malformed or over-long URL) take the same path.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, isApiError } from '../errors/registry.js';
+import { DomainError, ERROR_CODES, VARIANT_STATUS, isDomainError, type ErrorCode, type ErrorDetails } from '../errors/registry.js';
 import { validationToApiError } from './validation.js';
+import { SendFailed } from '../domain/messaging/failures.js';
 import { secretPaths, type SecretPaths } from './log-paths.js';
 
-export function errorEnvelope(err: ApiError, traceId: string) {
+/** A failure found by the HTTP layer itself, with a status outside the code's own (413, 415, 405, 408). */
+export class HttpFailure extends DomainError {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    readonly status: number,
+    details: ErrorDetails = {},
+  ) {
+    super(code, message, details);
+  }
+}
+
+/** The one mapping from a failure to its HTTP status: the code's, or its named variant's. */
+export function httpStatusOf(err: DomainError): number {
+  if (err instanceof HttpFailure) return err.status;
+  return err.details.variant ? VARIANT_STATUS[err.details.variant] : ERROR_CODES[err.code].http;
+}
+
+/** The spec's extra fields inside `error` (and the flat send failure), in wire names. */
+export function wireDetails(d: Readonly<ErrorDetails>) {
+  return {
+    ...(d.retryAfter !== undefined && { retry_after: d.retryAfter }),
+    ...(d.attachmentIndex !== undefined && { attachment_index: d.attachmentIndex }),
+    ...(d.allowedEffects !== undefined && { allowed_effects: d.allowedEffects }),
+  };
+}
+
+export function errorEnvelope(err: DomainError, traceId: string) {
   return {
     success: false as const,
-    error: { status: err.http, code: err.code, message: err.message, retryable: err.retryable, ...err.extras },
+    error: { status: httpStatusOf(err), code: err.code, message: err.message, retryable: err.retryable, ...wireDetails(err.details) },
     trace_id: traceId,
   };
 }
 
 /** Fastify's own errors (body limits, media types, parser faults) in spec terms. */
-function fromFastifyError(err: FastifyError): ApiError | undefined {
+function fromFastifyError(err: FastifyError): DomainError | undefined {
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new ApiError(1002, 'request body is larger than this route accepts', { http: 413 });
+      return new HttpFailure(1002, 'request body is larger than this route accepts', 413);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new ApiError(1002, 'unsupported content-type; send application/json', { http: 415 });
+      return new HttpFailure(1002, 'unsupported content-type; send application/json', 415);
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return new ApiError(1004, 'request body is not valid JSON');
+      return new DomainError(1004, 'request body is not valid JSON');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return new ApiError(1002, 'Content-Length does not match the body', { http: 400 });
+      return new HttpFailure(1002, 'Content-Length does not match the body', 400);
     // Raised while routing: the message would echo the whole URL, which may hold a secret segment.
     case 'FST_ERR_BAD_URL':
-      return new ApiError(1002, 'the URL path is not validly percent-encoded', { http: 400 });
+      return new HttpFailure(1002, 'the URL path is not validly percent-encoded', 400);
     case 'FST_ERR_MAX_PARAM_LENGTH':
-      return new ApiError(1002, 'a path parameter is too long', { http: 400 });
+      return new HttpFailure(1002, 'a path parameter is too long', 400);
     default:
       if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
-        return new ApiError(1002, err.message, { http: err.statusCode });
+        return new HttpFailure(1002, err.message, err.statusCode);
       }
       return undefined;
   }
 }
 
-export function toApiError(err: unknown, missingFieldCode?: 1001 | 1002 | 1003): ApiError {
-  if (isApiError(err)) return err;
+export function toApiError(err: unknown, missingFieldCode?: 1001 | 1002 | 1003): DomainError {
+  if (isDomainError(err)) return err;
   const fe = err as FastifyError;
   if (fe && Array.isArray(fe.validation)) return validationToApiError(fe.validation, fe.validationContext ?? 'body', missingFieldCode);
-  return (fe && fromFastifyError(fe)) ?? new ApiError(3001, 'internal error; quote the trace_id to support');
+  return (fe && fromFastifyError(fe)) ?? new DomainError(3001, 'internal error; quote the trace_id to support');
 }
 
 /** Short names for the send route's `error` field. */
-function sendErrorName(code: ApiError['code']): string {
+function sendErrorName(code: DomainError['code']): string {
   if (typeof code === 'string') return code;
   if (code === 4001) return 'send_failed';
   if (code === 4002) return 'lines_saturated';
@@ -68,28 +96,27 @@ function sendErrorName(code: ApiError['code']): string {
 }
 
 /** The send route's flat failure shape (spec rule 5): no envelope, no trace_id in the body. */
-export function sendFailure(err: ApiError) {
-  const ctx = err.context ?? {};
-  const internal = err.code === 3001;
+export function sendFailure(err: DomainError) {
+  const ids = err instanceof SendFailed && err.code !== 3001 ? err.ids : undefined;
   return {
     status: 'failed' as const,
     error: sendErrorName(err.code),
     code: err.code,
-    reason: internal ? 'internal error; quote the X-Trace-ID header to support' : err.message,
+    reason: err.code === 3001 ? 'internal error; quote the X-Trace-ID header to support' : err.message,
     retryable: err.retryable,
-    lead_id: internal ? null : (ctx.lead_id ?? null),
-    chat_id: internal ? null : (ctx.chat_id ?? null),
-    lead_created: internal ? false : (ctx.lead_created ?? false),
-    convo_id: internal ? null : (ctx.convo_id ?? null),
-    phone_line_id: internal ? null : (ctx.phone_line_id ?? null),
-    ...err.extras,
+    lead_id: ids?.leadId ?? null,
+    chat_id: ids?.chatId ?? null,
+    lead_created: ids?.leadCreated ?? false,
+    convo_id: ids?.convoId ?? null,
+    phone_line_id: ids?.phoneLineId ?? null,
+    ...wireDetails(err.details),
   };
 }
 
-export function sendError(reply: FastifyReply, req: FastifyRequest, apiErr: ApiError) {
-  if (apiErr.extras.retry_after !== undefined) reply.header('Retry-After', String(Math.ceil(apiErr.extras.retry_after)));
+export function sendError(reply: FastifyReply, req: FastifyRequest, apiErr: DomainError) {
+  if (apiErr.details.retryAfter !== undefined) reply.header('Retry-After', String(Math.ceil(apiErr.details.retryAfter)));
   const flat = req.routeOptions?.config?.errorShape === 'send';
-  return reply.status(apiErr.http).send(flat ? sendFailure(apiErr) : errorEnvelope(apiErr, req.id));
+  return reply.status(httpStatusOf(apiErr)).send(flat ? sendFailure(apiErr) : errorEnvelope(apiErr, req.id));
 }
 
 type OnFailure = (req: FastifyRequest, reply: FastifyReply) => void;
@@ -106,7 +133,7 @@ export function frameworkErrorHandler(opts: { onFailure?: OnFailure } = {}) {
     reply.header('X-Trace-ID', req.id);
     const apiErr = toApiError(err);
     if (apiErr.code === 3001) req.log.error({ err, trace_id: req.id }, 'unhandled error');
-    reply.status(apiErr.http).send(errorEnvelope(apiErr, req.id));
+    reply.status(httpStatusOf(apiErr)).send(errorEnvelope(apiErr, req.id));
     opts.onFailure?.(req, reply);
   };
 }
@@ -129,7 +156,7 @@ export function clientErrorHandler(newTraceId: () => string) {
           ? [408, 'Request Timeout', 'the request did not arrive in time']
           : [400, 'Bad Request', 'malformed HTTP request'];
     const traceId = newTraceId();
-    const body = JSON.stringify(errorEnvelope(new ApiError(1002, message, { http }), traceId));
+    const body = JSON.stringify(errorEnvelope(new HttpFailure(1002, message, http), traceId));
     socket.end(
       `HTTP/1.1 ${http} ${status}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
         `x-trace-id: ${traceId}\r\nconnection: close\r\n\r\n${body}`,
@@ -153,6 +180,6 @@ export function registerErrorHandling(app: FastifyInstance, opts: { onFailure?: 
   });
   // Thrown, so an unknown route takes the error path (and its hooks) like any other failure.
   app.setNotFoundHandler(async (req) => {
-    throw new ApiError(2011, `no route for ${req.method} ${paths.of(req)}`);
+    throw new DomainError(2011, `no route for ${req.method} ${paths.of(req)}`);
   });
 }

@@ -3,16 +3,16 @@
  * `Idempotency-Key` header that Stripe-style clients send. Both at once must agree.
  */
 import type { FastifyRequest } from 'fastify';
-import { ApiError } from '../errors/registry.js';
+import { DomainError } from '../errors/registry.js';
 
 export function idempotencyKeyOf(req: FastifyRequest, fromBody: string | undefined): string | undefined {
   const header = req.headers['idempotency-key'];
   if (header === undefined) return fromBody;
   if (typeof header !== 'string' || header.length === 0 || header.length > 255) {
-    throw new ApiError(1002, 'the Idempotency-Key header must be one value of 1 to 255 characters');
+    throw new DomainError(1002, 'the Idempotency-Key header must be one value of 1 to 255 characters');
   }
   if (fromBody !== undefined && fromBody !== header) {
-    throw new ApiError(1002, 'idempotency_key and the Idempotency-Key header differ; give one of them');
+    throw new DomainError(1002, 'idempotency_key and the Idempotency-Key header differ; give one of them');
   }
   return header;
 }

@@ -6,7 +6,8 @@
 import type { FastifyInstance, FastifySchemaValidationError } from 'fastify';
 import { Ajv, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { ApiError } from '../errors/registry.js';
+import { DomainError, type ErrorCode } from '../errors/registry.js';
+import { ERROR_CODES_KEYWORD } from '../contract/common.js';
 
 // ajv-formats ships CommonJS; under NodeNext its default import is the module object.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
@@ -20,6 +21,8 @@ function makeAjv(coerce: boolean): Ajv {
     removeAdditional: false,
     allErrors: false,
     strict: false,
+    // Errors carry the failing schema, so one can name its own code (ERROR_CODES_KEYWORD).
+    verbose: true,
   };
   return addFormats(new Ajv(opts));
 }
@@ -35,16 +38,27 @@ export function registerValidation(app: FastifyInstance): void {
 const PART_NAMES: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };
 
 /** Ajv's first error → the spec's code: a missing field is 1001, anything else 1002. */
-export function validationToApiError(errors: FastifySchemaValidationError[], context: string, missingFieldCode: 1001 | 1002 | 1003 = 1001): ApiError {
+export function validationToApiError(errors: FastifySchemaValidationError[], context: string, missingFieldCode: 1001 | 1002 | 1003 = 1001): DomainError {
   const where = PART_NAMES[context] ?? context;
-  if (!errors[0]) return new ApiError(1002, `invalid ${where}`);
+  if (!errors[0]) return new DomainError(1002, `invalid ${where}`);
   const e = unionError(errors);
   const path = (e.instancePath || '').replace(/^\//, '').replace(/\//g, '.');
-  const err = fieldError(e, path, where, errors, missingFieldCode);
+  const found = fieldError(e, path, where, errors, missingFieldCode);
+  const code = declaredCode(errors, e.instancePath);
+  const err = code === undefined ? found : new DomainError(code, found.message, found.details);
   // An error inside one entry of /send's attachments[] names the entry (spec: attachment_index).
   const entry = where === 'body' ? /^attachments\.(\d+)(\.|$)/.exec(path) : null;
-  if (entry) err.extras.attachment_index = Number(entry[1]);
-  return err;
+  return entry ? new DomainError(err.code, err.message, { ...err.details, attachmentIndex: Number(entry[1]) }) : err;
+}
+
+/** The code a failing schema names for the keyword that failed (contract/common.ts: ERROR_CODES_KEYWORD). */
+function declaredCode(errors: FastifySchemaValidationError[], at: string): ErrorCode | undefined {
+  for (const x of errors) {
+    if (x.instancePath !== at) continue;
+    const codes = (x as { parentSchema?: Record<string, unknown> }).parentSchema?.[ERROR_CODES_KEYWORD] as Record<string, ErrorCode> | undefined;
+    if (codes?.[x.keyword] !== undefined) return codes[x.keyword];
+  }
+  return undefined;
 }
 
 function fieldError(
@@ -53,21 +67,27 @@ function fieldError(
   where: string,
   errors: FastifySchemaValidationError[],
   missingFieldCode: 1001 | 1002 | 1003,
-): ApiError {
+): DomainError {
   const alternatives = alternativesAt(errors, e.instancePath);
-  if (alternatives) return new ApiError(1002, `${where} field '${path}' must be ${alternatives}`);
+  if (alternatives) return new DomainError(1002, `${where} field '${path}' must be ${alternatives}`);
   const field = (name: string) => (path ? `${path}.${name}` : name);
   const params = e.params as Record<string, unknown>;
   switch (e.keyword) {
     case 'required':
-      return new ApiError(missingFieldCode, `missing required ${where} field '${field(String(params.missingProperty))}'`);
+      return new DomainError(missingFieldCode, `missing required ${where} field '${field(String(params.missingProperty))}'`);
     case 'additionalProperties':
-      return new ApiError(1002, `unknown ${where} field '${field(String(params.additionalProperty))}'`);
+      return new DomainError(1002, `unknown ${where} field '${field(String(params.additionalProperty))}'`);
     case 'type':
-      if (!path && where === 'body') return new ApiError(1002, `request body must be a JSON ${params.type}`);
-      return new ApiError(1002, `${where} field '${path}' must be ${params.type}`);
+      if (!path && where === 'body') return new DomainError(1002, `request body must be a JSON ${params.type}`);
+      return new DomainError(1002, `${where} field '${path}' must be ${params.type}`);
+    case 'pattern': {
+      // The schema's own words for what the pattern means, rather than the regular expression.
+      const hint = (e as { parentSchema?: { description?: unknown } }).parentSchema?.description;
+      if (typeof hint === 'string' && path) return new DomainError(1002, `${where} field '${path}' must be ${hint}`);
+      return new DomainError(1002, path ? `${where} field '${path}' ${e.message}` : `${where} ${e.message}`);
+    }
     default:
-      return new ApiError(1002, path ? `${where} field '${path}' ${e.message}` : `${where} ${e.message}`);
+      return new DomainError(1002, path ? `${where} field '${path}' ${e.message}` : `${where} ${e.message}`);
   }
 }
 

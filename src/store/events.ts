@@ -14,6 +14,8 @@ export interface Subscription {
   /** the current secret (no expiry) then earlier ones, each signing until its overlap ends */
   secrets: { secret: string; expires_at: number | null }[];
   created_at: number;
+  /** false while disabled: new events are not sent to it (migration 009) */
+  enabled: boolean;
 }
 
 export type EventRow = Omit<DB['events'], 'dev_inbox'> & { dev_inbox: boolean };
@@ -123,6 +125,7 @@ export function eventsRepo(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
     events: JSON.parse(r.events) as string[],
     secrets: [{ secret: box.open(r.secret_enc), expires_at: null }, ...previousSecrets(r)],
     created_at: Number(r.created_at),
+    enabled: r.disabled_at == null,
   });
 
   return {
@@ -145,6 +148,16 @@ export function eventsRepo(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
       if (!r) return undefined;
       const { event_type, event_event_id, event_payload, ...sub } = r;
       return { event: { id: eventRef, type: event_type, event_id: event_event_id, payload: event_payload }, sub: toSub(sub) };
+    },
+    /** Changes url, events and/or the disabled mark (null: enabled); false when it is not the tenant's. */
+    async updateSubscription(tenantId: string, id: string, set: { url?: string; events?: string[]; disabled_at?: number | null }): Promise<boolean> {
+      const r = await db
+        .updateTable('webhook_subscriptions')
+        .set({ ...(set.url !== undefined && { url: set.url }), ...(set.events && { events: JSON.stringify(set.events) }), ...(set.disabled_at !== undefined && { disabled_at: set.disabled_at }) })
+        .where('tenant_id', '=', tenantId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows) > 0;
     },
     async deleteSubscription(tenantId: string, id: string): Promise<boolean> {
       const r = await db.deleteFrom('webhook_subscriptions').where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();

@@ -1,8 +1,8 @@
-/** Idempotency records: claimed before work starts, completed with the answer. */
+/** Idempotency records: claimed before work starts, completed with the outcome. */
 import { numOrNull } from './rows.js';
 import type { Kysely } from 'kysely';
 import type { DB } from './schema.js';
-import { isUniqueViolation } from './conversations.js';
+import { isUniqueViolation } from './rows.js';
 
 export type IdempotencyRecord = DB['idempotency_keys'];
 
@@ -46,10 +46,11 @@ export function idempotencyRepo(db: Kysely<DB>) {
       throw new Error('idempotency key could not be claimed');
     },
 
-    async complete(r: { tenant_id: string; route: string; key: string }, httpStatus: number, response: string): Promise<void> {
+    /** Records the outcome (JSON written by the domain). `http_status` is legacy and left null. */
+    async complete(r: { tenant_id: string; route: string; key: string }, response: string): Promise<void> {
       await db
         .updateTable('idempotency_keys')
-        .set({ state: 'done', http_status: httpStatus, response })
+        .set({ state: 'done', http_status: null, response })
         .where('tenant_id', '=', r.tenant_id)
         .where('route', '=', r.route)
         .where('key', '=', r.key)

@@ -7,12 +7,17 @@ import { accountsRepo } from './accounts.js';
 import { tenantsRepo } from './tenants.js';
 import { linesRepo } from './lines.js';
 import { secretBox } from './secret-box.js';
-import { conversationsRepo } from './conversations.js';
+import { chatsRepo } from './chats.js';
 import { messagesRepo } from './messages.js';
 import { idempotencyRepo } from './idempotency.js';
 import { lineRuntimeRepo } from './line-runtime.js';
+import { rateBucketsRepo } from './rate-buckets.js';
+import { simulatorLogRepo } from './simulator-log.js';
 import { mediaRepo } from './media.js';
 import { eventsRepo } from './events.js';
+import { consoleSessionsRepo } from './console-sessions.js';
+import { chatListRepo } from './chat-list.js';
+import { statsRepo } from './stats.js';
 import type { Kysely } from 'kysely';
 import type { DB } from './schema.js';
 import type { Dialect } from './db.js';
@@ -23,12 +28,17 @@ function repos(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
     accounts: accountsRepo(db, box),
     tenants: tenantsRepo(db),
     lines: linesRepo(db, box),
-    conversations: conversationsRepo(db),
+    chats: chatsRepo(db),
     messages: messagesRepo(db),
     idempotency: idempotencyRepo(db),
-    lineRuntime: lineRuntimeRepo(db, dialect),
+    lineRuntime: lineRuntimeRepo(db),
+    rateBuckets: rateBucketsRepo(db, dialect),
+    simulatorLog: simulatorLogRepo(db),
     media: mediaRepo(db),
     events: eventsRepo(db, dialect, box),
+    consoleSessions: consoleSessionsRepo(db),
+    chatList: chatListRepo(db),
+    stats: statsRepo(db),
   };
 }
 
@@ -59,8 +69,9 @@ export async function openStore(opts: OpenOptions & { masterKey: Buffer }): Prom
 export type { Account } from './accounts.js';
 export type { Tenant } from './tenants.js';
 export type { PhoneLine } from './lines.js';
-export type { Lead, Chat } from './conversations.js';
+export type { Lead, Chat } from './chats.js';
 export type { Message, MessagePart } from './messages.js';
 export type { IdempotencyRecord } from './idempotency.js';
 export type { Attachment, VoiceNote } from './media.js';
+export type { ConsoleSession } from './console-sessions.js';
 export type { Subscription, EventRow, DeliveredEvent, DeliveryJob, DeliveryAttempt } from './events.js';

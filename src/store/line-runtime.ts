@@ -1,24 +1,12 @@
 /**
- * Runtime state kept for lines in the database (so every process agrees):
- * the service epoch, the per-tenant rate bucket, and the simulator's device log.
+ * Runtime state kept for each line in the database (so every process agrees): its
+ * messaging service's epoch and the reservation of its last first touch. The rate buckets
+ * (rate-buckets.ts) and the simulator's device log (simulator-log.ts) have their own stores.
  */
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { DB } from './schema.js';
-import type { Dialect } from './db.js';
-import { columnsOf, prepared, preparedInsert } from './prepared.js';
 
-const insertDeviceLogQ = preparedInsert('simulator_sent', columnsOf<DB['simulator_sent']>({ id: true, line_id: true, entry: true, created_at: true }));
-
-type TakeToken = { tenantId: string; burst: number; perSecond: number; nowMs: number };
-/** The common case in one statement: the bucket exists and holds a token after refilling. */
-const takeTokenQ = (least: string, greatest: string) =>
-  prepared<TakeToken>(['tenantId', 'burst', 'perSecond', 'nowMs'], (_db, p) => {
-    const refilled = sql`${sql.raw(least)}(${p.burst}, tokens + ${sql.raw(greatest)}(0, ${p.nowMs} - updated_at) * ${p.perSecond} / 1000.0)`;
-    return sql`update rate_buckets set tokens = ${refilled} - 1, updated_at = ${p.nowMs} where tenant_id = ${p.tenantId} and ${refilled} >= 1`;
-  });
-const takeTokenFast = { sqlite: takeTokenQ('min', 'max'), postgres: takeTokenQ('least', 'greatest') };
-
-export function lineRuntimeRepo(db: Kysely<DB>, dialect: Dialect) {
+export function lineRuntimeRepo(db: Kysely<DB>) {
   return {
     async serviceEpoch(lineId: string): Promise<string | undefined> {
       const r = await db.selectFrom('line_state').select('service_epoch').where('line_id', '=', lineId).executeTakeFirst();
@@ -65,41 +53,6 @@ export function lineRuntimeRepo(db: Kysely<DB>, dialect: Dialect) {
         .where('line_id', '=', lineId)
         .where('last_first_touch_at', '=', reservedAtMs)
         .execute();
-    },
-
-    /**
-     * Token bucket per tenant: refills at `perSecond`, holds at most `burst`.
-     * Returns 0 when a token was taken, else the seconds until one is free.
-     */
-    async takeToken(tenantId: string, perSecond: number, burst: number, nowMs: number): Promise<number> {
-      const fast = await takeTokenFast[dialect](db, { tenantId, burst, perSecond, nowMs });
-      if (Number(fast.numAffectedRows ?? 0) === 1) return 0;
-      return db.transaction().execute(async (tx) => {
-        let q = tx.selectFrom('rate_buckets').selectAll().where('tenant_id', '=', tenantId);
-        if (dialect === 'postgres') q = q.forUpdate();
-        const row = await q.executeTakeFirst();
-        const elapsed = row ? Math.max(0, nowMs - Number(row.updated_at)) / 1000 : 0;
-        const tokens = row ? Math.min(burst, Number(row.tokens) + elapsed * perSecond) : burst;
-        if (tokens < 1) {
-          if (row) await tx.updateTable('rate_buckets').set({ tokens, updated_at: nowMs }).where('tenant_id', '=', tenantId).execute();
-          return (1 - tokens) / perSecond;
-        }
-        await tx
-          .insertInto('rate_buckets')
-          .values({ tenant_id: tenantId, tokens: tokens - 1, updated_at: nowMs })
-          .onConflict((oc) => oc.column('tenant_id').doUpdateSet({ tokens: tokens - 1, updated_at: nowMs }))
-          .execute();
-        return 0;
-      });
-    },
-
-    async appendDeviceLog(id: string, lineId: string, entry: unknown, nowMs: number): Promise<void> {
-      await insertDeviceLogQ(db, { id, line_id: lineId, entry: JSON.stringify(entry), created_at: nowMs });
-    },
-
-    async deviceLog(lineId: string, limit = 200): Promise<{ id: string; entry: unknown; created_at: number }[]> {
-      const rows = await db.selectFrom('simulator_sent').selectAll().where('line_id', '=', lineId).orderBy('id', 'desc').limit(limit).execute();
-      return rows.map((r) => ({ id: r.id, entry: JSON.parse(r.entry), created_at: Number(r.created_at) }));
     },
   };
 }

@@ -70,6 +70,8 @@ export interface ChatsTable {
   chat_key: string | null;
   display_name: string | null;
   created_at: number;
+  /** when the line left the group (migration 007); null or absent while it is in it */
+  left_at?: number | null;
 }
 
 export interface ChatParticipantsTable {
@@ -88,7 +90,8 @@ export interface MessagesTable {
   /** JSON array of parts */
   parts: string;
   effect: string | null;
-  status: 'sent' | 'delivered' | 'read' | 'edited' | 'failed' | 'received';
+  /** `sending`: recorded, the line has not answered yet (see domain/messaging/reconcile.ts) */
+  status: 'sending' | 'sent' | 'delivered' | 'read' | 'edited' | 'failed' | 'received';
   provider_guid: string | null;
   first_touch: number;
   error_code: number | null;
@@ -107,7 +110,9 @@ export interface IdempotencyKeysTable {
   /** JSON of the fields whose change is a collision (recipient, body, voice note) */
   identity: string;
   state: 'in_progress' | 'done';
+  /** Legacy: the HTTP status of replies recorded before outcomes were (null since; see domain/messaging/idempotency.ts). */
   http_status: number | null;
+  /** JSON of the recorded outcome: { kind: 'result', result } or { kind: 'failure', failure } */
   response: string | null;
   created_at: number;
   expires_at: number;
@@ -179,6 +184,18 @@ export interface WebhookSubscriptionsTable {
   previous_secret_enc: string | null;
   previous_expires_at: number | null;
   created_at: number;
+  /** set while the endpoint is disabled: it receives nothing (migration 009) */
+  disabled_at?: number | null;
+}
+
+export interface ConsoleSessionsTable {
+  /** sha256 (hex) of the cookie's token */
+  id_hash: string;
+  kind: 'tenant' | 'operator';
+  tenant_id: string | null;
+  csrf_token: string;
+  created_at: number;
+  expires_at: number;
 }
 
 export interface EventsTable {
@@ -224,6 +241,7 @@ export interface DeliveryAttemptsTable {
 }
 
 export interface DB {
+  console_sessions: ConsoleSessionsTable;
   webhook_subscriptions: WebhookSubscriptionsTable;
   events: EventsTable;
   delivery_jobs: DeliveryJobsTable;

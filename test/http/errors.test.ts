@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signRequest, startTestApp, type TestApp } from '../support/app.js';
 import Fastify from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import net from 'node:net';
 import { createTestStore } from '../support/stores.js';
-import { healthRoutes } from '../../src/http/routes/health.js';
+import { healthLiveRoute } from '../../src/http/routes/health/live.js';
+import { healthReadyRoute } from '../../src/http/routes/health/ready.js';
 import { webhookTokenFor } from '../../src/drivers/bluebubbles/index.js';
 import { HOOK_SECRET } from '../support/app.js';
 
@@ -57,6 +59,19 @@ describe('error envelope and bad input', () => {
     expect(typo.json()).toMatchObject({ status: 'failed', code: 1002, reason: "unknown body field 'attachments.1.extra'", attachment_index: 1 });
     const wrongType = await t.api('POST', '/api/v1/send', { phone: '+14155550100', attachments: [5] });
     expect(wrongType.json()).toMatchObject({ code: 1002, reason: "body field 'attachments.0' must be string or object", attachment_index: 0 });
+  });
+
+  it("answers a schema failure with the spec's own code where it has one, and a pattern failure in words", async () => {
+    // The upload types are an enum in the contract, yet an unlisted one is 5003 (not 1002), in any case.
+    const exe = await t.api('POST', '/api/v1/attachments', { filename: 'x.exe', content_type: 'application/x-msdownload', size_bytes: 10 });
+    expect(exe.json().error).toMatchObject({ code: 5003, message: expect.stringContaining('"image/png"') });
+    expect((await t.api('POST', '/api/v1/attachments', { filename: 'x.png', content_type: 'IMAGE/PNG', size_bytes: 10 })).statusCode).toBe(200);
+    expect((await t.api('POST', '/api/v1/attachments', { filename: 'x.png', content_type: 42, size_bytes: 10 })).json().error.code).toBe(1002);
+    const huge = await t.api('POST', '/api/v1/attachments', { filename: 'x.mp4', content_type: 'video/mp4', size_bytes: 100 * 1024 * 1024 + 1 });
+    expect(huge.json().error.code).toBe(5002);
+    expect((await t.api('POST', '/api/v1/attachments', { filename: 'x.mp4', content_type: 'video/mp4', size_bytes: 0 })).json().error.code).toBe(1002);
+    const slug = await t.admin('POST', '/admin/v1/tenants', { account_id: 'acct_x', slug: 'Bad Slug' });
+    expect(slug.json().error).toMatchObject({ code: 1002, message: "body field 'slug' must be 1-63 lowercase letters, digits and inner dashes" });
   });
 
   it('answers a 10 MB body on a JSON route with a 4xx envelope and keeps serving', async () => {
@@ -256,9 +271,10 @@ describe('request log lines', () => {
 describe('readiness', () => {
   it('answers /readyz 503 "starting" until start-up is over, then 200', async () => {
     const ts = await createTestStore('sqlite');
-    const app = Fastify();
+    const app = Fastify().withTypeProvider<TypeBoxTypeProvider>();
     let started = false;
-    healthRoutes(app, { store: ts.store, isStarted: () => started });
+    healthLiveRoute(app);
+    healthReadyRoute(app, { store: ts.store, isStarted: () => started });
     try {
       const starting = await app.inject({ method: 'GET', url: '/readyz' });
       expect(starting.statusCode).toBe(503);

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fsBlobStore, type BlobStore } from '../../src/blobs/index.js';
 import { testClock } from '../../src/clock.js';
 import { attachmentsService, type AttachmentsService } from '../../src/domain/media/attachments.js';
-import { ApiError } from '../../src/errors/registry.js';
+import { DomainError } from '../../src/errors/registry.js';
 import { STORE_KINDS, createTestStore, type TestStore } from '../support/stores.js';
 
 const TENANT = 'ten_race';
@@ -68,7 +68,7 @@ describe.each(STORE_KINDS)('racing uploads to one slot on %s', (kind) => {
   for (const winner of ['first', 'second'] as const) {
     it(`stores exactly the bytes of the upload told 200 when the ${winner} to start finishes first`, async () => {
       const size = 256 * 1024;
-      const { attachment: slot } = await attachments.createSlot(TENANT, { filename: 'race.png', content_type: 'image/png', size_bytes: size });
+      const { attachment: slot } = await attachments.createSlot(TENANT, { filename: 'race.png', contentType: 'image/png', sizeBytes: size });
       const filesBefore = storedFiles().length;
       const bytes = { first: randomBytes(size), second: randomBytes(size) };
       const before = writesStarted;
@@ -85,7 +85,7 @@ describe.each(STORE_KINDS)('racing uploads to one slot on %s', (kind) => {
       uploads[loser].body.end(bytes[loser].subarray(size / 2));
       const lost = await uploads[loser].result;
       expect(lost.ok).toBe(false);
-      expect(lost.ok === false && lost.err instanceof ApiError && lost.err.code).toBe(1012);
+      expect(lost.ok === false && lost.err instanceof DomainError && lost.err.code).toBe(1012);
 
       const content = await attachments.content(TENANT, slot.id);
       expect(content.size).toBe(size);
@@ -96,7 +96,7 @@ describe.each(STORE_KINDS)('racing uploads to one slot on %s', (kind) => {
   }
 
   it('records exactly one of two concurrent completions, with that one\'s blob key', async () => {
-    const { attachment: slot } = await attachments.createSlot(TENANT, { filename: 'race.png', content_type: 'image/png', size_bytes: 10 });
+    const { attachment: slot } = await attachments.createSlot(TENANT, { filename: 'race.png', contentType: 'image/png', sizeBytes: 10 });
     const now = Date.now();
     const results = await Promise.all(
       ['att/a-key', 'att/b-key'].map((blobKey) => ts.store.media.markUploaded(slot.id, { blobKey, size: 10, at: now, expiresAt: now + 1_000 })),

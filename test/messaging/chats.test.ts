@@ -179,7 +179,7 @@ describe('chats', () => {
       expect(rejected.json().error).toMatchObject({ code: 4001, retryable: true });
       // A group known only from inbound traffic, with no pinned line: nothing can act on it.
       const tenant = (await t.admin('GET', '/admin/v1/tenants/demo')).json().tenant;
-      await t.testStore.store.conversations.ensureChat({
+      await t.testStore.store.chats.ensureChat({
         id: 'ch_' + 'a'.repeat(32), tenant_id: tenant.id, is_group: true, lead_id: null, line_id: null,
         convo_id: '00000000-0000-4000-8000-000000000000', chat_key: null, display_name: null, created_at: 0,
       });

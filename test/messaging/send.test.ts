@@ -20,7 +20,8 @@ describe('POST /api/v1/send', () => {
     const res = await firstTouch(t, { phone, body: 'Hello from Blueline' });
     expect(res.statusCode).toBe(200);
     const body = res.json();
-    expect(Object.keys(body).sort()).toEqual(['chat_id', 'convo_id', 'lead_created', 'lead_id', 'message_id', 'phone_line_id', 'status']);
+    expect(Object.keys(body).sort()).toEqual(['chat_id', 'convo_id', 'lead_created', 'lead_id', 'message_id', 'message_ids', 'phone_line_id', 'status']);
+    expect(body.message_ids).toEqual([body.message_id]);
     expect(body).toMatchObject({ status: 'sent', lead_created: true });
     expect(body.lead_id).toMatch(UUID);
     expect(body.chat_id).toBe(body.lead_id);

@@ -48,8 +48,8 @@ describe.each(STORE_KINDS)('prepared queries on %s', (kind) => {
     const before = await handles();
     await expect(
       store.transaction(async (tx) => {
-        await tx.conversations.createLead({ id: 'lead_undone', tenant_id: 'ten_p', handle: '+14155550190', created_at: 8 });
-        expect(await tx.conversations.findLead('ten_p', '+14155550190')).toMatchObject({ id: 'lead_undone' });
+        await tx.chats.createLead({ id: 'lead_undone', tenant_id: 'ten_p', handle: '+14155550190', created_at: 8 });
+        expect(await tx.chats.findLead('ten_p', '+14155550190')).toMatchObject({ id: 'lead_undone' });
         throw new Error('changed my mind');
       }),
     ).rejects.toThrow('changed my mind');
@@ -58,7 +58,7 @@ describe.each(STORE_KINDS)('prepared queries on %s', (kind) => {
     let outsideSaw: string[] | undefined;
     let leaked: (() => Promise<unknown>) | undefined;
     await store.transaction(async (tx) => {
-      await tx.conversations.createLead({ id: 'lead_kept', tenant_id: 'ten_p', handle: '+14155550192', created_at: 9 });
+      await tx.chats.createLead({ id: 'lead_kept', tenant_id: 'ten_p', handle: '+14155550192', created_at: 9 });
       // A read outside never sees the uncommitted row: PostgreSQL answers from before the
       // transaction, SQLite (one connection) answers once the transaction is over.
       const outside = handles().then((h) => (outsideSaw = h));
@@ -69,8 +69,8 @@ describe.each(STORE_KINDS)('prepared queries on %s', (kind) => {
         await outside;
         expect(outsideSaw).not.toContain('+14155550192');
       }
-      expect(await tx.conversations.findLead('ten_p', '+14155550192')).toMatchObject({ id: 'lead_kept' });
-      leaked = () => tx.conversations.findLead('ten_p', '+14155550192');
+      expect(await tx.chats.findLead('ten_p', '+14155550192')).toMatchObject({ id: 'lead_kept' });
+      leaked = () => tx.chats.findLead('ten_p', '+14155550192');
     });
     expect(await handles()).toContain('+14155550192');
     if (kind === 'sqlite') {

@@ -113,7 +113,7 @@ describe.each(STORE_KINDS)('store on %s', (kind) => {
   });
 
   it('takes rate-limit tokens: burst first, then refilled over time', async () => {
-    const take = (now: number) => ts.store.lineRuntime.takeToken('ten_rate', 2, 3, now);
+    const take = (now: number) => ts.store.rateBuckets.takeToken('ten_rate', 2, 3, now);
     expect([await take(10_000), await take(10_000), await take(10_000)]).toEqual([0, 0, 0]);
     expect(await take(10_000)).toBeCloseTo(0.5, 5); // 1 token at 2/s: half a second away
     expect(await take(10_250)).toBeCloseTo(0.25, 5);
@@ -126,7 +126,7 @@ describe.each(STORE_KINDS)('store on %s', (kind) => {
 
   it('applies receipts in any order without one undoing the other; a failed message stays failed', async () => {
     const lineId = '6f1c6b43-8a57-4c53-9b0a-2f5b0e0f6a11';
-    await ts.store.conversations.ensureChat({ id: 'chat_rcpt', tenant_id: 'ten_1', is_group: false, lead_id: null, line_id: lineId, convo_id: 'cv_rcpt', chat_key: null, display_name: null, created_at: 1_000 });
+    await ts.store.chats.ensureChat({ id: 'chat_rcpt', tenant_id: 'ten_1', is_group: false, lead_id: null, line_id: lineId, convo_id: 'cv_rcpt', chat_key: null, display_name: null, created_at: 1_000 });
     const message = (id: string, guid: string, status: 'sent' | 'failed' = 'sent') => ({
       id, tenant_id: 'ten_1', chat_id: 'chat_rcpt', line_id: lineId, direction: 'outbound' as const, sender_handle: '+14155550100',
       parts: [{ type: 'text' as const, value: 'hi' }], effect: null, status, provider_guid: guid, first_touch: false, error_code: null,

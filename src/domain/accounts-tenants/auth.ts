@@ -8,7 +8,7 @@
  * request authenticates. Changes made through this process clear the cache
  * at once; other processes see them within AUTH_CACHE_MS.
  */
-import { ApiError } from '../../errors/registry.js';
+import { DomainError } from '../../errors/registry.js';
 import { realNowMs, type Clock } from '../../clock.js';
 import { hmacKey, hmacMatches } from '../../crypto/hmac.js';
 import type { KeyObject } from 'node:crypto';
@@ -63,8 +63,8 @@ export function bearerToken(authorization: string | undefined): string | undefin
 
 /** Whether an authenticated account may act for its tenant now: 2007 unverified, 2005 suspended. */
 export function assertMayAct(account: Account, tenant: Tenant): void {
-  if (!account.email_verified) throw new ApiError(2007, 'the account email address is not verified');
-  if (tenant.status === 'suspended') throw new ApiError(2005, `tenant "${tenant.slug}" is suspended`);
+  if (!account.email_verified) throw new DomainError(2007, 'the account email address is not verified');
+  if (tenant.status === 'suspended') throw new DomainError(2005, `tenant "${tenant.slug}" is suspended`);
 }
 
 export function authenticator(deps: { store: Store; clock: Clock; brand: string }) {
@@ -100,17 +100,17 @@ export function authenticator(deps: { store: Store; clock: Clock; brand: string 
 
   function tenantNamed(account: Account, tenants: Tenant[], slug: string | undefined, requireHeader: boolean): Tenant {
     if (slug === undefined) {
-      if (requireHeader) throw new ApiError(2001, `this endpoint requires the ${tenantHeader} header`);
+      if (requireHeader) throw new DomainError(2001, `this endpoint requires the ${tenantHeader} header`);
       if (account.multi_tenant) {
-        throw new ApiError(2001, `multi-tenant accounts must name the tenant in ${tenantHeader}`);
+        throw new DomainError(2001, `multi-tenant accounts must name the tenant in ${tenantHeader}`);
       }
       const [only] = tenants;
-      if (!only) throw new ApiError(2001, 'this account has no tenant yet');
+      if (!only) throw new DomainError(2001, 'this account has no tenant yet');
       return only;
     }
     // Another account's tenant reads exactly like a missing one: nothing leaks.
     const tenant = tenants.find((t) => t.slug === slug);
-    if (!tenant) throw new ApiError(2001, `tenant "${slug}" not found`);
+    if (!tenant) throw new DomainError(2001, `tenant "${slug}" not found`);
     return tenant;
   }
 
@@ -154,34 +154,34 @@ export function authenticator(deps: { store: Store; clock: Clock; brand: string 
       const slug = c.tenantSlug?.trim() || undefined;
       if (c.authorization !== undefined && c.authorization.trim() !== '') {
         const token = bearerToken(c.authorization);
-        if (!token) throw new ApiError(2004, 'Authorization must be "Bearer <signing secret>"');
+        if (!token) throw new DomainError(2004, 'Authorization must be "Bearer <signing secret>"');
         return andThen(bearerOwner(token), (account) => {
-          if (!account) throw new ApiError(2004, 'invalid bearer token');
+          if (!account) throw new DomainError(2004, 'invalid bearer token');
           return principal(account, slug, c.requireTenantHeader);
         });
       }
       if (c.signature !== undefined && c.signature.trim() !== '') {
         // Credentials were sent, just not a kind this route takes: invalid, not missing.
-        if (c.bearerOnly) throw new ApiError(2004, 'this route accepts bearer authentication only');
+        if (c.bearerOnly) throw new DomainError(2004, 'this route accepts bearer authentication only');
         const sig = parseRequestSignature(c.signature);
         if (!sig) {
-          throw new ApiError(2004, `malformed ${signatureHeader}: expected v1,<unix seconds>,<64 hex chars>`);
+          throw new DomainError(2004, `malformed ${signatureHeader}: expected v1,<unix seconds>,<64 hex chars>`);
         }
         const skew = Math.abs(Math.floor(realNowMs() / 1000) - sig.ts);
         if (skew > SIGNATURE_WINDOW_SECONDS) {
-          throw new ApiError(2013, `signature timestamp is ${skew} s from server time; the window is 300 s`);
+          throw new DomainError(2013, `signature timestamp is ${skew} s from server time; the window is 300 s`);
         }
         // HMAC names no account: the tenant header says whose secret to check.
-        if (!slug) throw new ApiError(2012, `HMAC-signed requests must send ${tenantHeader}`);
+        if (!slug) throw new DomainError(2012, `HMAC-signed requests must send ${tenantHeader}`);
         const signature = c.signature.trim();
         return andThen(signerFor(slug), (signer) => {
           const { account } = signer;
           // Unknown tenant and bad signature answer alike, so slugs can't be probed.
-          if (!account || !verifySignature(signer, signature, sig, c.rawBody)) throw new ApiError(2004, 'signature does not match');
+          if (!account || !verifySignature(signer, signature, sig, c.rawBody)) throw new DomainError(2004, 'signature does not match');
           return principal(account, slug, c.requireTenantHeader);
         });
       }
-      throw new ApiError(2012, c.bearerOnly ? 'send Authorization: Bearer <secret>' : `send Authorization: Bearer <secret> or ${signatureHeader}`);
+      throw new DomainError(2012, c.bearerOnly ? 'send Authorization: Bearer <secret>' : `send Authorization: Bearer <secret> or ${signatureHeader}`);
     },
   };
 }

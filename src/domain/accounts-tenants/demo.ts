@@ -20,7 +20,7 @@ export async function createDemoSandbox(
   services: { accounts: AccountsService; lines: LinesService },
   opts: { baseUrl: string; adminToken: string },
 ): Promise<DemoSandbox> {
-  const { account, signing_secret } = await services.accounts.createAccount({ name: 'Demo account' });
+  const { account, signingSecret } = await services.accounts.createAccount({ name: 'Demo account' });
   const tenant = await services.accounts.createTenant({
     account_id: account.id,
     slug: 'demo',
@@ -33,5 +33,5 @@ export async function createDemoSandbox(
     const { line } = await services.lines.create({ tenant: tenant.slug, phone_number, driver: 'simulator' });
     phone_line_ids.push(line.id);
   }
-  return { base_url: opts.baseUrl, tenant: tenant.slug, signing_secret, admin_token: opts.adminToken, phone_line_ids };
+  return { base_url: opts.baseUrl, tenant: tenant.slug, signing_secret: signingSecret, admin_token: opts.adminToken, phone_line_ids };
 }

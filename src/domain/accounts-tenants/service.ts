@@ -2,7 +2,7 @@
  * Operator-facing rules for accounts, tenants and their settings. The admin
  * API and the demo sandbox call these; they never touch HTTP.
  */
-import { ApiError } from '../../errors/registry.js';
+import { DomainError } from '../../errors/registry.js';
 import type { Clock } from '../../clock.js';
 import type { Store, Account, Tenant } from '../../store/index.js';
 import { ids } from '../ids.js';
@@ -41,13 +41,14 @@ export function accountsService(deps: {
     assertSendingWindow(next.sending_window);
     assertRateLimit(next.rate_limit);
     if (!Number.isInteger(next.daily_first_touch_cap) || next.daily_first_touch_cap < 0) {
-      throw new ApiError(1002, 'daily_first_touch_cap must be an integer ≥ 0');
+      throw new DomainError(1002, 'daily_first_touch_cap must be an integer ≥ 0');
     }
     return next;
   }
 
   return {
-    async createAccount(input: { name: string; multi_tenant?: boolean; email_verified?: boolean }) {
+    /** A new account and its signing secret, which is shown this once. */
+    async createAccount(input: { name: string; multi_tenant?: boolean; email_verified?: boolean }): Promise<{ account: Account; signingSecret: string }> {
       const account: Account = {
         id: ids.account(),
         name: input.name,
@@ -55,24 +56,24 @@ export function accountsService(deps: {
         email_verified: input.email_verified ?? true,
         created_at: clock.now(),
       };
-      const signing_secret = ids.signingSecret();
-      await store.accounts.insert(account, { id: ids.secret(), plain: signing_secret });
-      return { account, signing_secret };
+      const signingSecret = ids.signingSecret();
+      await store.accounts.insert(account, { id: ids.secret(), plain: signingSecret });
+      return { account, signingSecret };
     },
 
     async getAccount(id: string): Promise<Account> {
       const account = await store.accounts.get(id);
-      if (!account) throw new ApiError(2011, `account ${id} not found`);
+      if (!account) throw new DomainError(2011, `account ${id} not found`);
       return account;
     },
 
-    async updateAccount(id: string, patch: { name?: string; multi_tenant?: boolean; email_verified?: boolean }) {
+    async updateAccount(id: string, patch: { name?: string; multi_tenant?: boolean; email_verified?: boolean }): Promise<Account> {
       await this.getAccount(id);
       // A single-tenant account's secret names its one tenant: with two, requests without the
       // tenant header would have no tenant to go to.
       if (patch.multi_tenant === false) {
         const count = (await store.tenants.listByAccount(id)).length;
-        if (count > 1) throw new ApiError(1012, `account ${id} has ${count} tenants; a single-tenant account has one`);
+        if (count > 1) throw new DomainError(1012, `account ${id} has ${count} tenants; a single-tenant account has one`);
       }
       const account = (await store.accounts.update(id, patch))!;
       changed();
@@ -80,26 +81,26 @@ export function accountsService(deps: {
     },
 
     /** New secret now; the old one keeps working until the overlap ends. */
-    async rotateSecret(accountId: string, overlapMs = deps.secretOverlapMs) {
+    async rotateSecret(accountId: string, overlapMs = deps.secretOverlapMs): Promise<{ signingSecret: string; previousSecretExpiresAt: number }> {
       await this.getAccount(accountId);
-      const signing_secret = ids.signingSecret();
+      const signingSecret = ids.signingSecret();
       // Secret lifetimes are business time (the test clock can end an overlap);
       // only the 300 s request-signature window is checked on the real clock.
       const now = clock.now();
-      const previous_expires_at = now + overlapMs;
-      await store.accounts.rotateSecret(accountId, { id: ids.secret(), plain: signing_secret }, now, previous_expires_at);
+      const previousSecretExpiresAt = now + overlapMs;
+      await store.accounts.rotateSecret(accountId, { id: ids.secret(), plain: signingSecret }, now, previousSecretExpiresAt);
       changed();
-      return { signing_secret, previous_secret_expires_at: new Date(previous_expires_at).toISOString() };
+      return { signingSecret, previousSecretExpiresAt };
     },
 
     async createTenant(input: TenantSettingsInput & { account_id: string; slug: string }): Promise<Tenant> {
       const account = await this.getAccount(input.account_id);
       assertSlug(input.slug);
       if (!account.multi_tenant && (await store.tenants.listByAccount(account.id)).length > 0) {
-        throw new ApiError(2008, `account ${account.id} is single-tenant and has its tenant; make it multi_tenant to add more`);
+        throw new DomainError(2008, `account ${account.id} is single-tenant and has its tenant; make it multi_tenant to add more`);
       }
       if (await store.tenants.getBySlug(input.slug)) {
-        throw new ApiError(1012, `tenant slug "${input.slug}" is already taken`);
+        throw new DomainError(1012, `tenant slug "${input.slug}" is already taken`);
       }
       const base: Tenant = {
         id: ids.tenant(),
@@ -117,7 +118,7 @@ export function accountsService(deps: {
 
     async getTenant(slug: string): Promise<Tenant> {
       const tenant = await store.tenants.getBySlug(slug);
-      if (!tenant) throw new ApiError(2001, `tenant "${slug}" not found`);
+      if (!tenant) throw new DomainError(2001, `tenant "${slug}" not found`);
       return tenant;
     },
 
@@ -128,8 +129,8 @@ export function accountsService(deps: {
       return next;
     },
 
-    listTenants: () => store.tenants.list(),
-    listAccounts: () => store.accounts.list(),
+    listTenants: (): Promise<Tenant[]> => store.tenants.list(),
+    listAccounts: (): Promise<Account[]> => store.accounts.list(),
   };
 }
 

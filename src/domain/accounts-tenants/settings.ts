@@ -1,8 +1,8 @@
 /** Validation of tenant settings: slug, timezone, sending window, caps, rate limit. */
-import { ApiError } from '../../errors/registry.js';
+import { DomainError } from '../../errors/registry.js';
 
 export const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
-const HHMM = /^(?:[01]\d|2[0-3]):[0-5]\d$|^24:00$/;
+export const HHMM = /^(?:[01]\d|2[0-3]):[0-5]\d$|^24:00$/;
 
 export function isValidSlug(slug: string): boolean {
   return SLUG.test(slug);
@@ -10,7 +10,7 @@ export function isValidSlug(slug: string): boolean {
 
 export function assertSlug(slug: string): void {
   if (!SLUG.test(slug)) {
-    throw new ApiError(1002, `slug "${slug}" is invalid: use 1-63 lowercase letters, digits and inner dashes`);
+    throw new DomainError(1002, `slug "${slug}" is invalid: use 1-63 lowercase letters, digits and inner dashes`);
   }
 }
 
@@ -18,23 +18,23 @@ export function assertTimezone(tz: string): void {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: tz });
   } catch {
-    throw new ApiError(1002, `timezone "${tz}" is not an IANA time zone (e.g. "America/New_York")`);
+    throw new DomainError(1002, `timezone "${tz}" is not an IANA time zone (e.g. "America/New_York")`);
   }
 }
 
 export function assertSendingWindow(w: { start: string; end: string }): void {
   if (!HHMM.test(w.start) || w.start === '24:00') {
-    throw new ApiError(1002, `sending_window.start "${w.start}" must be HH:MM from 00:00 to 23:59`);
+    throw new DomainError(1002, `sending_window.start "${w.start}" must be HH:MM from 00:00 to 23:59`);
   }
-  if (!HHMM.test(w.end)) throw new ApiError(1002, `sending_window.end "${w.end}" must be HH:MM from 00:00 to 24:00`);
-  if (w.start === w.end) throw new ApiError(1002, 'sending_window start and end are equal: the window would be empty');
+  if (!HHMM.test(w.end)) throw new DomainError(1002, `sending_window.end "${w.end}" must be HH:MM from 00:00 to 24:00`);
+  if (w.start === w.end) throw new DomainError(1002, 'sending_window start and end are equal: the window would be empty');
 }
 
 export function assertRateLimit(r: { per_second: number; burst: number }): void {
   if (!(r.per_second > 0) || !Number.isFinite(r.per_second)) {
-    throw new ApiError(1002, 'rate_limit.per_second must be a positive number');
+    throw new DomainError(1002, 'rate_limit.per_second must be a positive number');
   }
-  if (!Number.isInteger(r.burst) || r.burst < 1) throw new ApiError(1002, 'rate_limit.burst must be an integer ≥ 1');
+  if (!Number.isInteger(r.burst) || r.burst < 1) throw new DomainError(1002, 'rate_limit.burst must be an integer ≥ 1');
 }
 
 export const TENANT_DEFAULTS = {

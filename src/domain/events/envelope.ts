@@ -1,8 +1,8 @@
 /** The `message.received` envelope: every field of the spec's table plus the legacy aliases. */
-import { isoOrNull } from '../../clock.js';
+import { isoAt, isoOrNull } from '../../clock.js';
 import type { Chat, Message, PhoneLine, Tenant } from '../../store/index.js';
 
-export const API_VERSION = 'v1';
+export const API_VERSION = 'v1' as const;
 export const WEBHOOK_VERSION = '2025-06-01';
 export const EVENT_NAMESPACE = 'imessage';
 
@@ -24,8 +24,8 @@ export function messageReceivedEnvelope(args: {
   const { tenant, line, chat, message, guid } = args;
   const text = message.parts.filter((p) => p.type === 'text').map((p) => (p as { value: string }).value).join('\n');
   return {
-    event: 'message.received',
-    event_type: 'message.received',
+    event: 'message.received' as const,
+    event_type: 'message.received' as const,
     event_id: messageEventId(guid),
     timestamp: new Date(args.nowMs).toISOString(),
     api_version: API_VERSION,
@@ -48,7 +48,7 @@ export function messageReceivedEnvelope(args: {
         direction: 'inbound' as const,
         sender_handle: handle(message.sender_handle ?? '', false),
         parts: message.parts,
-        sent_at: isoOrNull(message.sent_at),
+        sent_at: isoAt(message.sent_at),
         delivered_at: isoOrNull(message.delivered_at),
         read_at: isoOrNull(message.read_at),
         service: 'imessage' as const,
@@ -63,3 +63,6 @@ export function messageReceivedEnvelope(args: {
     line_id: line.id,
   };
 }
+
+/** The envelope as recorded (events.payload) and delivered. */
+export type MessageReceivedEnvelope = ReturnType<typeof messageReceivedEnvelope>;

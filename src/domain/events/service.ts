@@ -1,60 +1,72 @@
-/** The events API: list with an opaque cursor, one record with its attempts, replay, dev inbox. */
-import { isoOrNull } from '../../clock.js';
-import { ApiError } from '../../errors/registry.js';
+/** The event log: list newest first, one record with its attempts, replay, dev inbox. */
+import { DomainError } from '../../errors/registry.js';
 import type { Clock } from '../../clock.js';
 import type { Store, DeliveryJob, EventRow, Subscription, Tenant } from '../../store/index.js';
-import { attemptDelivery, isSuccess, recordAttempt, refreshEventStatus, type AttemptSettings } from '../../delivery/attempt.js';
+import { isSuccess, recordAttempt, refreshEventStatus, type AttemptDelivery } from './attempts.js';
 import { timeSortableId } from '../ids.js';
-import { DEV_INBOX_URL } from './subscriptions.js';
+import { DEV_INBOX_URL, type EventStatus } from './vocabulary.js';
+import type { MessageReceivedEnvelope } from './envelope.js';
 
-// A date, or a date-time with seconds optional, fraction optional and a zone required. An
-// unencoded `+` in a query string arrives as a space, so a space stands for it before the offset.
-const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt]([01]\d|2[0-3]):([0-5]\d)(?::([0-5]\d)(?:\.\d{1,9})?)?([Zz]|[+ -](?:[01]\d|2[0-3]):?[0-5]\d))?$/;
-
-/**
- * `?since=` as epoch ms. Only ISO 8601 is accepted: Date.parse alone would also take `0`,
- * `March 7, 2020` or `2020-02-30`, each read some way the client may not have meant.
- */
-export function parseSince(since: string | undefined): number | undefined {
-  if (since === undefined) return undefined;
-  const m = ISO_8601.exec(since);
-  const ms = m ? Date.parse(since.replace(/ (?=\d{2}:?\d{2}$)/, '+')) : NaN;
-  const [year, month, day] = m ? [Number(m[1]), Number(m[2]), Number(m[3])] : [0, 0, 0];
-  // Date.parse rolls 2020-02-30 over to March; a day the month does not have is refused.
-  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  if (!m || Number.isNaN(ms) || month < 1 || month > 12 || day < 1 || day > daysInMonth) {
-    throw new ApiError(1002, 'since must be an ISO 8601 date or date-time with a time zone, e.g. 2025-06-01T12:00:00Z');
-  }
-  return ms;
+export interface DeliveryAttemptRecord {
+  at: number;
+  /** null when no HTTP answer arrived (timeout, refused, reset): see error */
+  status: number | null;
+  durationMs: number;
+  subscriptionId: string;
+  error: string | null;
 }
 
-export function eventsService(deps: { store: Store; clock: Clock; attempt: AttemptSettings }) {
+/** An event as the log holds it: the envelope delivered (as recorded) and its delivery. */
+export interface EventRecord {
+  id: string;
+  type: string;
+  eventId: string;
+  leadId: string | null;
+  /** The chat's compatibility id (the wire's convo_id). */
+  convoId: string | null;
+  /** The envelope as recorded: every attempt and replay sends its bytes. */
+  payload: MessageReceivedEnvelope;
+  delivery: { status: EventStatus; url: string | null; attempts: DeliveryAttemptRecord[]; deliveredAt: number | null };
+  createdAt: number;
+}
+
+export interface EventQuery {
+  type?: string;
+  status?: EventStatus;
+  leadId?: string;
+  /** created_at strictly after this (epoch ms) */
+  sinceMs?: number;
+  /** events strictly older than this event id (the page cursor) */
+  beforeId?: string;
+  limit: number;
+}
+
+/** What a replay did: delivered when any destination answered 2xx. */
+export type ReplayResult =
+  | { kind: 'delivered'; downstreamStatus: number; message: string }
+  | { kind: 'failed'; downstreamStatus: number; message: string; retryable: boolean };
+
+export function eventsService(deps: { store: Store; clock: Clock; attempt: AttemptDelivery }) {
   const { store, clock } = deps;
 
-  async function record(e: EventRow) {
+  async function record(e: EventRow): Promise<EventRecord> {
     const [attempts, jobs] = await Promise.all([store.events.attemptsOf(e.id), store.events.jobsOf(e.id)]);
     return {
       id: e.id,
       type: e.type,
-      event_id: e.event_id,
-      lead_id: e.lead_id,
-      convo_id: e.convo_id,
-      payload: JSON.parse(e.payload) as Record<string, unknown>,
+      eventId: e.event_id,
+      leadId: e.lead_id,
+      convoId: e.convo_id,
+      // Recorded by line-events from messageReceivedEnvelope, the one event type there is.
+      payload: JSON.parse(e.payload) as MessageReceivedEnvelope,
       delivery: {
         status: e.status,
         // The destination that has it when one does; else the first.
         url: (jobs.find((j) => j.state === 'delivered') ?? jobs[0])?.url ?? (e.dev_inbox ? DEV_INBOX_URL : null),
-        attempts: attempts.map((a) => ({
-          at: isoOrNull(a.at)!,
-          // 0 when no HTTP answer arrived (timeout, refused, reset): see error
-          status: a.status ?? 0,
-          duration_ms: a.duration_ms,
-          subscription_id: a.subscription_id,
-          ...(a.error !== null && { error: a.error }),
-        })),
-        delivered_at: isoOrNull(e.delivered_at),
+        attempts: attempts.map((a) => ({ at: a.at, status: a.status, durationMs: a.duration_ms, subscriptionId: a.subscription_id, error: a.error })),
+        deliveredAt: e.delivered_at,
       },
-      created_at: isoOrNull(e.created_at)!,
+      createdAt: e.created_at,
     };
   }
 
@@ -68,29 +80,22 @@ export function eventsService(deps: { store: Store; clock: Clock; attempt: Attem
 
   async function owned(tenant: Tenant, id: string) {
     const e = await store.events.event(tenant.id, id);
-    if (!e) throw new ApiError(2011, `event ${id} not found`);
+    if (!e) throw new DomainError(2011, `event ${id} not found`);
     return e;
   }
 
   return {
-    record,
-
-    async list(tenant: Tenant, q: { type?: string; status?: string; lead_id?: string; since?: string; limit?: number; cursor?: string }) {
-      const limit = q.limit ?? 50;
-      let beforeId: string | undefined;
-      if (q.cursor) {
-        beforeId = Buffer.from(q.cursor, 'base64url').toString('utf8');
-        if (!/^evt_[0-9A-Z]{26}$/.test(beforeId)) throw new ApiError(1002, 'cursor is not a value returned as next_cursor');
-      }
-      const sinceMs = parseSince(q.since);
-      const rows = await store.events.listEvents(tenant.id, { type: q.type, status: q.status, lead_id: q.lead_id, sinceMs, beforeId }, limit + 1);
-      const page = rows.slice(0, limit);
+    /** A page, newest first; `nextBeforeId` continues after it (null at the end). */
+    async list(tenant: Tenant, q: EventQuery): Promise<{ events: EventRecord[]; nextBeforeId: string | null }> {
+      const filter = { type: q.type, status: q.status, lead_id: q.leadId, sinceMs: q.sinceMs, beforeId: q.beforeId };
+      const rows = await store.events.listEvents(tenant.id, filter, q.limit + 1);
+      const page = rows.slice(0, q.limit);
       const events = await Promise.all(page.map(record));
       const last = page[page.length - 1];
-      return { events, next_cursor: rows.length > limit && last ? Buffer.from(last.id).toString('base64url') : null, count: events.length };
+      return { events, nextBeforeId: rows.length > q.limit && last ? last.id : null };
     },
 
-    async get(tenant: Tenant, id: string) {
+    async get(tenant: Tenant, id: string): Promise<EventRecord> {
       return record(await owned(tenant, id));
     },
 
@@ -105,25 +110,25 @@ export function eventsService(deps: { store: Store; clock: Clock; attempt: Attem
      * (the message names those that did not); it failed when none did, retryable unless every
      * answer was a 4xx, the receiver's final word.
      */
-    async replay(tenant: Tenant, id: string, subscriptionId?: string) {
+    async replay(tenant: Tenant, id: string, subscriptionId?: string): Promise<ReplayResult> {
       const event = await owned(tenant, id);
       let targets: Subscription[];
       if (subscriptionId) {
         const sub = await store.events.subscription(tenant.id, subscriptionId);
-        if (!sub) throw new ApiError(2011, `webhook subscription ${subscriptionId} not found`);
+        if (!sub) throw new DomainError(2011, `webhook subscription ${subscriptionId} not found`);
         targets = [sub];
       } else {
-        targets = (await store.events.subscriptions(tenant.id)).filter((s) => s.events.includes(event.type));
+        targets = (await store.events.subscriptions(tenant.id)).filter((s) => s.enabled && s.events.includes(event.type));
       }
       targets = targets.filter((s) => s.url !== DEV_INBOX_URL);
       if (targets.length === 0) {
-        throw new ApiError(1002, event.dev_inbox ? 'dev-inbox events are not delivered; pull them from /api/v1/dev-inbox' : 'no delivery destination is configured for this event');
+        throw new DomainError(1002, event.dev_inbox ? 'dev-inbox events are not delivered; pull them from /api/v1/dev-inbox' : 'no delivery destination is configured for this event');
       }
       const jobs = await store.events.jobsOf(event.id);
       const failures: { subscriptionId: string; status: number | null }[] = [];
       let deliveredStatus: number | undefined;
       for (const sub of targets) {
-        const r = await attemptDelivery(event, sub, deps.attempt, clock.now());
+        const r = await deps.attempt(event, sub, clock.now());
         await recordAttempt(store, event.id, sub.id, r);
         const job = jobs.find((j) => j.subscription_id === sub.id);
         if (job) await settleJob(job, isSuccess(r));
@@ -139,31 +144,29 @@ export function eventsService(deps: { store: Store; clock: Clock; attempt: Attem
       if (deliveredStatus !== undefined) {
         await store.events.restampDelivered(event.id, clock.now());
         const delivered = `delivered to ${targets.length - failures.length} of ${targets.length} destination(s)`;
-        return { ok: true as const, downstream_status: deliveredStatus, message: failures.length ? `${delivered}; ${failures.map(answer).join('; ')}` : delivered };
+        return { kind: 'delivered', downstreamStatus: deliveredStatus, message: failures.length ? `${delivered}; ${failures.map(answer).join('; ')}` : delivered };
       }
       const first = failures[0]!;
       return {
-        ok: false as const,
-        downstream_status: first.status ?? 0,
+        kind: 'failed',
+        downstreamStatus: first.status ?? 0,
         message: failures.map(answer).join('; '),
         retryable: failures.some((f) => f.status === null || f.status >= 500),
       };
     },
 
     /**
-     * Dev-inbox events after `since`, oldest first. `next_since` is the last event's created_at,
-     * and the next page takes what came strictly after it; so a page cut by `limit` inside a
+     * Dev-inbox events after `sinceMs`, oldest first. The next page takes what came strictly
+     * after the last one's created_at (`lastCreatedAt`); so a page cut by `limit` inside a
      * millisecond also carries the rest of that millisecond's events (it may exceed `limit` by
      * them), or they would be skipped.
      */
-    async devInbox(tenant: Tenant, q: { since?: string; limit?: number }) {
-      const sinceMs = parseSince(q.since);
-      const limit = q.limit ?? 50;
-      const rows = await store.events.eventsAfter(tenant.id, { createdAtMs: sinceMs }, limit, true);
+    async devInbox(tenant: Tenant, q: { sinceMs?: number; limit: number }): Promise<{ events: EventRecord[]; lastCreatedAt: number | null }> {
+      const rows = await store.events.eventsAfter(tenant.id, { createdAtMs: q.sinceMs }, q.limit, true);
       const last = rows[rows.length - 1];
-      if (last && rows.length === limit) rows.push(...(await store.events.eventsAt(tenant.id, last.created_at, last.id, true)));
+      if (last && rows.length === q.limit) rows.push(...(await store.events.eventsAt(tenant.id, last.created_at, last.id, true)));
       const events = await Promise.all(rows.map(record));
-      return { events, count: events.length, next_since: last ? isoOrNull(last.created_at) : (q.since ?? null) };
+      return { events, lastCreatedAt: last ? last.created_at : null };
     },
   };
 }

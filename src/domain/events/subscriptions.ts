@@ -1,13 +1,13 @@
 /** Webhook subscriptions: each with its own secret (`whsec_…`, shown once), rotatable with an overlap. */
 import { randomBytes } from 'node:crypto';
-import { ApiError } from '../../errors/registry.js';
+import { DomainError } from '../../errors/registry.js';
 import type { Clock } from '../../clock.js';
 import type { Store, Subscription } from '../../store/index.js';
 import { validateWebhookUrl } from '../../net/index.js';
 import { randomHex } from '../ids.js';
+import { DEV_INBOX_URL, EVENT_TYPES } from './vocabulary.js';
 
-export const DEV_INBOX_URL = 'https://dev-inbox';
-export const EVENT_TYPES = ['message.received'] as const;
+export { DEV_INBOX_URL, EVENT_TYPES };
 const DEFAULT_OVERLAP_MS = 24 * 3600_000;
 /** Secrets that may sign one delivery at once (each adds a v1= to the signature header). */
 const MAX_OVERLAPPING_SECRETS = 5;
@@ -33,49 +33,45 @@ export function devInboxUrl(url: string): 'dev-inbox' | 'ambiguous' | undefined 
   return plain ? 'dev-inbox' : 'ambiguous';
 }
 
-export function publicSubscription(s: Subscription) {
-  return { id: s.id, url: s.url, events: s.events, created_at: new Date(s.created_at).toISOString() };
-}
-
 export function subscriptionsService(deps: { store: Store; clock: Clock; allowPrivateNetworks: boolean }) {
   const { store, clock } = deps;
 
   async function owned(tenantId: string, id: string) {
     const s = await store.events.subscription(tenantId, id);
-    if (!s) throw new ApiError(2011, `webhook subscription ${id} not found`);
+    if (!s) throw new DomainError(2011, `webhook subscription ${id} not found`);
     return s;
   }
 
   return {
-    async create(tenantId: string, input: { url: string; events: string[] }) {
-      if (input.events.length === 0) throw new ApiError(1002, 'events needs at least one event type');
+    /** A new subscription and its secret, which is shown this once. */
+    async create(tenantId: string, input: { url: string; events: readonly string[] }): Promise<{ subscription: Subscription; secret: string }> {
+      if (input.events.length === 0) throw new DomainError(1002, 'events needs at least one event type');
       const unknown = input.events.filter((e) => !(EVENT_TYPES as readonly string[]).includes(e));
-      if (unknown.length) throw new ApiError(1002, `unknown event type ${unknown.join(', ')}; supported: ${EVENT_TYPES.join(', ')}`);
+      if (unknown.length) throw new DomainError(1002, `unknown event type ${unknown.join(', ')}; supported: ${EVENT_TYPES.join(', ')}`);
       const devInbox = devInboxUrl(input.url);
-      if (devInbox === 'ambiguous') throw new ApiError(1002, `url is not allowed: the dev inbox is selected with exactly ${DEV_INBOX_URL}`);
+      if (devInbox === 'ambiguous') throw new DomainError(1002, `url is not allowed: the dev inbox is selected with exactly ${DEV_INBOX_URL}`);
       if (!devInbox) {
         const check = validateWebhookUrl(input.url, { allowPrivateNetworks: deps.allowPrivateNetworks });
-        if (!check.ok) throw new ApiError(1002, `url is not allowed: ${check.reason}`);
+        if (!check.ok) throw new DomainError(1002, `url is not allowed: ${check.reason}`);
       }
       const secret = newSecret();
       // Stored in its one form: recording and replay recognise the dev inbox by it.
       const url = devInbox ? DEV_INBOX_URL : input.url.trim();
       const sub = { id: `sub_${randomHex(12)}`, tenant_id: tenantId, url, events: [...new Set(input.events)], secret, created_at: clock.now() };
       await store.events.insertSubscription(sub);
-      return { ...publicSubscription({ ...sub, secrets: [] }), secret };
+      return { subscription: { id: sub.id, tenant_id: tenantId, url, events: sub.events, secrets: [{ secret, expires_at: null }], created_at: sub.created_at, enabled: true }, secret };
     },
-    list: async (tenantId: string) => (await store.events.subscriptions(tenantId)).map(publicSubscription),
-    get: async (tenantId: string, id: string) => publicSubscription(await owned(tenantId, id)),
-    async remove(tenantId: string, id: string) {
+    list: (tenantId: string): Promise<Subscription[]> => store.events.subscriptions(tenantId),
+    get: (tenantId: string, id: string): Promise<Subscription> => owned(tenantId, id),
+    async remove(tenantId: string, id: string): Promise<void> {
       await owned(tenantId, id);
       await store.events.deleteSubscription(tenantId, id);
-      return { id, deleted: true };
     },
     /**
      * A new secret. The one it replaces signs until the overlap ends, and earlier ones still in
      * their own overlap keep signing until theirs: deliveries carry one v1= per live secret.
      */
-    async rotateSecret(tenantId: string, id: string, overlapMs = DEFAULT_OVERLAP_MS) {
+    async rotateSecret(tenantId: string, id: string, overlapMs = DEFAULT_OVERLAP_MS): Promise<{ id: string; secret: string; previousSecretExpiresAt: number }> {
       const s = await owned(tenantId, id);
       const now = clock.now();
       const until = now + overlapMs;
@@ -83,12 +79,12 @@ export function subscriptionsService(deps: { store: Store; clock: Clock; allowPr
       const stillSigning = earlier.filter((e): e is { secret: string; expires_at: number } => e.expires_at !== null && e.expires_at > now);
       if (stillSigning.length >= MAX_OVERLAPPING_SECRETS - 1) {
         const free = new Date(Math.min(...stillSigning.map((e) => e.expires_at))).toISOString();
-        throw new ApiError(1012, `${stillSigning.length + 1} secrets of this subscription are still valid; rotate again after ${free}, when the oldest overlap ends`);
+        throw new DomainError(1012, `${stillSigning.length + 1} secrets of this subscription are still valid; rotate again after ${free}, when the oldest overlap ends`);
       }
       const previous = overlapMs > 0 ? [{ secret: current!.secret, expires_at: until }, ...stillSigning] : stillSigning;
       const secret = newSecret();
       await store.events.rotateSubscriptionSecret(id, secret, previous);
-      return { id, secret, previous_secret_expires_at: new Date(until).toISOString() };
+      return { id, secret, previousSecretExpiresAt: until };
     },
   };
 }

@@ -1,19 +1,17 @@
-/** Phone lines: assignment to tenants, driver choice and public shape. */
-import { ApiError } from '../../errors/registry.js';
+/** Phone lines: assignment to tenants, driver choice and what each driver needs to run. */
+import { DomainError } from '../../errors/registry.js';
 import type { Clock } from '../../clock.js';
 import type { Store, PhoneLine } from '../../store/index.js';
 import { newUuid } from '../ids.js';
 import { normalizeE164 } from '../handles.js';
 import { ttlCache } from '../ttl-cache.js';
 import { configProblems as blueBubblesConfigProblems } from '../../drivers/bluebubbles/config.js';
+import { LINE_CAPABILITIES, LINE_DRIVERS, type LineDriverName } from './vocabulary.js';
 
 /** How long another process may serve a tenant's line list after a change. */
 export const LINES_CACHE_MS = 2_000;
 
-export const LINE_DRIVERS = ['simulator', 'bluebubbles'] as const;
-export type LineDriverName = (typeof LINE_DRIVERS)[number];
-/** What a line may be declared to do (spec: "imessage, send, receive"); all three by default. */
-export const LINE_CAPABILITIES = ['imessage', 'send', 'receive'] as const;
+/** A new line may do everything unless it says otherwise. */
 export const DEFAULT_CAPABILITIES: string[] = [...LINE_CAPABILITIES];
 
 /**
@@ -30,30 +28,7 @@ const CONFIG_PROBLEMS: Record<LineDriverName, (config: Record<string, unknown>) 
 
 function assertConfig(driver: LineDriverName, config: Record<string, unknown>): void {
   const problems = CONFIG_PROBLEMS[driver](config);
-  if (problems.length > 0) throw new ApiError(1002, `a ${driver} line's ${problems.join('; ')}`);
-}
-
-/** The spec's phone line resource: no driver details, no secrets. */
-export function publicPhoneLine(l: PhoneLine) {
-  return {
-    id: l.id,
-    phone_line_id: l.id,
-    phone_number: l.phone_number,
-    service: l.service,
-    is_active: l.is_active,
-    capabilities: l.capabilities,
-  };
-}
-
-/** The operator's view: adds tenant and driver, but driver_config keys only (values may be passwords). */
-export function adminPhoneLine(l: PhoneLine, tenantSlug: string) {
-  return {
-    ...publicPhoneLine(l),
-    tenant: tenantSlug,
-    driver: l.driver,
-    driver_config_keys: Object.keys(l.driver_config).sort(),
-    created_at: new Date(l.created_at).toISOString(),
-  };
+  if (problems.length > 0) throw new DomainError(1002, `a ${driver} line's ${problems.join('; ')}`);
 }
 
 export interface LineInput {
@@ -61,7 +36,7 @@ export interface LineInput {
   phone_number: string;
   driver: string;
   driver_config?: Record<string, unknown>;
-  capabilities?: string[];
+  capabilities?: readonly string[];
   is_active?: boolean;
 }
 
@@ -71,13 +46,13 @@ export function linesService(deps: { store: Store; clock: Clock; /** told after 
 
   async function tenantBySlug(slug: string) {
     const t = await store.tenants.getBySlug(slug);
-    if (!t) throw new ApiError(2001, `tenant "${slug}" not found`);
+    if (!t) throw new DomainError(2001, `tenant "${slug}" not found`);
     return t;
   }
 
   function assertDriver(driver: string): asserts driver is LineDriverName {
     if (!(LINE_DRIVERS as readonly string[]).includes(driver)) {
-      throw new ApiError(1002, `driver must be one of ${LINE_DRIVERS.join(', ')}`);
+      throw new DomainError(1002, `driver must be one of ${LINE_DRIVERS.join(', ')}`);
     }
   }
 
@@ -85,10 +60,10 @@ export function linesService(deps: { store: Store; clock: Clock; /** told after 
     async create(input: LineInput) {
       const tenant = await tenantBySlug(input.tenant);
       const phone = normalizeE164(input.phone_number);
-      if (!phone) throw new ApiError(1003, `phone_number "${input.phone_number}" is not E.164 (e.g. +14155550100)`);
+      if (!phone) throw new DomainError(1003, `phone_number "${input.phone_number}" is not E.164 (e.g. +14155550100)`);
       assertDriver(input.driver);
       assertConfig(input.driver, input.driver_config ?? {});
-      if (await store.lines.getByNumber(phone)) throw new ApiError(1012, `line ${phone} already exists`);
+      if (await store.lines.getByNumber(phone)) throw new DomainError(1012, `line ${phone} already exists`);
       const line: PhoneLine = {
         id: newUuid(),
         tenant_id: tenant.id,
@@ -108,7 +83,7 @@ export function linesService(deps: { store: Store; clock: Clock; /** told after 
 
     async update(id: string, patch: Partial<Omit<LineInput, 'phone_number'>>) {
       const line = await store.lines.get(id);
-      if (!line) throw new ApiError(2011, `phone line ${id} not found`);
+      if (!line) throw new DomainError(2011, `phone line ${id} not found`);
       const next: PhoneLine = { ...line };
       if (patch.tenant !== undefined) next.tenant_id = (await tenantBySlug(patch.tenant)).id;
       if (patch.driver !== undefined) {

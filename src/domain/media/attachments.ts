@@ -1,13 +1,13 @@
 /**
  * Attachments: upload slots (15 minutes), the streamed binary PUT, metadata,
- * content with Range, and resolution into driver files for sending.
+ * content (byte ranges are the HTTP layer's), and resolution into driver files for sending.
  * Uploaded files are kept RETENTION_MS; inbound media (`in_…`) too. Past its
  * expires_at an attachment answers 5001 everywhere: reads and sends alike.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { isoOrNull } from '../../clock.js';
 import type { Readable } from 'node:stream';
-import { ApiError } from '../../errors/registry.js';
+import { DomainError } from '../../errors/registry.js';
 import type { Clock } from '../../clock.js';
 import type { Store, Attachment } from '../../store/index.js';
 import { assertMayAct, type Principal } from '../accounts-tenants/auth.js';
@@ -15,21 +15,10 @@ import type { BlobStore } from '../../blobs/index.js';
 import { BlobTooLarge } from '../../blobs/index.js';
 import type { OutboundFile } from '../../drivers/types.js';
 import { randomHex } from '../ids.js';
+import { MAX_UPLOAD_BYTES, SUPPORTED_UPLOAD_TYPES, normalizeMimeType } from './vocabulary.js';
 
 export const SLOT_TTL_MS = 15 * 60_000;
 export const RETENTION_MS = 30 * 86_400_000;
-/** 100 MB per file (MiB, so a file a user calls "100 MB" fits). */
-export const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
-
-export const SUPPORTED_UPLOAD_TYPES = [
-  'image/jpeg', 'image/png', 'image/gif', 'image/heic', 'image/heif', 'image/webp',
-  'video/mp4', 'video/quicktime',
-  'audio/mpeg', 'audio/m4a', 'audio/wav', 'audio/aac',
-  'application/pdf',
-];
-
-/** MIME types are case-insensitive (RFC 2045): compared, stored and reported in lower case. */
-export const normalizeMimeType = (type: string) => type.trim().toLowerCase();
 
 /**
  * Upload-slot tokens: 32 random bytes behind a prefix that no signing secret
@@ -52,38 +41,12 @@ function tokenMatches(token: string, storedHash: string | null | undefined): boo
 /** Each upload attempt writes its own key: racing PUTs never write over each other's bytes. */
 const attemptBlobKey = (id: string) => `att/${id}.${randomHex(8)}`;
 
-export function publicAttachment(a: Attachment) {
-  return {
-    attachment_id: a.id,
-    content_type: a.content_type,
-    size_bytes: a.size_bytes ?? a.declared_size ?? 0,
-    filename: a.filename,
-    uploaded_at: isoOrNull(a.uploaded_at),
-    expires_at: isoOrNull(a.expires_at)!,
-  };
-}
-
-/** `bytes=a-b`, `bytes=a-`, `bytes=-n` → an inclusive range; undefined when unsatisfiable. */
-export function parseRange(header: string, size: number): { start: number; end: number } | undefined | 'ignore' {
-  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
-  if (!m || (m[1] === '' && m[2] === '')) return 'ignore';
-  if (m[1] === '') {
-    const n = Number(m[2]);
-    if (n === 0 || size === 0) return undefined;
-    return { start: Math.max(0, size - n), end: size - 1 };
-  }
-  const start = Number(m[1]);
-  const end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
-  if (start >= size || end < start) return undefined;
-  return { start, end };
-}
-
 export function attachmentsService(deps: { store: Store; clock: Clock; blobs: BlobStore }) {
   const { store, clock, blobs } = deps;
 
   async function owned(tenantId: string, id: string): Promise<Attachment> {
     const a = await store.media.getAttachment(tenantId, id);
-    if (!a) throw new ApiError(5001, `attachment ${id} not found`);
+    if (!a) throw new DomainError(5001, `attachment ${id} not found`);
     return a;
   }
 
@@ -97,19 +60,19 @@ export function attachmentsService(deps: { store: Store; clock: Clock; blobs: Bl
   async function readable(tenantId: string, id: string): Promise<Attachment> {
     const a = await owned(tenantId, id);
     const expired = expiredReason(a, clock.now());
-    if (expired) throw new ApiError(5001, expired);
+    if (expired) throw new DomainError(5001, expired);
     return a;
   }
 
   return {
     /** A new slot and its upload token; the token is shown once and only its hash is kept. */
-    async createSlot(tenantId: string, input: { filename: string; content_type: string; size_bytes: number }) {
-      const contentType = normalizeMimeType(input.content_type);
-      if (!SUPPORTED_UPLOAD_TYPES.includes(contentType)) {
-        throw new ApiError(5003, `content_type "${input.content_type}" is not supported; use one of ${SUPPORTED_UPLOAD_TYPES.join(', ')}`);
+    async createSlot(tenantId: string, input: { filename: string; contentType: string; sizeBytes: number }): Promise<{ attachment: Attachment; uploadToken: string }> {
+      const contentType = normalizeMimeType(input.contentType);
+      if (!(SUPPORTED_UPLOAD_TYPES as readonly string[]).includes(contentType)) {
+        throw new DomainError(5003, `content_type "${input.contentType}" is not supported; use one of ${SUPPORTED_UPLOAD_TYPES.join(', ')}`);
       }
-      if (input.size_bytes > MAX_UPLOAD_BYTES) {
-        throw new ApiError(5002, `size_bytes ${input.size_bytes} is over the ${MAX_UPLOAD_BYTES}-byte limit`);
+      if (input.sizeBytes > MAX_UPLOAD_BYTES) {
+        throw new DomainError(5002, `size_bytes ${input.sizeBytes} is over the ${MAX_UPLOAD_BYTES}-byte limit`);
       }
       const now = clock.now();
       const id = `att_${randomHex(16)}`;
@@ -117,7 +80,7 @@ export function attachmentsService(deps: { store: Store; clock: Clock; blobs: Bl
       // blob_key is a placeholder until an upload wins: markUploaded records that upload's own key.
       const a: Attachment = {
         id, tenant_id: tenantId, origin: 'upload', filename: input.filename, content_type: contentType,
-        declared_size: input.size_bytes, size_bytes: null, state: 'pending', blob_key: `att/${id}`,
+        declared_size: input.sizeBytes, size_bytes: null, state: 'pending', blob_key: `att/${id}`,
         created_at: now, uploaded_at: null, expires_at: now + SLOT_TTL_MS, upload_token_hash: tokenHash(uploadToken),
       };
       await store.media.insertAttachment(a);
@@ -132,46 +95,46 @@ export function attachmentsService(deps: { store: Store; clock: Clock; blobs: Bl
     async uploadPrincipal(id: string, token: string): Promise<Principal> {
       const a = await store.media.getAttachmentById(id);
       if (!a || !tokenMatches(token, a.upload_token_hash) || clock.now() >= a.created_at + SLOT_TTL_MS) {
-        throw new ApiError(2004, 'invalid upload token (it is valid only for its own slot\'s upload_url, until the slot expires)');
+        throw new DomainError(2004, 'invalid upload token (it is valid only for its own slot\'s upload_url, until the slot expires)');
       }
       const tenant = await store.tenants.getById(a.tenant_id);
       const account = tenant && (await store.accounts.get(tenant.account_id));
-      if (!tenant || !account) throw new ApiError(2004, 'invalid upload token');
+      if (!tenant || !account) throw new DomainError(2004, 'invalid upload token');
       // The same state checks as a signing secret's principal.
       assertMayAct(account, tenant);
       return { account, tenant };
     },
 
     /** Checks everything that can be checked before reading a byte, then streams to storage. */
-    async upload(tenantId: string, id: string, headers: { contentType?: string; contentLength?: string }, body: Readable) {
+    async upload(tenantId: string, id: string, headers: { contentType?: string; contentLength?: string }, body: Readable): Promise<Attachment> {
       const a = await owned(tenantId, id);
-      if (a.origin !== 'upload') throw new ApiError(1011, `attachment ${id} is inbound media; it cannot be uploaded to`);
-      if (a.state === 'uploaded') throw new ApiError(1012, `attachment ${id} is already uploaded; create a new slot`);
-      if (clock.now() >= a.expires_at) throw new ApiError(1012, `the upload slot for ${id} expired at ${isoOrNull(a.expires_at)}; create a new one`);
+      if (a.origin !== 'upload') throw new DomainError(1011, `attachment ${id} is inbound media; it cannot be uploaded to`);
+      if (a.state === 'uploaded') throw new DomainError(1012, `attachment ${id} is already uploaded; create a new slot`);
+      if (clock.now() >= a.expires_at) throw new DomainError(1012, `the upload slot for ${id} expired at ${isoOrNull(a.expires_at)}; create a new one`);
       // Compared without parameters (`; charset=…`) and case-insensitively, as MIME types are.
       const type = headers.contentType === undefined ? undefined : normalizeMimeType(headers.contentType.split(';')[0]!);
       if (type !== a.content_type) {
-        throw new ApiError(1002, `Content-Type must be the declared type ${a.content_type}, got ${type ?? 'none'}`);
+        throw new DomainError(1002, `Content-Type must be the declared type ${a.content_type}, got ${type ?? 'none'}`);
       }
       if (headers.contentLength === undefined || !/^\d+$/.test(headers.contentLength)) {
-        throw new ApiError(1001, 'Content-Length is required on uploads', { http: 411 });
+        throw new DomainError(1001, 'Content-Length is required on uploads', { variant: 'length_required' });
       }
       const length = Number(headers.contentLength);
-      if (length > MAX_UPLOAD_BYTES) throw new ApiError(5002, `Content-Length ${length} is over the ${MAX_UPLOAD_BYTES}-byte limit`);
+      if (length > MAX_UPLOAD_BYTES) throw new DomainError(5002, `Content-Length ${length} is over the ${MAX_UPLOAD_BYTES}-byte limit`);
       if (length !== a.declared_size) {
-        throw new ApiError(1002, `Content-Length ${length} differs from the declared size_bytes ${a.declared_size}`);
+        throw new DomainError(1002, `Content-Length ${length} differs from the declared size_bytes ${a.declared_size}`);
       }
       const key = attemptBlobKey(a.id);
       let stored: number;
       try {
         stored = await blobs.put(key, body, length);
       } catch (err) {
-        if (err instanceof BlobTooLarge) throw new ApiError(1002, `the body is longer than the declared ${length} bytes; nothing was kept`);
-        throw new ApiError(1002, 'the upload was interrupted before all bytes arrived; nothing was kept');
+        if (err instanceof BlobTooLarge) throw new DomainError(1002, `the body is longer than the declared ${length} bytes; nothing was kept`);
+        throw new DomainError(1002, 'the upload was interrupted before all bytes arrived; nothing was kept');
       }
       if (stored !== length) {
         await blobs.delete(key);
-        throw new ApiError(1002, `received ${stored} bytes but ${length} were declared; nothing was kept`);
+        throw new DomainError(1002, `received ${stored} bytes but ${length} were declared; nothing was kept`);
       }
       const now = clock.now();
       let won: boolean;
@@ -184,19 +147,18 @@ export function attachmentsService(deps: { store: Store; clock: Clock; blobs: Bl
       if (!won) {
         // Another upload to this slot was recorded first: its bytes stay, ours go.
         await blobs.delete(key);
-        throw new ApiError(1012, `attachment ${id} is already uploaded; create a new slot`);
+        throw new DomainError(1012, `attachment ${id} is already uploaded; create a new slot`);
       }
       return (await store.media.getAttachment(tenantId, id))!;
     },
 
-    async metadata(tenantId: string, id: string) {
-      return publicAttachment(await readable(tenantId, id));
-    },
+    /** An attachment that can still be read (5001 once expired). */
+    metadata: (tenantId: string, id: string): Promise<Attachment> => readable(tenantId, id),
 
     /** The stored file for streaming; 5004 before upload, 5001 once expired. */
     async content(tenantId: string, id: string) {
       const a = await readable(tenantId, id);
-      if (a.state !== 'uploaded') throw new ApiError(5004, `attachment ${id} is not uploaded yet`);
+      if (a.state !== 'uploaded') throw new DomainError(5004, `attachment ${id} is not uploaded yet`);
       return { attachment: a, size: a.size_bytes ?? 0, open: (range?: { start: number; end: number }) => blobs.open(a.blob_key, range) };
     },
 
@@ -211,10 +173,10 @@ export function attachmentsService(deps: { store: Store; clock: Clock; blobs: Bl
       for (const [i, id] of ids.entries()) {
         const attachment_index = indexes?.[i] ?? i;
         const a = await store.media.getAttachment(tenantId, id);
-        if (!a) throw new ApiError(5001, `attachment ${id} not found`, { attachment_index });
+        if (!a) throw new DomainError(5001, `attachment ${id} not found`, { attachmentIndex: attachment_index });
         const expired = expiredReason(a, now);
-        if (expired) throw new ApiError(5001, expired, { attachment_index });
-        if (a.state !== 'uploaded') throw new ApiError(5004, `attachment ${id} is not uploaded yet`, { attachment_index });
+        if (expired) throw new DomainError(5001, expired, { attachmentIndex: attachment_index });
+        if (a.state !== 'uploaded') throw new DomainError(5004, `attachment ${id} is not uploaded yet`, { attachmentIndex: attachment_index });
         files.push({
           attachmentId: a.id,
           filename: a.filename ?? a.id,

@@ -3,43 +3,56 @@
  * validated Opus-in-CAF (WAV is transcoded, CAF passes through), owned by one
  * line for 15 minutes and only within that line's current service epoch.
  */
-import { ApiError } from '../../errors/registry.js';
+import { DomainError } from '../../errors/registry.js';
 import type { Clock } from '../../clock.js';
 import type { Store, Tenant, PhoneLine } from '../../store/index.js';
 import type { BlobStore } from '../../blobs/index.js';
 import type { DriverRegistry } from '../../drivers/registry.js';
 import type { OutboundFile } from '../../drivers/types.js';
-import { AudioRejected, prepareVoiceNote, type VoiceNoteMimeType } from '../../audio/index.js';
+import { AudioRejected, prepareVoiceNote } from '../../audio/index.js';
 import { NetError, fetchBytes } from '../../net/index.js';
 import { randomHex } from '../ids.js';
-import { normalizeMimeType } from './attachments.js';
+import { VOICE_NOTE_MIME_TYPES, normalizeMimeType, type VoiceNoteMimeType } from './vocabulary.js';
 import { sendsFrom } from '../lines/service.js';
 
 export const VOICE_NOTE_TTL_MS = 15 * 60_000;
 /** Largest source accepted: a 300 s stereo 48 kHz 24-bit WAV is about 86 MB. */
 export const MAX_SOURCE_BYTES = 96 * 1024 * 1024;
-export const VOICE_NOTE_MIME_TYPES: VoiceNoteMimeType[] = ['audio/caf', 'audio/wav', 'audio/x-wav'];
 const FETCH_TIMEOUT_MS = 20_000;
 
+/** What to stage: exactly one audio source (an empty one counts as none). */
 export interface StageRequest {
-  audio_url?: string;
-  audio_base64?: string;
-  mime_type?: string;
-  duration_seconds?: number;
-  phone_line_id?: string;
+  audioUrl?: string;
+  audioBase64?: string;
+  mimeType?: string;
+  /** informational; the measured duration wins */
+  durationSeconds?: number;
+  phoneLineId?: string;
+}
+
+export interface StagedVoiceNote {
+  voiceNoteId: string;
+  /** the source was converted (WAV); false when it was valid CAF already */
+  transcoded: boolean;
+  durationSeconds: number;
+  expiresAt: number;
+  /** the line that owns the staged note */
+  lineId: string;
 }
 
 /** Strict base64: no data-URL prefix, only the alphabet, correct padding. */
 function decodeBase64(text: string): Buffer {
-  if (/^data:/i.test(text)) throw new ApiError(3004, 'audio_base64 must be the raw base64 of the bytes, without a data: URL prefix');
+  if (/^data:/i.test(text)) throw new DomainError(3004, 'audio_base64 must be the raw base64 of the bytes, without a data: URL prefix');
   const compact = text.replace(/\s+/g, '');
   if (compact.length === 0 || compact.length % 4 !== 0 || !/^[A-Za-z0-9+/]+={0,2}$/.test(compact)) {
-    throw new ApiError(3004, 'audio_base64 is not valid base64');
+    throw new DomainError(3004, 'audio_base64 is not valid base64');
   }
   return Buffer.from(compact, 'base64');
 }
 
-const alreadyUsed = (id: string) => new ApiError(5001, `voice note ${id} was already used for a send; stage it again`);
+const isVoiceNoteMimeType = (t: string): t is VoiceNoteMimeType => (VOICE_NOTE_MIME_TYPES as readonly string[]).includes(t);
+
+const alreadyUsed = (id: string) => new DomainError(5001, `voice note ${id} was already used for a send; stage it again`);
 
 /** An empty (or blank) source is no source: missing (1001), not bytes that failed to decode. */
 const given = (source: string | undefined): source is string => source !== undefined && source.trim() !== '';
@@ -52,51 +65,51 @@ export function voiceNotesService(deps: { store: Store; clock: Clock; blobs: Blo
   async function chooseLine(tenant: Tenant, requested?: string): Promise<PhoneLine> {
     if (requested) {
       const line = await store.lines.get(requested);
-      if (!line || line.tenant_id !== tenant.id) throw new ApiError(3002, `phone_line_id ${requested} is not a line of this project`);
-      if (!supportsVoiceNotes(line)) throw new ApiError(3002, `line ${requested} cannot take voice notes right now`);
+      if (!line || line.tenant_id !== tenant.id) throw new DomainError(3002, `phone_line_id ${requested} is not a line of this project`);
+      if (!supportsVoiceNotes(line)) throw new DomainError(3002, `line ${requested} cannot take voice notes right now`);
       return line;
     }
     const line = (await store.lines.listByTenant(tenant.id)).find(supportsVoiceNotes);
-    if (!line) throw new ApiError(3002, 'no line of this project can take voice notes');
+    if (!line) throw new DomainError(3002, 'no line of this project can take voice notes');
     return line;
   }
 
   async function sourceBytes(req: StageRequest): Promise<Buffer> {
-    if (given(req.audio_base64)) return decodeBase64(req.audio_base64);
-    const url = req.audio_url!;
-    if (!/^https:\/\//i.test(url)) throw new ApiError(1002, 'audio_url must be an https:// URL');
+    if (given(req.audioBase64)) return decodeBase64(req.audioBase64);
+    const url = req.audioUrl!;
+    if (!/^https:\/\//i.test(url)) throw new DomainError(1002, 'audio_url must be an https:// URL');
     try {
       return await fetchBytes({ url, timeoutMs: FETCH_TIMEOUT_MS, maxBytes: MAX_SOURCE_BYTES, allowPrivateNetworks: deps.allowPrivateNetworks });
     } catch (err) {
       if (err instanceof NetError) {
         if (err.kind === 'forbidden_address' || err.kind === 'invalid_url' || err.kind === 'insecure_url') {
-          throw new ApiError(1002, `audio_url is not allowed: ${err.message}`);
+          throw new DomainError(1002, `audio_url is not allowed: ${err.message}`);
         }
-        throw new ApiError(3004, `audio_url could not be fetched: ${err.message}`);
+        throw new DomainError(3004, `audio_url could not be fetched: ${err.message}`);
       }
       throw err;
     }
   }
 
   return {
-    async stage(tenant: Tenant, req: StageRequest) {
-      const hasUrl = given(req.audio_url);
-      const hasB64 = given(req.audio_base64);
-      if (!hasUrl && !hasB64) throw new ApiError(1001, 'neither audio source was given: give exactly one of audio_url or audio_base64 (an empty one counts as missing)');
-      if (hasUrl && hasB64) throw new ApiError(1002, 'give exactly one of audio_url or audio_base64, not both');
+    async stage(tenant: Tenant, req: StageRequest): Promise<StagedVoiceNote> {
+      const hasUrl = given(req.audioUrl);
+      const hasB64 = given(req.audioBase64);
+      if (!hasUrl && !hasB64) throw new DomainError(1001, 'neither audio source was given: give exactly one of audio_url or audio_base64 (an empty one counts as missing)');
+      if (hasUrl && hasB64) throw new DomainError(1002, 'give exactly one of audio_url or audio_base64, not both');
       // MIME types are case-insensitive: AUDIO/WAV is audio/wav.
-      const mimeType = req.mime_type === undefined ? undefined : normalizeMimeType(req.mime_type);
-      if (mimeType !== undefined && !(VOICE_NOTE_MIME_TYPES as string[]).includes(mimeType)) {
-        throw new ApiError(1002, `mime_type must be one of ${VOICE_NOTE_MIME_TYPES.join(', ')}`);
+      const mimeType = req.mimeType === undefined ? undefined : normalizeMimeType(req.mimeType);
+      if (mimeType !== undefined && !isVoiceNoteMimeType(mimeType)) {
+        throw new DomainError(1002, `mime_type must be one of ${VOICE_NOTE_MIME_TYPES.join(', ')}`);
       }
-      const line = await chooseLine(tenant, req.phone_line_id);
+      const line = await chooseLine(tenant, req.phoneLineId);
       const bytes = await sourceBytes(req);
-      if (bytes.length > MAX_SOURCE_BYTES) throw new ApiError(3004, `audio is over ${MAX_SOURCE_BYTES} bytes`);
+      if (bytes.length > MAX_SOURCE_BYTES) throw new DomainError(3004, `audio is over ${MAX_SOURCE_BYTES} bytes`);
       let prepared;
       try {
-        prepared = await prepareVoiceNote(bytes, mimeType as VoiceNoteMimeType | undefined);
+        prepared = await prepareVoiceNote(bytes, mimeType);
       } catch (err) {
-        if (err instanceof AudioRejected) throw new ApiError(err.check === 'mime_type' ? 1002 : 3004, err.message);
+        if (err instanceof AudioRejected) throw new DomainError(err.check === 'mime_type' ? 1002 : 3004, err.message);
         throw err;
       }
       const epoch = await drivers.forLine(line).serviceEpoch();
@@ -108,27 +121,19 @@ export function voiceNotesService(deps: { store: Store; clock: Clock; blobs: Blo
         id, tenant_id: tenant.id, line_id: line.id, service_epoch: epoch, blob_key: blobKey, size_bytes: prepared.caf.length,
         duration_seconds: prepared.durationSeconds, transcoded: prepared.transcoded, created_at: now, expires_at: now + VOICE_NOTE_TTL_MS,
       });
-      return {
-        voice_note_id: id,
-        uploaded: true,
-        transcoded: prepared.transcoded,
-        duration_seconds: Math.round(prepared.durationSeconds * 1000) / 1000,
-        container: 'caf' as const,
-        expires_at_ms: now + VOICE_NOTE_TTL_MS,
-        phone_line_id: line.id,
-      };
+      return { voiceNoteId: id, transcoded: prepared.transcoded, durationSeconds: prepared.durationSeconds, expiresAt: now + VOICE_NOTE_TTL_MS, lineId: line.id };
     },
 
     /** The staged note as a driver file, if it can still be sent from `lineId`; else 5001 saying why. */
     async resolve(tenantId: string, lineId: string, id: string): Promise<OutboundFile> {
       const vn = await store.media.getVoiceNote(tenantId, id);
-      if (!vn) throw new ApiError(5001, `voice note ${id} not found`);
-      if (vn.line_id !== lineId) throw new ApiError(5001, `voice note ${id} was staged on another line (${vn.line_id}); send with that phone_line_id`);
-      if (clock.now() >= vn.expires_at) throw new ApiError(5001, `voice note ${id} expired; stage it again`);
+      if (!vn) throw new DomainError(5001, `voice note ${id} not found`);
+      if (vn.line_id !== lineId) throw new DomainError(5001, `voice note ${id} was staged on another line (${vn.line_id}); send with that phone_line_id`);
+      if (clock.now() >= vn.expires_at) throw new DomainError(5001, `voice note ${id} expired; stage it again`);
       if (vn.used_at != null) throw alreadyUsed(id);
       const line = await store.lines.get(lineId);
       if (!line || (await drivers.forLine(line).serviceEpoch()) !== vn.service_epoch) {
-        throw new ApiError(5001, `voice note ${id} is void: the line's service restarted since staging; stage it again`);
+        throw new DomainError(5001, `voice note ${id} is void: the line's service restarted since staging; stage it again`);
       }
       return { attachmentId: vn.id, filename: `${vn.id}.caf`, mimeType: 'audio/x-caf', sizeBytes: vn.size_bytes, open: () => blobs.open(vn.blob_key) };
     },

@@ -2,32 +2,54 @@
  * Chats: first-touch creation (one handle → the lead's direct chat, several →
  * a group with a `ch_` id), messages into an existing chat, and the history.
  */
-import { ApiError } from '../../errors/registry.js';
-import type { Chat, Message, PhoneLine, Tenant } from '../../store/index.js';
+import { DomainError } from '../../errors/registry.js';
+import type { Chat, Lead, Message, PhoneLine, Tenant } from '../../store/index.js';
 import { newUuid, randomHex } from '../ids.js';
 import { normalizeHandle } from '../handles.js';
 import type { MessagingDeps } from './deps.js';
-import type { Idempotency, Outcome } from './idempotency.js';
+import type { Idempotency } from './idempotency.js';
 import { newMessageId, type Outbound } from './outbound.js';
 import type { Limits } from './limits.js';
 import { conversations } from './conversations.js';
 import { assertGroupable, validateParts, type PartInput } from './parts.js';
 import { assertEffect, assertService } from './rules.js';
 import { viaDriver } from './driver-errors.js';
-import { publicMessage } from './views.js';
 
-export interface CreateChatRequest {
-  to: string | string[];
-  message: { parts: PartInput[]; parallel_attachments?: boolean; effect?: string };
-  phone_line_id?: string;
-  display_name?: string;
-  idempotency_key?: string;
+export interface CreateChatInput {
+  /** One handle (the lead's direct chat) or several (a new group). */
+  to: string[];
+  parts: PartInput[];
+  parallelAttachments?: boolean;
+  effect?: string;
+  phoneLineId?: string;
+  displayName?: string;
+  idempotencyKey?: string;
   service?: string;
 }
 
-export interface ChatMessageRequest {
-  message: { parts: PartInput[] };
-  parallel_attachments?: boolean;
+export interface ChatMessageInput {
+  parts: PartInput[];
+  parallelAttachments?: boolean;
+}
+
+/**
+ * A chat with its first message sent: `created` is false when the handle's direct chat already
+ * existed (the message went into it). `lead` is the direct chat's lead; null for a group.
+ */
+export interface ChatOpened {
+  kind: 'chat_opened';
+  created: boolean;
+  chat: Chat;
+  participants: string[];
+  lead: Lead | null;
+  /** The last message sent. */
+  message: Message;
+}
+
+/** One page of a chat's history, newest first; `nextCursor` continues it. */
+export interface ChatPage {
+  messages: Message[];
+  nextCursor: string | null;
 }
 
 export function chatsService(deps: MessagingDeps, lim: Limits, out: Outbound, idem: Idempotency) {
@@ -35,8 +57,8 @@ export function chatsService(deps: MessagingDeps, lim: Limits, out: Outbound, id
   const convos = conversations(deps);
 
   async function getChat(tenant: Tenant, id: string): Promise<Chat> {
-    const chat = await store.conversations.getChat(tenant.id, id);
-    if (!chat) throw new ApiError(2002, `chat ${id} not found`);
+    const chat = await store.chats.getChat(tenant.id, id);
+    if (!chat) throw new DomainError(2002, `chat ${id} not found`);
     return chat;
   }
 
@@ -72,19 +94,19 @@ export function chatsService(deps: MessagingDeps, lim: Limits, out: Outbound, id
     return sent;
   }
 
-  async function createGroup(tenant: Tenant, handles: string[], req: CreateChatRequest, pinned?: PhoneLine): Promise<Outcome> {
-    const valid = validateParts(req.message.parts, { firstTouch: true, group: true });
-    if (valid.texts.length !== 1 || req.message.parts.length !== 1) {
-      throw new ApiError(1002, 'a group is created with one text part; send more parts after it exists');
+  async function createGroup(tenant: Tenant, handles: string[], req: CreateChatInput, pinned?: PhoneLine): Promise<ChatOpened> {
+    const valid = validateParts(req.parts, { firstTouch: true, group: true });
+    if (valid.texts.length !== 1 || req.parts.length !== 1) {
+      throw new DomainError(1002, 'a group is created with one text part; send more parts after it exists');
     }
-    if (req.message.effect !== undefined) {
-      throw new ApiError(4099, 'a group is created without an effect; send the effect with a later message', { http: 422 });
+    if (req.effect !== undefined) {
+      throw new DomainError(4099, 'a group is created without an effect; send the effect with a later message', { variant: 'context' });
     }
     const { line } = await lim.reserveFirstTouchLine(tenant, 'create_group', pinned);
     const now = clock.now();
     const text = valid.texts[0]!.value;
     const { chatKey, guid } = await viaDriver(() => drivers.forLine(line).createGroup(handles, text), 'group creation');
-    const chat = await store.conversations.ensureChat({
+    const chat = await store.chats.ensureChat({
       id: `ch_${randomHex(16)}`,
       tenant_id: tenant.id,
       is_group: true,
@@ -92,12 +114,12 @@ export function chatsService(deps: MessagingDeps, lim: Limits, out: Outbound, id
       line_id: line.id,
       convo_id: newUuid(),
       chat_key: chatKey,
-      display_name: req.display_name ?? null,
+      display_name: req.displayName ?? null,
       created_at: now,
     });
     for (const h of handles) {
-      await store.conversations.upsertLead({ id: newUuid(), tenant_id: tenant.id, handle: h, created_at: now });
-      await store.conversations.addParticipant(chat.id, h, now);
+      await store.chats.upsertLead({ id: newUuid(), tenant_id: tenant.id, handle: h, created_at: now });
+      await store.chats.addParticipant(chat.id, h, now);
     }
     const message: Message = {
       id: newMessageId(now),
@@ -106,72 +128,59 @@ export function chatsService(deps: MessagingDeps, lim: Limits, out: Outbound, id
       error_code: null, sent_at: now, delivered_at: null, read_at: null, edited_at: null,
     };
     await store.messages.insert(message);
-    return { status: 201, body: { chat: await chatView(chat), message: publicMessage(message) } };
-  }
-
-  async function chatView(chat: Chat) {
-    return {
-      id: chat.id,
-      is_group: chat.is_group,
-      handles: await store.conversations.participants(chat.id),
-      phone_line_id: chat.line_id,
-      convo_id: chat.convo_id,
-      display_name: chat.display_name,
-      created_at: new Date(chat.created_at).toISOString(),
-    };
+    return { kind: 'chat_opened', created: true, chat, participants: await store.chats.participants(chat.id), lead: null, message };
   }
 
   return {
     getChat,
 
-    async create(tenant: Tenant, req: CreateChatRequest): Promise<Outcome> {
+    /** Opens the chat with its first message, or answers what the first request under the same idempotency key answered. */
+    async create(tenant: Tenant, req: CreateChatInput): Promise<ChatOpened> {
       assertService(req.service);
-      assertEffect(req.message.effect);
-      const raw = Array.isArray(req.to) ? req.to : [req.to];
-      if (raw.length === 0) throw new ApiError(1001, 'to needs at least one handle');
-      const handles = [...new Set(raw.map((h) => {
+      assertEffect(req.effect);
+      if (req.to.length === 0) throw new DomainError(1001, 'to needs at least one handle');
+      const handles = [...new Set(req.to.map((h) => {
         const n = normalizeHandle(h);
-        if (!n) throw new ApiError(1003, `"${h}" is neither an E.164 number nor an email handle`);
+        if (!n) throw new DomainError(1003, `"${h}" is neither an E.164 number nor an email handle`);
         return n.value;
       }))];
-      const pinned = req.phone_line_id ? await store.lines.get(req.phone_line_id) : undefined;
-      if (req.phone_line_id && (!pinned || pinned.tenant_id !== tenant.id)) {
-        throw new ApiError(2006, `phone_line_id ${req.phone_line_id} is not assigned to this project`);
+      const pinned = req.phoneLineId ? await store.lines.get(req.phoneLineId) : undefined;
+      if (req.phoneLineId && (!pinned || pinned.tenant_id !== tenant.id)) {
+        throw new DomainError(2006, `phone_line_id ${req.phoneLineId} is not assigned to this project`);
       }
-      const { idempotency_key, ...request } = req;
+      const { idempotencyKey, ...request } = req;
       return idem.run(
         {
           tenantId: tenant.id,
           route: 'chats',
-          key: idempotency_key,
-          identity: { recipient: handles, body: req.message.parts },
+          key: idempotencyKey,
+          identity: { recipient: handles, body: req.parts },
           request: { ...request, to: handles },
         },
-        async () => {
+        async (): Promise<ChatOpened> => {
           if (handles.length > 1) return createGroup(tenant, handles, req, pinned);
           const existing = await convos.find(tenant, handles[0]!);
           const firstTouch = !existing?.chat.line_id;
-          const prepared = await prepareParts(tenant, req.message.parts, { parallel: req.message.parallel_attachments, firstTouch, group: false });
+          const prepared = await prepareParts(tenant, req.parts, { parallel: req.parallelAttachments, firstTouch, group: false });
           // Checked before the lead is written: a refused request leaves nothing behind.
           const { chat, lead } = existing ?? (await convos.create(tenant, handles[0]!));
-          const sent = await sendParts(tenant, chat, req.message.parts, prepared, { parallel: req.message.parallel_attachments, pinned, effect: req.message.effect });
-          const fresh = (await store.conversations.getChat(tenant.id, chat.id))!;
-          // 201 when this request created the chat; an existing direct chat answers 200.
-          return { status: existing ? 200 : 201, body: { chat: { ...(await chatView(fresh)), lead_id: lead.id }, message: publicMessage(sent[sent.length - 1]!) } };
+          const sent = await sendParts(tenant, chat, req.parts, prepared, { parallel: req.parallelAttachments, pinned, effect: req.effect });
+          const fresh = (await store.chats.getChat(tenant.id, chat.id))!;
+          return { kind: 'chat_opened', created: !existing, chat: fresh, participants: await store.chats.participants(fresh.id), lead, message: sent[sent.length - 1]! };
         },
       );
     },
 
-    async postMessage(tenant: Tenant, chatId: string, req: ChatMessageRequest) {
+    /** Sends the parts into an existing chat; returns the messages sent, in order. */
+    async postMessage(tenant: Tenant, chatId: string, req: ChatMessageInput): Promise<Message[]> {
       const chat = await getChat(tenant, chatId);
-      if (chat.is_group && !chat.line_id) throw new ApiError(3002, 'this group has no line pinned to it');
-      const prepared = await prepareParts(tenant, req.message.parts, { parallel: req.parallel_attachments, firstTouch: !chat.line_id, group: chat.is_group });
-      const sent = await sendParts(tenant, chat, req.message.parts, prepared, { parallel: req.parallel_attachments });
-      const last = sent[sent.length - 1]!;
-      return { message: { id: last.id, chat_id: chat.id, status: last.status, delivered_at: last.delivered_at === null ? null : new Date(last.delivered_at).toISOString() } };
+      if (chat.is_group && !chat.line_id) throw new DomainError(3002, 'this group has no line pinned to it');
+      if (chat.is_group && chat.left_at != null) throw new DomainError(4099, 'the line has left this group; it takes no more messages', { variant: 'context' });
+      const prepared = await prepareParts(tenant, req.parts, { parallel: req.parallelAttachments, firstTouch: !chat.line_id, group: chat.is_group });
+      return sendParts(tenant, chat, req.parts, prepared, { parallel: req.parallelAttachments });
     },
 
-    async listMessages(tenant: Tenant, chatId: string, limit: number, cursor?: string) {
+    async listMessages(tenant: Tenant, chatId: string, limit: number, cursor?: string): Promise<ChatPage> {
       const chat = await getChat(tenant, chatId);
       let before: { sent_at: number; id: string } | undefined;
       if (cursor) {
@@ -180,17 +189,15 @@ export function chatsService(deps: MessagingDeps, lim: Limits, out: Outbound, id
           if (!id || !Number.isFinite(Number(t))) throw new Error('bad cursor');
           before = { sent_at: Number(t), id };
         } catch {
-          throw new ApiError(1002, 'cursor is not a value returned as next_cursor');
+          throw new DomainError(1002, 'cursor is not a value returned as next_cursor');
         }
       }
       const rows = await store.messages.listByChat(chat.id, limit + 1, before);
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
-      const next_cursor = rows.length > limit && last ? Buffer.from(`${last.sent_at}|${last.id}`).toString('base64url') : null;
-      return { messages: page.map(publicMessage), next_cursor };
+      const nextCursor = rows.length > limit && last ? Buffer.from(`${last.sent_at}|${last.id}`).toString('base64url') : null;
+      return { messages: page, nextCursor };
     },
-
-    chatView,
   };
 }
 

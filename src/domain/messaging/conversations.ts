@@ -13,13 +13,13 @@ export interface DirectConversation {
  * Finds or creates a lead and its direct chat (chat id = lead id) through the given repositories
  * (the store, or a transaction's). A returning contact costs one read; a new chat starts on `lineId`.
  */
-export async function findOrCreateDirect(repos: Pick<Repos, 'conversations'>, tenantId: string, handle: string, now: number, lineId: string | null): Promise<DirectConversation> {
+export async function findOrCreateDirect(repos: Pick<Repos, 'chats'>, tenantId: string, handle: string, now: number, lineId: string | null): Promise<DirectConversation> {
   return (await findDirect(repos, tenantId, handle)) ?? createDirect(repos, tenantId, handle, now, lineId);
 }
 
 /** The lead and its direct chat (chat id = lead id), if the tenant has talked to `handle`: one read. */
-async function findDirect(repos: Pick<Repos, 'conversations'>, tenantId: string, handle: string): Promise<DirectConversation | undefined> {
-  const found = await repos.conversations.findLeadWithChat(tenantId, handle);
+async function findDirect(repos: Pick<Repos, 'chats'>, tenantId: string, handle: string): Promise<DirectConversation | undefined> {
+  const found = await repos.chats.findLeadWithChat(tenantId, handle);
   return found && { ...found, leadCreated: false };
 }
 
@@ -28,14 +28,14 @@ async function findDirect(repos: Pick<Repos, 'conversations'>, tenantId: string,
  * request may have created them meanwhile: the lead is then theirs (`leadCreated` false).
  */
 async function createDirect(
-  repos: Pick<Repos, 'conversations'>,
+  repos: Pick<Repos, 'chats'>,
   tenantId: string,
   handle: string,
   now: number,
   lineId: string | null,
 ): Promise<DirectConversation> {
-  const { lead, created } = await repos.conversations.createLead({ id: newUuid(), tenant_id: tenantId, handle, created_at: now });
-  const chat = await repos.conversations.ensureChat({
+  const { lead, created } = await repos.chats.createLead({ id: newUuid(), tenant_id: tenantId, handle, created_at: now });
+  const chat = await repos.chats.ensureChat({
     id: lead.id,
     tenant_id: tenantId,
     is_group: false,
@@ -46,7 +46,7 @@ async function createDirect(
     display_name: null,
     created_at: now,
   });
-  await repos.conversations.addParticipant(chat.id, handle, now);
+  await repos.chats.addParticipant(chat.id, handle, now);
   return { lead, leadCreated: created, chat };
 }
 

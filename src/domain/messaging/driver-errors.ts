@@ -1,20 +1,20 @@
-import { ApiError } from '../../errors/registry.js';
+import { DomainError } from '../../errors/registry.js';
 import { DriverFailure } from '../../drivers/types.js';
 
-/** A driver's typed failure in the spec's terms; anything else propagates as internal. */
-export function toApiError(err: unknown, feature = 'this feature'): unknown {
+/** A driver's typed failure in the spec's terms; anything else propagates as it is (internal). */
+export function fromDriverFailure(err: unknown, feature = 'this feature'): unknown {
   if (!(err instanceof DriverFailure)) return err;
   switch (err.kind) {
     case 'unreachable':
-      return new ApiError(4001, `delivery failed downstream: ${err.message}`);
+      return new DomainError(4001, `delivery failed downstream: ${err.message}`);
     case 'rejected':
-      return new ApiError(4001, `rejected downstream: ${err.message}`);
+      return new DomainError(4001, `rejected downstream: ${err.message}`);
     case 'not_found':
-      return new ApiError(4001, `no longer available downstream: ${err.message}`);
+      return new DomainError(4001, `no longer available downstream: ${err.message}`);
     case 'line_down':
-      return new ApiError(3002, `the phone line is unavailable: ${err.message}`);
+      return new DomainError(3002, `the phone line is unavailable: ${err.message}`);
     case 'unsupported':
-      return new ApiError(4099, `${feature} is not supported on this line: ${err.message}`, { http: 501 });
+      return new DomainError(4099, `${feature} is not supported on this line: ${err.message}`);
   }
 }
 
@@ -22,6 +22,6 @@ export async function viaDriver<T>(work: () => Promise<T>, feature?: string): Pr
   try {
     return await work();
   } catch (err) {
-    throw toApiError(err, feature);
+    throw fromDriverFailure(err, feature);
   }
 }

@@ -2,23 +2,34 @@
  * Idempotency for sends and chat creation (six hours, by the clock). The key
  * is claimed in the store before any work, so identical requests racing —
  * in this process or another — produce one send; every caller gets the
- * recorded answer. A different recipient, body or voice note under the same
- * key is a 422 `idempotency_collision`. Only outcomes of requests that got as far as a
+ * recorded outcome. A different recipient, body or voice note under the same
+ * key is `idempotency_collision`. Only outcomes of requests that got as far as a
  * message are recorded (see isFinal).
+ *
+ * The record holds the domain outcome (the result, or the typed failure with its ids) as
+ * JSON, never an HTTP answer: a replay returns or throws it again and the caller maps it
+ * exactly as the first time.
  */
 import { createHash } from 'node:crypto';
-import { ApiError, type ErrorCode } from '../../errors/registry.js';
+import { DomainError } from '../../errors/registry.js';
 import type { Clock } from '../../clock.js';
 import type { Store } from '../../store/index.js';
+import { DeliveryFailed, SendFailed, failedMessageId, failureFromRecord, failureRecord, type FailureRecord } from './failures.js';
 
 export const IDEMPOTENCY_TTL_MS = 6 * 3600_000;
 const WAIT_POLL_MS = 20;
 const WAIT_LIMIT_MS = 15_000;
 
-export interface Outcome {
-  status: number;
-  body: unknown;
-}
+/**
+ * Mixed into the request fingerprint. Records written before outcomes were recorded in domain
+ * terms (before v2) held HTTP replies: their fingerprints never match, so a retry under such a
+ * key (for at most six hours after the upgrade) is refused as a different request (1002) rather
+ * than answered from a reply this version cannot read, and nothing is sent twice.
+ */
+const FINGERPRINT_VERSION = 'v2';
+
+/** What a record holds: the result, or a final failure (JSON, times in epoch ms). */
+type Recorded<T> = { kind: 'result'; result: T } | { kind: 'failure'; failure: FailureRecord };
 
 /** Stable JSON (sorted keys) so the same request always hashes the same. */
 export function stableJson(v: unknown): string {
@@ -33,13 +44,11 @@ export function stableJson(v: unknown): string {
   return JSON.stringify(v);
 }
 
-/** A recorded outcome; a recorded failure (negative status) is thrown again as it was. */
-function replay(o: Outcome): Outcome {
-  if (o.status >= 0) return o;
-  const e = o.body as { code: ErrorCode; message: string; extras: Record<string, unknown>; http: number; context?: Record<string, unknown> };
-  const err = new ApiError(e.code, e.message, { ...e.extras, http: e.http });
-  if (e.context) err.context = e.context;
-  throw err;
+/** A recorded outcome, returned or thrown again as it was. */
+function replay<T>(response: string): T {
+  const recorded = JSON.parse(response) as Recorded<T>;
+  if (recorded.kind === 'failure') throw failureFromRecord(recorded.failure);
+  return recorded.result;
 }
 
 /**
@@ -47,41 +56,45 @@ function replay(o: Outcome): Outcome {
  * refused it). A request refused before that wrote nothing, so the same key stays free for
  * the corrected request, as Stripe does for requests that fail validation.
  */
-const isFinal = (err: ApiError) => !err.retryable && err.context?.message_id !== undefined;
+const isFinal = (err: unknown): err is SendFailed | DeliveryFailed =>
+  (err instanceof SendFailed || err instanceof DeliveryFailed) && !err.retryable && failedMessageId(err) !== undefined;
 
 export function idempotency(deps: { store: Store; clock: Clock }) {
   const { store, clock } = deps;
-  const inFlight = new Map<string, Promise<Outcome>>();
+  const inFlight = new Map<string, Promise<unknown>>();
 
-  async function awaitRecorded(tenantId: string, route: string, key: string): Promise<Outcome | undefined> {
+  /** The response of a record another request holds, once it is done; undefined if it was released. */
+  async function awaitRecorded(tenantId: string, route: string, key: string): Promise<string | undefined> {
     const deadline = Date.now() + WAIT_LIMIT_MS;
     while (Date.now() < deadline) {
       const rec = await store.idempotency.get(tenantId, route, key);
       if (!rec) return undefined; // released: the first attempt failed retryably
-      if (rec.state === 'done') return { status: rec.http_status!, body: JSON.parse(rec.response!) };
+      if (rec.state === 'done') return rec.response!;
       await new Promise((r) => setTimeout(r, WAIT_POLL_MS));
     }
-    throw new ApiError(1012, 'a request with this idempotency_key is still in progress; retry shortly');
+    throw new DomainError(1012, 'a request with this idempotency_key is still in progress; retry shortly');
   }
 
   return {
     /**
      * Runs `work` once per (tenant, route, key). `identity` holds the fields whose
      * change is a collision; `request` is the whole request (a change elsewhere
-     * under the same key is also refused, as a different request).
+     * under the same key is also refused, as a different request). The result must be
+     * JSON-serializable: a replay returns its JSON copy.
      */
-    async run(
+    async run<T>(
       args: { tenantId: string; route: string; key: string | undefined; identity: Record<string, unknown>; request: unknown },
-      work: () => Promise<Outcome>,
-    ): Promise<Outcome> {
+      work: () => Promise<T>,
+    ): Promise<T> {
       const { tenantId, route, key } = args;
       if (!key) return work();
       const identity = stableJson(args.identity);
-      const fingerprint = createHash('sha256').update(stableJson(args.request)).digest('hex');
+      const fingerprint = createHash('sha256').update(`${FINGERPRINT_VERSION}\u0000${stableJson(args.request)}`).digest('hex');
       const slot = `${tenantId}\u0000${route}\u0000${key}`;
+      const id = { tenant_id: tenantId, route, key };
 
       const collision = () =>
-        new ApiError('idempotency_collision', 'this idempotency_key was used with a different recipient, body or voice note');
+        new DomainError('idempotency_collision', 'this idempotency_key was used with a different recipient, body or voice note');
 
       for (let attempt = 0; attempt < 3; attempt++) {
         const pending = inFlight.get(slot);
@@ -91,30 +104,28 @@ export function idempotency(deps: { store: Store; clock: Clock }) {
         }
         const now = clock.now();
         const claim = await store.idempotency.claim(
-          { tenant_id: tenantId, route, key, fingerprint, identity, state: 'in_progress', http_status: null, response: null, created_at: now, expires_at: now + IDEMPOTENCY_TTL_MS },
+          { ...id, fingerprint, identity, state: 'in_progress', http_status: null, response: null, created_at: now, expires_at: now + IDEMPOTENCY_TTL_MS },
           now,
         );
         if (!claim.claimed) {
           if (claim.existing.identity !== identity) throw collision();
           if (claim.existing.fingerprint !== fingerprint) {
-            throw new ApiError(1002, 'this idempotency_key was used with different request parameters');
+            throw new DomainError(1002, 'this idempotency_key was used with different request parameters');
           }
-          const recorded = claim.existing.state === 'done'
-            ? { status: claim.existing.http_status!, body: JSON.parse(claim.existing.response!) }
-            : await awaitRecorded(tenantId, route, key);
-          if (recorded) return replay(recorded);
+          const recorded = claim.existing.state === 'done' ? claim.existing.response! : await awaitRecorded(tenantId, route, key);
+          if (recorded !== undefined) return replay<T>(recorded);
           continue; // released meanwhile: claim it ourselves
         }
-        const running = (async (): Promise<Outcome> => {
+        const running = (async (): Promise<T> => {
           try {
-            const outcome = await work();
-            await store.idempotency.complete({ tenant_id: tenantId, route, key }, outcome.status, JSON.stringify(outcome.body));
-            return outcome;
+            const result = await work();
+            await store.idempotency.complete(id, JSON.stringify({ kind: 'result', result } satisfies Recorded<T>));
+            return result;
           } catch (err) {
-            if (err instanceof ApiError && isFinal(err)) {
-              await store.idempotency.complete({ tenant_id: tenantId, route, key }, -err.http, JSON.stringify({ code: err.code, message: err.message, extras: err.extras, http: err.http, context: err.context }));
+            if (isFinal(err)) {
+              await store.idempotency.complete(id, JSON.stringify({ kind: 'failure', failure: failureRecord(err) } satisfies Recorded<T>));
             } else {
-              await store.idempotency.release({ tenant_id: tenantId, route, key });
+              await store.idempotency.release(id);
             }
             throw err;
           }
@@ -126,7 +137,7 @@ export function idempotency(deps: { store: Store; clock: Clock }) {
           inFlight.delete(slot);
         }
       }
-      throw new ApiError(1012, 'a request with this idempotency_key is still in progress; retry shortly');
+      throw new DomainError(1012, 'a request with this idempotency_key is still in progress; retry shortly');
     },
   };
 }

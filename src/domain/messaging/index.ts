@@ -6,6 +6,7 @@ import { outbound } from './outbound.js';
 import { sendService } from './send.js';
 import { chatsService } from './chats.js';
 import { messageOps } from './message-ops.js';
+import { groupChanges } from './group-changes.js';
 
 export function messaging(deps: MessagingDeps) {
   const lim = limits(deps);
@@ -16,6 +17,7 @@ export function messaging(deps: MessagingDeps) {
     send: sendService(deps, out, idem),
     chats: chatsService(deps, lim, out, idem),
     ops: messageOps(deps),
+    groups: groupChanges(deps),
   };
 }
 

@@ -4,7 +4,7 @@
  * daily cap, and the tenant's sending window in its timezone. Days are the
  * tenant's local calendar days.
  */
-import { ApiError } from '../../errors/registry.js';
+import { DomainError } from '../../errors/registry.js';
 import type { PhoneLine, Tenant } from '../../store/index.js';
 import type { MessagingDeps } from './deps.js';
 import type { DriverCapability } from '../../drivers/types.js';
@@ -65,10 +65,10 @@ export function limits(deps: MessagingDeps) {
   return {
     /** Takes one request token from the tenant's bucket, or throws 1007 with retry_after. */
     async takeRateToken(tenant: Tenant): Promise<void> {
-      const wait = await store.lineRuntime.takeToken(tenant.id, tenant.rate_limit.per_second, tenant.rate_limit.burst, clock.now());
+      const wait = await store.rateBuckets.takeToken(tenant.id, tenant.rate_limit.per_second, tenant.rate_limit.burst, clock.now());
       if (wait > 0) {
         const retry_after = Math.max(1, Math.ceil(wait));
-        throw new ApiError(1007, `rate limit of ${tenant.rate_limit.per_second}/s (burst ${tenant.rate_limit.burst}) exceeded`, { retry_after });
+        throw new DomainError(1007, `rate limit of ${tenant.rate_limit.per_second}/s (burst ${tenant.rate_limit.burst}) exceeded`, { retryAfter: retry_after });
       }
     },
 
@@ -80,7 +80,7 @@ export function limits(deps: MessagingDeps) {
       // A line whose service is down right now (a Mac offline) is not chosen.
       const up = await Promise.all(capable.map(async (l) => (await deps.drivers.forLine(l).available?.()) ?? true));
       const lines = capable.filter((_, i) => up[i]);
-      if (lines.length === 0) throw new ApiError(3002, 'no active phone line of this project can send this message right now');
+      if (lines.length === 0) throw new DomainError(3002, 'no active phone line of this project can send this message right now');
       return lines;
     },
 
@@ -92,15 +92,15 @@ export function limits(deps: MessagingDeps) {
       const now = clock.now();
       const windowWait = msUntilWindowOpens(now, tenant);
       if (windowWait > 0) {
-        throw new ApiError(4002, `outside the project's sending window (${tenant.sending_window.start}–${tenant.sending_window.end} ${tenant.timezone}) for first-touch messages`, {
-          retry_after: Math.ceil(windowWait / 1000),
+        throw new DomainError(4002, `outside the project's sending window (${tenant.sending_window.start}–${tenant.sending_window.end} ${tenant.timezone}) for first-touch messages`, {
+          retryAfter: Math.ceil(windowWait / 1000),
         });
       }
       const dayStart = localDayStart(now, tenant.timezone);
       const nextDay = dayStart + DAY_MS;
       if ((await store.messages.tenantFirstTouches(tenant.id, dayStart)) >= tenant.daily_first_touch_cap) {
-        throw new ApiError(4002, `daily cap reached: the project's daily first-touch cap (${tenant.daily_first_touch_cap}) is used up`, {
-          retry_after: Math.ceil((nextDay - now) / 1000),
+        throw new DomainError(4002, `daily cap reached: the project's daily first-touch cap (${tenant.daily_first_touch_cap}) is used up`, {
+          retryAfter: Math.ceil((nextDay - now) / 1000),
         });
       }
       const lines = preferred ? [preferred] : await this.candidateLines(tenant, need);
@@ -122,8 +122,8 @@ export function limits(deps: MessagingDeps) {
         }
       }
       const earliest = Math.min(...scored.map((s) => (s.freeAt <= now ? now + 1000 : s.freeAt)));
-      throw new ApiError(4002, 'every phone line is at its first-touch limit right now', {
-        retry_after: Math.max(1, Math.ceil((earliest - now) / 1000)),
+      throw new DomainError(4002, 'every phone line is at its first-touch limit right now', {
+        retryAfter: Math.max(1, Math.ceil((earliest - now) / 1000)),
       });
     },
   };

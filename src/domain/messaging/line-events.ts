@@ -42,21 +42,21 @@ async function chatFor(
     const { lead, chat } = await findOrCreateDirect(tx, tenant.id, msg.from, now, lineId);
     // The conversation follows the line the contact wrote to: replies come from the number
     // they see the thread under, and the event's owner_handle is the line replies go out on.
-    if (chat.line_id !== lineId) await tx.conversations.pinLine(chat.id, lineId);
+    if (chat.line_id !== lineId) await tx.chats.pinLine(chat.id, lineId);
     return { chat: { ...chat, line_id: lineId }, leadId: lead.id, participants: [msg.from] };
   }
-  const { lead } = await tx.conversations.upsertLead({ id: newUuid(), tenant_id: tenant.id, handle: msg.from, created_at: now });
+  const { lead } = await tx.chats.upsertLead({ id: newUuid(), tenant_id: tenant.id, handle: msg.from, created_at: now });
   const chat =
-    (await tx.conversations.chatByKey(tenant.id, msg.group.chatKey)) ??
-    (await tx.conversations.ensureChat({
+    (await tx.chats.chatByKey(tenant.id, msg.group.chatKey)) ??
+    (await tx.chats.ensureChat({
       id: `ch_${randomHex(16)}`, tenant_id: tenant.id, is_group: true, lead_id: null, line_id: lineId, convo_id: newUuid(),
       chat_key: msg.group.chatKey, display_name: msg.group.displayName ?? null, created_at: now,
     }));
   // The sender is a member whether or not the provider listed them; the line itself is not a participant.
   for (const h of new Set([msg.from, ...msg.group.handles])) {
-    if (h !== line.phone_number) await tx.conversations.addParticipant(chat.id, h, now);
+    if (h !== line.phone_number) await tx.chats.addParticipant(chat.id, h, now);
   }
-  return { chat, leadId: lead.id, participants: await tx.conversations.participants(chat.id) };
+  return { chat, leadId: lead.id, participants: await tx.chats.participants(chat.id) };
 }
 
 export function lineEvents(deps: LineEventsDeps): DriverEvents {
@@ -125,7 +125,7 @@ export function lineEvents(deps: LineEventsDeps): DriverEvents {
           tenant, line, chat, participants, message, guid: msg.guid,
           traceId: ids.trace(), nowMs: now, deepLinkTemplate: deps.deepLinkTemplate,
         });
-        const subs = (await tx.events.subscriptions(tenant.id)).filter((s) => s.events.includes('message.received'));
+        const subs = (await tx.events.subscriptions(tenant.id)).filter((s) => s.enabled && s.events.includes('message.received'));
         const real = subs.filter((s) => s.url !== DEV_INBOX_URL);
         const devInbox = subs.length > real.length;
         const eventRef = `evt_${timeSortableId(now)}`;

@@ -5,13 +5,14 @@
  * row exists before the driver is called, so a crash never leaves a sent
  * message unrecorded.
  */
-import { ApiError } from '../../errors/registry.js';
+import { DomainError } from '../../errors/registry.js';
 import type { Chat, Message, MessagePart, PhoneLine, Tenant } from '../../store/index.js';
 import type { DriverCapability, LineDriver, OutboundFile, Target } from '../../drivers/types.js';
 import { timeSortableId } from '../ids.js';
 import type { MessagingDeps } from './deps.js';
 import type { FirstTouchReservation, Limits } from './limits.js';
-import { toApiError } from './driver-errors.js';
+import { fromDriverFailure } from './driver-errors.js';
+import { DeliveryFailed } from './failures.js';
 import { sendsFrom } from '../lines/service.js';
 
 export type OutboundContent =
@@ -69,9 +70,9 @@ export function outbound(deps: MessagingDeps, lim: Limits) {
     pinned?: PhoneLine,
   ): Promise<{ line: PhoneLine; firstTouch?: FirstTouchReservation; pin: boolean }> {
     if (pinned) {
-      if (!sendsFrom(pinned)) throw new ApiError(3002, 'the phone line is not active or does not send');
+      if (!sendsFrom(pinned)) throw new DomainError(3002, 'the phone line is not active or does not send');
       if (!drivers.forLine(pinned).capabilities().has(need)) {
-        throw new ApiError(4099, `this line does not support ${need.replace('_', ' ')}`, { http: 501 });
+        throw new DomainError(4099, `this line does not support ${need.replace('_', ' ')}`);
       }
       // A voice note goes out on its staging line without moving the conversation.
       if (chat.line_id) return { line: pinned, pin: false };
@@ -82,14 +83,14 @@ export function outbound(deps: MessagingDeps, lim: Limits) {
       const ours = current !== undefined && current.tenant_id === tenant.id;
       if (ours && sendsFrom(current)) {
         if (!drivers.forLine(current).capabilities().has(need)) {
-          throw new ApiError(4099, `this conversation's line does not support ${need.replace('_', ' ')}`, { http: 501 });
+          throw new DomainError(4099, `this conversation's line does not support ${need.replace('_', ' ')}`);
         }
         return { line: current, pin: false };
       }
       // A group exists on its line's Mac only: it cannot move to another line.
       if (chat.is_group) {
-        if (ours) throw new ApiError(3002, "this group's line is not active; the group can only be reached through it");
-        throw new ApiError(4099, "this group's line is no longer assigned to this project", { http: 422 });
+        if (ours) throw new DomainError(3002, "this group's line is not active; the group can only be reached through it");
+        throw new DomainError(4099, "this group's line is no longer assigned to this project", { variant: 'context' });
       }
       // The direct conversation's line went away: move it to another active line.
       const [next] = await lim.candidateLines(tenant, need);
@@ -113,7 +114,7 @@ export function outbound(deps: MessagingDeps, lim: Limits) {
       if (before) {
         await before.catch(() => undefined);
         // The send before this one may have pinned the chat to its line.
-        const fresh = await store.conversations.getChat(chat.tenant_id, chat.id);
+        const fresh = await store.chats.getChat(chat.tenant_id, chat.id);
         if (fresh?.line_id) chat.line_id = fresh.line_id;
       }
       return work();
@@ -138,9 +139,9 @@ export function outbound(deps: MessagingDeps, lim: Limits) {
     if (firstTouch) {
       // The chat is pinned to the line before anything goes out. Of two first touches racing in
       // two processes one wins; the other gives its line back and follows onto the winner's.
-      if (!(await store.conversations.claimLine(chat.id, line.id))) {
+      if (!(await store.chats.claimLine(chat.id, line.id))) {
         await firstTouch.release();
-        chat.line_id = (await store.conversations.getChat(chat.tenant_id, chat.id))?.line_id ?? null;
+        chat.line_id = (await store.chats.getChat(chat.tenant_id, chat.id))?.line_id ?? null;
         return sendNow(tenant, chat, content, opts);
       }
       chat.line_id = line.id;
@@ -167,25 +168,25 @@ export function outbound(deps: MessagingDeps, lim: Limits) {
     await store.messages.insert(message);
     const target: Target = chat.is_group
       ? { kind: 'group', chatKey: chat.chat_key ?? '' }
-      : { kind: 'direct', handle: opts.recipient ?? (await store.conversations.participants(chat.id))[0] ?? '' };
+      : { kind: 'direct', handle: opts.recipient ?? (await store.chats.participants(chat.id))[0] ?? '' };
     try {
       const guid = await deliver(drivers.forLine(line), target, content);
       await store.messages.setProviderGuid(message.id, guid);
       message.provider_guid = guid;
     } catch (err) {
-      const apiErr = toApiError(err, content.kind === 'voice_note' ? 'voice notes' : undefined);
-      const code = apiErr instanceof ApiError && typeof apiErr.code === 'number' ? apiErr.code : 3001;
+      const failure = fromDriverFailure(err, content.kind === 'voice_note' ? 'voice notes' : undefined);
+      const code = failure instanceof DomainError && typeof failure.code === 'number' ? failure.code : 3001;
       await store.messages.update(message.id, { status: 'failed', error_code: code });
       // A failed first touch pins nothing: the next attempt chooses a line afresh.
       if (firstTouch) {
-        await store.conversations.releaseLine(chat.id, line.id);
+        await store.chats.releaseLine(chat.id, line.id);
         chat.line_id = null;
       }
-      if (apiErr instanceof ApiError) apiErr.context = { phone_line_id: line.id, message_id: message.id };
-      throw apiErr;
+      // The failure names the recorded message and its line (the send's answer reports them).
+      throw failure instanceof DomainError ? new DeliveryFailed(failure, message.id, line.id) : failure;
     }
     if (pin && chat.line_id !== line.id) {
-      await store.conversations.pinLine(chat.id, line.id);
+      await store.chats.pinLine(chat.id, line.id);
       chat.line_id = line.id;
     }
     return { message, line };

@@ -1,24 +1,21 @@
 /** Message rules shared by /send and the chat routes. */
-import { ApiError } from '../../errors/registry.js';
+import { DomainError } from '../../errors/registry.js';
+import { ALLOWED_EFFECTS } from './vocabulary.js';
 
-export const ALLOWED_EFFECTS = ['celebration', 'balloons', 'confetti', 'fireball', 'heart', 'laser', 'lasers', 'shootingstar', 'sparkles', 'spotlight'] as const;
-
-/** Characters in one text part; iMessage takes more, but longer texts are almost always a bug. */
-export const MAX_TEXT_LENGTH = 10_000;
-export const MAX_PARTS = 10;
+export { ALLOWED_EFFECTS, MAX_PARTS, MAX_TEXT_LENGTH } from './vocabulary.js';
 
 /** Image types that can be delivered grouped (parallel_attachments). */
 export const GROUPABLE_IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp', 'image/heic', 'image/heif'];
 
 export function assertService(service: string | undefined): void {
   if (service !== undefined && service !== 'imessage') {
-    throw new ApiError(1010, `messaging service "${service}" is not supported; only imessage is`);
+    throw new DomainError(1010, `messaging service "${service}" is not supported; only imessage is`);
   }
 }
 
 export function assertEffect(effect: string | undefined): void {
   if (effect !== undefined && !(ALLOWED_EFFECTS as readonly string[]).includes(effect)) {
-    throw new ApiError(4098, `unknown effect "${effect}"`, { allowed_effects: ALLOWED_EFFECTS });
+    throw new DomainError(4098, `unknown effect "${effect}"`, { allowedEffects: ALLOWED_EFFECTS });
   }
 }
 

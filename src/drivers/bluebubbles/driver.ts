@@ -342,6 +342,22 @@ export function bluebubblesDriver(ctx: DriverContext, options: BlueBubblesDriver
       await call('participant', (c) => c.request('POST', `/api/v1/chat/${enc(chatKey)}/participant/add`, { json: { address: handle } }));
     },
 
+    // BlueBubbles' chat routes (httpRoutes.ts, ChatRouter): all behind its PrivateApiMiddleware.
+    async removeParticipant(chatKey, handle) {
+      await requirePrivateApi('participant changes');
+      await call('participant', (c) => c.request('POST', `/api/v1/chat/${enc(chatKey)}/participant/remove`, { json: { address: handle } }));
+    },
+
+    async renameGroup(chatKey, displayName) {
+      await requirePrivateApi('group changes');
+      await call('participant', (c) => c.request('PUT', `/api/v1/chat/${enc(chatKey)}`, { json: { displayName } }));
+    },
+
+    async leaveGroup(chatKey) {
+      await requirePrivateApi('group changes');
+      await call('participant', (c) => c.request('POST', `/api/v1/chat/${enc(chatKey)}/leave`));
+    },
+
     async createGroup(handles, text) {
       await requirePrivateApi('group creation');
       const tempGuid = newTempGuid();

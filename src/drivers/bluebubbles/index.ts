@@ -4,16 +4,6 @@
  */
 export { bluebubblesDriver, INFO_TTL_MS, type BlueBubblesLineDriver, type BlueBubblesDriverOptions } from './driver.js';
 export { handleBlueBubblesWebhook, isTrimmed, orderParts, type BlueBubblesWebhookDeps, type WebhookOutcome } from './inbound.js';
-export {
-  bluebubblesWebhookRoute,
-  registerWebhook,
-  verifyWebhookToken,
-  webhookTokenFor,
-  webhookUrlFor,
-  WEBHOOK_ROUTE,
-  type BlueBubblesRouteDeps,
-  type RegisteredWebhook,
-  type WebhookLine,
-} from './webhook.js';
+export { registerWebhook, verifyWebhookToken, webhookTokenFor, webhookUrlFor, type RegisteredWebhook } from './webhook.js';
 export { configProblems, DEFAULT_TIMEOUT_MS, type BlueBubblesConfig } from './config.js';
 export { BB_WEBHOOK_EVENTS } from './api-types.js';

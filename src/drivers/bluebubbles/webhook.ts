@@ -5,19 +5,15 @@
  * an unguessable token: `/hooks/bluebubbles/<lineId>/<token>`, token =
  * HMAC-SHA256(secret, "bluebubbles-webhook:" + lineId) in hex. The route
  * recomputes it and compares in constant time; a wrong token is 401 before
- * anything is looked up.
+ * anything is looked up. The route itself is http/routes/hooks/bluebubbles.ts.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
 import type { DriverContext } from '../types.js';
 import { DriverFailure } from '../types.js';
 import { BB_WEBHOOK_EVENTS } from './api-types.js';
 import { BlueBubblesClient } from './client.js';
 import { parseConfig } from './config.js';
 import { toDriverFailure } from './errors.js';
-import { handleBlueBubblesWebhook, type WebhookOutcome } from './inbound.js';
-
-export const WEBHOOK_ROUTE = '/hooks/bluebubbles/:lineId/:token';
 
 /** The per-line token (64 hex characters). */
 export function webhookTokenFor(secret: Buffer | string, lineId: string): string {
@@ -96,53 +92,4 @@ export async function registerWebhook(
   } catch (err) {
     throw toDriverFailure(err, 'webhook');
   }
-}
-
-export interface WebhookLine {
-  id: string;
-  driver_config: Record<string, unknown>;
-}
-
-export interface BlueBubblesRouteDeps {
-  /** The secret the per-line tokens derive from. */
-  secret: Buffer;
-  resolveLine(lineId: string): Promise<WebhookLine | undefined>;
-  /** The line's driver context (its config and the events to report to). */
-  contextFor(line: WebhookLine): DriverContext;
-  /** Called after an event was processed (in the background). */
-  onProcessed?(outcome: WebhookOutcome, lineId: string): void;
-  /** Called when processing failed; by default the failure is logged (without secrets). */
-  onError?(err: unknown, lineId: string): void;
-}
-
-/**
- * POST /hooks/bluebubbles/:lineId/:token — where BlueBubbles posts. Answers
- * 401 for a wrong token, 404 for an unknown line, otherwise 200 at once and
- * processes the event in the background (BlueBubbles does not wait for or
- * retry webhooks; fetching the message and its media can take a while).
- */
-export function bluebubblesWebhookRoute(app: FastifyInstance, deps: BlueBubblesRouteDeps): void {
-  // The token is a credential: logs show the path with it redacted (secretParams).
-  app.post<{ Params: { lineId: string; token: string } }>(WEBHOOK_ROUTE, { config: { auth: 'none', secretParams: ['token'] }, schema: { hide: true } }, async (req, reply) => {
-    const { lineId, token } = req.params;
-    if (!verifyWebhookToken(deps.secret, lineId, token)) return reply.status(401).send({ ok: false, error: 'invalid webhook token' });
-    if ((req as { jsonError?: unknown }).jsonError !== undefined) return reply.status(400).send({ ok: false, error: 'body is not valid JSON' });
-    const line = await deps.resolveLine(lineId);
-    if (!line) return reply.status(404).send({ ok: false, error: 'unknown line' });
-    const ctx = deps.contextFor(line);
-    const body: unknown = req.body;
-    setImmediate(() => {
-      handleBlueBubblesWebhook(ctx, line.id, body).then(
-        (outcome) => deps.onProcessed?.(outcome, line.id),
-        (err: unknown) => {
-          if (deps.onError) return deps.onError(err, line.id);
-          const reason = err instanceof DriverFailure ? `${err.kind}: ${err.message}` : err instanceof Error ? err.message : String(err);
-          req.log.warn({ line_id: line.id, reason }, 'BlueBubbles webhook could not be processed');
-        },
-      ).catch(() => {
-        /* a throwing onProcessed/onError hook must not become an unhandled rejection */
-      });
-    });
-    return reply.status(200).send({ ok: true });
-  });
 }

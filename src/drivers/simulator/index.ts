@@ -146,6 +146,24 @@ export function simulatorDriver(ctx: DriverContext): LineDriver {
       await log({ kind: 'add_participant', chat_key: chatKey, handle });
     },
 
+    async removeParticipant(chatKey, handle) {
+      require('participants', 'participant changes');
+      if (handle === SIMULATOR_RECIPIENTS.rejectsParticipantRemove) {
+        throw new DriverFailure('rejected', `simulated: ${handle} cannot be removed from the group`);
+      }
+      await log({ kind: 'remove_participant', chat_key: chatKey, handle });
+    },
+
+    async renameGroup(chatKey, displayName) {
+      require('participants', 'group changes');
+      await log({ kind: 'rename_group', chat_key: chatKey, display_name: displayName });
+    },
+
+    async leaveGroup(chatKey) {
+      require('participants', 'group changes');
+      await log({ kind: 'leave_group', chat_key: chatKey });
+    },
+
     async createGroup(handles, text) {
       require('create_group', 'group creation');
       for (const h of handles) {
@@ -161,7 +179,7 @@ export function simulatorDriver(ctx: DriverContext): LineDriver {
 }
 
 /** A simulated restart of the line's messaging service: a new epoch. */
-export async function restartSimulatedService(ctx: Pick<DriverContext, 'lineId' | 'state' | 'now'>): Promise<string> {
+export async function restartSimulatedService(ctx: Pick<DriverContext, 'lineId' | 'now'> & { state: Pick<DriverContext['state'], 'setServiceEpoch'> }): Promise<string> {
   const epoch = `epoch-${randomUUID()}`;
   await ctx.state.setServiceEpoch(ctx.lineId, epoch, ctx.now());
   return epoch;

@@ -11,4 +11,6 @@ export const SIMULATOR_RECIPIENTS = {
   rejectsParticipantAdd: '+15005550003',
   /** The line acts as down for this recipient: 503 / 3002. */
   lineDown: '+15005550004',
+  /** Removing this handle from a group is rejected: 502 / 4001. */
+  rejectsParticipantRemove: '+15005550005',
 } as const;

@@ -4,12 +4,12 @@
  * domain's DriverEvents.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   bluebubblesDriver,
-  bluebubblesWebhookRoute,
   handleBlueBubblesWebhook,
   registerWebhook,
   webhookTokenFor,
@@ -17,6 +17,8 @@ import {
   type WebhookOutcome,
 } from '../../../src/drivers/bluebubbles/index.js';
 import type { DriverContext } from '../../../src/drivers/types.js';
+import { bluebubblesWebhookRoute } from '../../../src/http/routes/hooks/bluebubbles.js';
+import type { TypedApp } from '../../../src/http/typed.js';
 import { CAF, PNG, collector, memoryState, waitFor, type Collector } from './helpers.js';
 import { StandIn } from './standin.js';
 
@@ -24,7 +26,7 @@ const SENDER = '+14155550123';
 
 describe('BlueBubbles inbound webhooks', () => {
   let bb: StandIn;
-  let app: FastifyInstance;
+  let app: TypedApp;
   let base: string;
   const secret = randomBytes(32);
   const lines = new Map<string, { id: string; driver_config: Record<string, unknown> }>();
@@ -38,7 +40,7 @@ describe('BlueBubbles inbound webhooks', () => {
 
   beforeAll(async () => {
     bb = await new StandIn().start();
-    app = Fastify();
+    app = Fastify().withTypeProvider<TypeBoxTypeProvider>();
     bluebubblesWebhookRoute(app, {
       secret,
       resolveLine: async (id) => lines.get(id),

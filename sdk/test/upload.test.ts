@@ -1,0 +1,100 @@
+/** A 20 MB upload streams: from a file path and from a generated stream, never whole in memory. */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Blueline } from '@blueline/sdk';
+import { startService, type Service } from './support/service.js';
+
+const SIZE = 20 * 1024 * 1024;
+const CHUNK = 64 * 1024;
+let svc: Service;
+let client: Blueline;
+
+beforeAll(async () => {
+  svc = await startService();
+  client = new Blueline(svc.options);
+});
+afterAll(() => svc?.stop());
+
+/** Deterministic pseudo-random chunks (never all at once), and their running hash. */
+function* chunks(seed: number, hash: crypto.Hash): Generator<Uint8Array> {
+  let state = crypto.createHash('sha256').update(String(seed)).digest();
+  for (let sent = 0; sent < SIZE; sent += CHUNK) {
+    const block = Buffer.alloc(CHUNK);
+    for (let i = 0; i < CHUNK; i += 32) {
+      state = crypto.createHash('sha256').update(state).digest();
+      state.copy(block, i);
+    }
+    hash.update(block);
+    yield block;
+  }
+}
+
+v8.setFlagsFromString('--expose-gc');
+const gc = vm.runInNewContext('gc') as () => void;
+
+/**
+ * Peak growth of memory still held (after a full collection) outside and inside the JS heap
+ * while `fn` runs: a body buffered whole would hold its 20 MB through the upload.
+ */
+async function peakExternalGrowth(fn: () => Promise<void>): Promise<number> {
+  const held = () => {
+    gc();
+    const m = process.memoryUsage();
+    return m.arrayBuffers + m.heapUsed;
+  };
+  const base = held();
+  let peak = 0;
+  const t = setInterval(() => (peak = Math.max(peak, held() - base)), 50);
+  try {
+    await fn();
+  } finally {
+    clearInterval(t);
+  }
+  return peak;
+}
+
+async function sha256Of(body: ReadableStream<Uint8Array>): Promise<string> {
+  const h = crypto.createHash('sha256');
+  for await (const c of body as unknown as AsyncIterable<Uint8Array>) h.update(c);
+  return h.digest('hex');
+}
+
+describe('attachments.upload, 20 MB', () => {
+  it('streams a file from its path, and the download streams back the same bytes', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bl-up-'));
+    const file = path.join(dir, 'clip.mp4');
+    const written = crypto.createHash('sha256');
+    const out = fs.createWriteStream(file);
+    for (const c of chunks(1, written)) if (!out.write(c)) await new Promise((r) => out.once('drain', r));
+    await new Promise<void>((r) => out.end(() => r()));
+    const expected = written.digest('hex');
+
+    let id = '';
+    const growth = await peakExternalGrowth(async () => {
+      id = (await client.attachments.upload(file)).attachment_id;
+    });
+    expect(growth).toBeLessThan(SIZE / 2);
+    const meta = await client.attachments.get(id);
+    expect(meta).toMatchObject({ size_bytes: SIZE, content_type: 'video/mp4', filename: 'clip.mp4' });
+    const download = await client.attachments.download(id);
+    expect(download.size).toBe(SIZE);
+    expect(await sha256Of(download.body)).toBe(expected);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('streams a ReadableStream of a given size', async () => {
+    const hash = crypto.createHash('sha256');
+    const source = ReadableStream.from(chunks(2, hash));
+    let id = '';
+    const growth = await peakExternalGrowth(async () => {
+      id = (await client.attachments.upload(source, { filename: 'gen.pdf', size: SIZE })).attachment_id;
+    });
+    expect(growth).toBeLessThan(SIZE / 2);
+    expect(await sha256Of((await client.attachments.download(id)).body)).toBe(hash.digest('hex'));
+  });
+});

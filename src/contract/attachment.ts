@@ -1,0 +1,26 @@
+/** The attachment resource: uploaded files (att_…) and inbound media (in_…). */
+import { Type, type Static } from 'typebox';
+import { DateTime, Nullable } from './common.js';
+
+export const Attachment = Type.Object({
+  attachment_id: Type.String({ description: 'att_… (uploaded) or in_… (inbound media)' }),
+  content_type: Type.String({ description: 'lower case; inbound media may be generic (application/octet-stream)' }),
+  size_bytes: Type.Integer({ minimum: 0 }),
+  filename: Nullable(Type.String()),
+  uploaded_at: Nullable(DateTime('null until the bytes arrive')),
+  expires_at: DateTime('the slot expiry before upload; the end of retention after'),
+});
+export type Attachment = Static<typeof Attachment>;
+
+export const AttachmentParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100, description: 'att_… or in_…' }) });
+
+/** The Range header a download takes. */
+export const RangeHeaders = Type.Object({
+  range: Type.Optional(Type.String({ description: 'bytes=a-b, bytes=a- or bytes=-n: 206 with that part; 416 when it lies outside the file' })),
+});
+
+export const FILE_RESPONSES = {
+  200: { contentType: 'application/octet-stream', description: 'the bytes, with the file\'s own Content-Type, Content-Length and (when it has one) a filename in Content-Disposition' },
+  206: { contentType: 'application/octet-stream', description: 'the range asked for, with Content-Range' },
+  416: { description: 'the range lies outside the file; Content-Range: bytes */<size>' },
+} as const;

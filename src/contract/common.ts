@@ -1,0 +1,74 @@
+/** Shapes shared by several operations: ids, handles, timestamps, the error bodies. */
+import { Type, type TSchema } from 'typebox';
+import { ERROR_CODES, type ErrorCode } from '../errors/registry.js';
+
+export const DateTime = (description?: string) => Type.String({ format: 'date-time', ...(description && { description }) });
+export const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+
+/** A path id as the routes accept it (the 100-character cap keeps lookups cheap). */
+export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
+
+/** E.164 (`+` then 8–15 digits) or an Apple ID email; the service normalizes either. */
+export const HANDLE_PATTERN = '^(\\+?[0-9][0-9 ()./-]{5,30}|[^@\\s]+@[^@\\s]+\\.[^@\\s]+)$';
+export const Handle = (description: string) => Type.String({ minLength: 1, maxLength: 320, pattern: HANDLE_PATTERN, description });
+
+export const NoQuery = Type.Object({}, { additionalProperties: false });
+
+/**
+ * Where the spec gives a value that fails a schema keyword a code other than 1002, the schema
+ * names it: `{ enum: […], 'x-error-codes': { enum: 5003 } }` (read by http/validation.ts; the
+ * OpenAPI document shows it too).
+ */
+export const ERROR_CODES_KEYWORD = 'x-error-codes';
+
+/** Every code of the registry, as the literal union the wire uses. */
+const codeSchema = (codes: readonly ErrorCode[]) =>
+  codes.length === 1 ? Type.Literal(codes[0]!) : Type.Union(codes.map((c) => Type.Literal(c)));
+
+const errorDetails = {
+  retry_after: Type.Optional(Type.Integer({ minimum: 0, description: 'seconds; also in Retry-After (1007, 4002, …)' })),
+  attachment_index: Type.Optional(Type.Integer({ minimum: 0, description: '0-based entry of attachments[] or parts[] at fault' })),
+  allowed_effects: Type.Optional(Type.Array(Type.String(), { description: 'on 4098' })),
+};
+
+/** The standard error envelope, with the codes one status can carry. */
+export function ErrorEnvelope(codes: readonly ErrorCode[] = Object.keys(ERROR_CODES).map(codeOf)) {
+  return Type.Object(
+    {
+      success: Type.Literal(false),
+      error: Type.Object({
+        status: Type.Integer({ description: 'the HTTP status' }),
+        code: codeSchema(codes),
+        message: Type.String(),
+        retryable: Type.Boolean({ description: 'authoritative: branch on it' }),
+        ...errorDetails,
+      }),
+      trace_id: Type.String(),
+    },
+    { description: 'Error envelope' },
+  );
+}
+
+/** POST /send's flat failure shape (spec rule 5): no envelope, no trace_id. */
+export function SendFailure(codes: readonly ErrorCode[] = Object.keys(ERROR_CODES).map(codeOf)) {
+  return Type.Object(
+    {
+      status: Type.Literal('failed'),
+      error: Type.String({ description: 'short name, e.g. send_failed, lines_saturated, invalid_request' }),
+      code: codeSchema(codes),
+      reason: Type.String(),
+      retryable: Type.Boolean(),
+      lead_id: Nullable(Type.String()),
+      chat_id: Nullable(Type.String()),
+      lead_created: Type.Boolean(),
+      convo_id: Nullable(Type.String()),
+      phone_line_id: Nullable(Type.String()),
+      ...errorDetails,
+    },
+    { description: 'Flat send failure' },
+  );
+}
+
+export function codeOf(key: string): ErrorCode {
+  return (/^\d+$/.test(key) ? Number(key) : key) as ErrorCode;
+}

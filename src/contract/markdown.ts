@@ -1,0 +1,114 @@
+/**
+ * docs/api.md, written from the contract: every operation with its auth, parameters, body
+ * and answers, and the error-code table. `npm run docs:api` rewrites it; a test fails when
+ * the file and the contract disagree, so the reference in the repository never drifts.
+ */
+import type { TSchema } from 'typebox';
+import type { OperationSpec } from './operation.js';
+import { errorCodesByStatus } from './errors.js';
+import { ERROR_CODES } from '../errors/registry.js';
+
+type Schema = TSchema & {
+  type?: string | string[];
+  description?: string;
+  properties?: Record<string, Schema>;
+  required?: string[];
+  items?: Schema;
+  anyOf?: Schema[];
+  oneOf?: Schema[];
+  const?: unknown;
+  enum?: unknown[];
+  pattern?: string;
+  minLength?: number;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  format?: string;
+};
+
+const AUTH: Record<OperationSpec['auth'], string> = {
+  tenant: 'signing secret (Bearer or HMAC); `x-service-tenant` for multi-tenant accounts',
+  'tenant-header': 'signing secret (Bearer or HMAC) and `x-service-tenant`',
+  'bearer-only': 'Bearer only (the slot\'s `required_headers.authorization`)',
+  admin: 'Bearer `ADMIN_TOKEN`',
+  none: 'none',
+};
+
+/** A short type for a table cell: `string`, `"a" | "b"`, `object[]`. */
+function typeOf(s: Schema): string {
+  const alts = s.anyOf ?? s.oneOf;
+  if (alts) return alts.map(typeOf).join(' \\| ');
+  if (s.const !== undefined) return `\`${JSON.stringify(s.const)}\``;
+  if (s.enum) return s.enum.map((v) => `\`${JSON.stringify(v)}\``).join(' \\| ');
+  if (s.type === 'array') {
+    const item = s.items ? typeOf(s.items) : 'any';
+    return item.includes('|') ? `(${item})[]` : `${item}[]`;
+  }
+  if (Array.isArray(s.type)) return s.type.join(' \\| ');
+  return s.type ?? 'any';
+}
+
+function rules(s: Schema): string {
+  const r: string[] = [];
+  if (s.description) r.push(s.description);
+  if (s.format) r.push(`format ${s.format}`);
+  if (s.pattern) r.push(`pattern \`${s.pattern.replace(/\|/g, '\\|')}\``);
+  if (s.minLength !== undefined || s.maxLength !== undefined) r.push(`length ${s.minLength ?? 0}–${s.maxLength ?? '∞'}`);
+  if (s.minimum !== undefined || s.maximum !== undefined) r.push(`range ${s.minimum ?? '−∞'}–${s.maximum ?? '∞'}`);
+  return r.join('; ').replace(/\n/g, ' ');
+}
+
+/** Rows for an object's fields, nested objects as `a.b`, arrays of objects as `a[].b`. */
+function fieldRows(s: Schema | undefined, prefix = ''): string[] {
+  if (!s?.properties) return [];
+  return Object.entries(s.properties).flatMap(([name, f]) => {
+    const path = `${prefix}${name}`;
+    const required = (s.required ?? []).includes(name) ? 'yes' : 'no';
+    const row = `| \`${path}\` | ${typeOf(f)} | ${required} | ${rules(f)} |`;
+    const inner = f.properties ? f : f.type === 'array' && f.items?.properties ? f.items : undefined;
+    return [row, ...fieldRows(inner, `${path}${inner === f ? '.' : '[].'}`)];
+  });
+}
+
+function table(title: string, s: Schema | undefined): string[] {
+  const rows = fieldRows(s);
+  if (!rows.length) return [];
+  return [`${title}:`, '', '| Field | Type | Required | Rules |', '|---|---|---|---|', ...rows, ''];
+}
+
+function section(op: OperationSpec): string[] {
+  const out = [`### ${op.method} ${op.path}`, '', `\`${op.operationId}\` — ${op.summary}`, ''];
+  if (op.description) out.push(op.description, '');
+  out.push(`Auth: ${AUTH[op.auth]}.${op.rateLimited ? ' Rate limited (1007).' : ''}`, '');
+  out.push(...table('Path', op.params as Schema), ...table('Query', op.query as Schema), ...table('Body', op.body as Schema));
+  if (op.rawBody) out.push(`Body: ${op.rawBody.description} (${op.rawBody.contentTypes.map((t) => `\`${t}\``).join(', ')}).`, '');
+  for (const [status, schema] of Object.entries(op.responses)) out.push(...table(`Answer ${status}`, schema as Schema));
+  for (const [status, raw] of Object.entries(op.rawResponses ?? {})) out.push(`Answer ${status}: ${raw.description}${raw.contentType ? ` (\`${raw.contentType}\`)` : ''}.`, '');
+  const errors = [...errorCodesByStatus(op)].sort(([a], [b]) => a - b).map(([status, codes]) => `${status}: ${codes.join(', ')}`);
+  out.push(`Errors (${op.errorShape === 'send' ? 'flat send shape' : 'envelope'}) — ${errors.join('; ')}.`, '');
+  return out;
+}
+
+export function apiMarkdown(operations: readonly OperationSpec[]): string {
+  const visible = operations.filter((o) => !o.hidden);
+  const tags = [...new Set(visible.map((o) => o.tags[0] ?? 'other'))];
+  const lines = [
+    '# Blueline API reference',
+    '',
+    '<!-- Generated from src/contract/ by `npm run docs:api`; a test fails when it is out of date. Do not edit by hand. -->',
+    '',
+    'Base address: the service\'s URL (`base_url` in `data/demo.json`). JSON bodies use `content-type: application/json`.',
+    'Errors use the envelope `{ success: false, error: { status, code, message, retryable, retry_after?, attachment_index?, allowed_effects? }, trace_id }`,',
+    'except `POST /api/v1/send`, whose failures are flat: `{ status: "failed", error, code, reason, retryable, lead_id, chat_id, lead_created, convo_id, phone_line_id }`.',
+    '`code` is stable, `message` may change, `retryable` is authoritative. Every answer carries `X-Trace-ID`.',
+    'The machine-readable form of this page is `GET /openapi.json`.',
+    '',
+  ];
+  for (const tag of tags) {
+    lines.push(`## ${tag[0]!.toUpperCase()}${tag.slice(1)}`, '');
+    for (const op of visible.filter((o) => (o.tags[0] ?? 'other') === tag)) lines.push(...section(op));
+  }
+  lines.push('## Error codes', '', '| Code | HTTP | Retryable | Meaning |', '|---|---|---|---|');
+  for (const [code, e] of Object.entries(ERROR_CODES)) lines.push(`| ${code} | ${e.http} | ${e.retryable ? 'yes' : 'no'} | ${e.message} |`);
+  return `${lines.join('\n')}\n`;
+}

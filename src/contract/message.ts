@@ -1,0 +1,41 @@
+/** The message resource as every operation shows it (send results, chat history, lookups, events). */
+import { Type, type Static } from 'typebox';
+import { DateTime, Nullable } from './common.js';
+
+export const MessagePart = Type.Union(
+  [
+    Type.Object({ type: Type.Literal('text'), value: Type.String() }),
+    Type.Object({
+      type: Type.Literal('media'),
+      attachment_id: Type.String({ description: 'GET /api/v1/attachments/{id}/content serves the bytes' }),
+      filename: Type.Optional(Type.String()),
+      mime_type: Type.Optional(Type.String()),
+      size_bytes: Type.Optional(Type.Integer({ minimum: 0 })),
+    }),
+    Type.Object({ type: Type.Literal('voice_note'), voice_note_id: Type.String(), duration_seconds: Type.Optional(Type.Number({ minimum: 0 })) }),
+    Type.Object({ type: Type.Literal('rich_link'), url: Type.String() }),
+  ],
+  { description: 'One bubble of a message' },
+);
+export type MessagePart = Static<typeof MessagePart>;
+
+export const MessageStatus = Type.Enum(['sent', 'delivered', 'read', 'edited', 'failed', 'received'], {
+  description: 'sent → delivered → read, edited or failed (outbound); received (inbound)',
+});
+
+export const Message = Type.Object({
+  id: Type.String({ description: 'msg_…' }),
+  chat_id: Type.String(),
+  direction: Type.Enum(['outbound', 'inbound']),
+  status: MessageStatus,
+  parts: Type.Array(MessagePart),
+  effect: Nullable(Type.String()),
+  sender_handle: Nullable(Type.String()),
+  phone_line_id: Nullable(Type.String()),
+  sent_at: DateTime(),
+  delivered_at: Nullable(DateTime()),
+  read_at: Nullable(DateTime()),
+  edited_at: Nullable(DateTime()),
+  error_code: Type.Optional(Type.Integer({ description: 'why a failed message failed (4001, …)' })),
+});
+export type Message = Static<typeof Message>;

@@ -1,0 +1,116 @@
+/**
+ * The OpenAPI 3.1 document, built from the contract alone (no server needed): served at
+ * /openapi.json and used at build time to generate the SDK's types. TypeBox schemas are
+ * JSON Schema 2020-12, which OpenAPI 3.1 takes as they are.
+ */
+import type { TSchema } from 'typebox';
+import type { AuthMode, OperationSpec } from './operation.js';
+import { errorCodesByStatus, errorResponses } from './errors.js';
+import { ERROR_CODES } from '../errors/registry.js';
+
+const TAGS = [
+  { name: 'phone lines', description: "The project's phone lines" },
+  { name: 'messages', description: 'Send, look up, edit and react to messages' },
+  { name: 'chats', description: 'Direct and group chats, their messages and participants' },
+  { name: 'attachments', description: 'Upload slots, uploads and downloads of media' },
+  { name: 'voice notes', description: 'Staging native voice notes' },
+  { name: 'events', description: 'The event log: list, inspect, replay, stream, dev inbox' },
+  { name: 'webhooks', description: 'Webhook subscriptions and their secrets' },
+  { name: 'admin', description: 'Operator API (ADMIN_TOKEN): accounts, tenants, lines, simulator, test clock' },
+];
+
+/** OpenAPI security requirements per auth mode (the schemes are in components). */
+export const SECURITY: Record<AuthMode, Record<string, string[]>[]> = {
+  tenant: [{ bearer: [] }, { bearer: [], tenant: [] }, { hmac: [] }, { hmac: [], tenant: [] }],
+  'tenant-header': [{ bearer: [], tenant: [] }, { hmac: [], tenant: [] }],
+  'bearer-only': [{ bearer: [] }],
+  admin: [{ admin: [] }],
+  none: [],
+};
+
+type JsonObject = { properties?: Record<string, TSchema & { description?: string }>; required?: string[] };
+
+function parameters(where: 'path' | 'query' | 'header', schema: TSchema | undefined) {
+  const obj = schema as JsonObject | undefined;
+  return Object.entries(obj?.properties ?? {}).map(([name, s]) => ({
+    name,
+    in: where,
+    required: where === 'path' || (obj?.required ?? []).includes(name),
+    ...(s.description && { description: s.description }),
+    schema: s,
+  }));
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No content', 206: 'Partial content', 400: 'Bad request', 401: 'Unauthorized',
+  402: 'Payment required', 403: 'Forbidden', 404: 'Not found', 405: 'Method not allowed', 408: 'Request timeout', 409: 'Conflict',
+  411: 'Length required', 413: 'Payload too large', 415: 'Unsupported media type', 416: 'Range not satisfiable', 422: 'Unprocessable',
+  429: 'Too many requests', 500: 'Internal error', 501: 'Not implemented', 502: 'Bad gateway', 503: 'Unavailable',
+};
+
+function operationObject(op: OperationSpec) {
+  const responses: Record<string, unknown> = {};
+  for (const [status, schema] of Object.entries(op.responses)) {
+    responses[status] = { description: (schema as { description?: string }).description ?? STATUS_TEXT[Number(status)] ?? 'Success', content: { 'application/json': { schema } } };
+  }
+  for (const [status, raw] of Object.entries(op.rawResponses ?? {})) {
+    responses[status] = { description: raw.description, ...(raw.contentType && { content: { [raw.contentType]: { schema: { type: 'string', format: 'binary' } } } }) };
+  }
+  const codes = errorCodesByStatus(op);
+  for (const [status, schema] of Object.entries(errorResponses(op))) {
+    const list = codes.get(Number(status)) ?? [];
+    const description = list.map((c) => `${c}: ${ERROR_CODES[c].message}`).join('; ');
+    responses[status] = { description, content: { 'application/json': { schema } } };
+  }
+  const requestBody = op.body
+    ? { required: true, content: { 'application/json': { schema: op.body } } }
+    : op.rawBody
+      ? { required: true, description: op.rawBody.description, content: Object.fromEntries(op.rawBody.contentTypes.map((t) => [t, { schema: { type: 'string', format: 'binary' } }])) }
+      : undefined;
+  const params = [...parameters('path', op.params), ...parameters('query', op.query), ...parameters('header', op.headers)];
+  return {
+    operationId: op.operationId,
+    summary: op.summary,
+    ...(op.description && { description: op.description }),
+    tags: [...op.tags],
+    security: SECURITY[op.auth],
+    ...(params.length && { parameters: params }),
+    ...(requestBody && { requestBody }),
+    responses,
+  };
+}
+
+export function buildOpenApi(operations: readonly OperationSpec[], opts: { brand: string; baseUrl: string }) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const op of operations) {
+    if (op.hidden) continue;
+    (paths[op.path] ??= {})[op.method.toLowerCase()] = operationObject(op);
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Blueline API',
+      version: 'v1',
+      description:
+        'Self-hosted iMessage API gateway. Errors use the envelope {success:false, error:{status, code, message, retryable}, trace_id}; ' +
+        'POST /api/v1/send uses the flat failure shape {status:"failed", error, code, reason, retryable, …}. `code` is stable; `retryable` is authoritative.',
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+    },
+    servers: [{ url: opts.baseUrl, description: 'This service' }],
+    tags: TAGS,
+    paths,
+    components: {
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'The account signing secret' },
+        hmac: {
+          type: 'apiKey',
+          in: 'header',
+          name: `x-${opts.brand}-signature`,
+          description: 'v1,<unix seconds>,<hex HMAC-SHA256 of "<ts>.<raw body>" keyed with the signing secret>',
+        },
+        tenant: { type: 'apiKey', in: 'header', name: `x-${opts.brand}-tenant`, description: 'Tenant slug: required for multi-tenant accounts and the event endpoints' },
+        admin: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN (operator API only)' },
+      },
+    },
+  };
+}

@@ -1,0 +1,55 @@
+/**
+ * What one API operation is on the wire: its path, method, request schemas (body, params,
+ * query, headers), success responses, the error codes it can answer with, its operationId,
+ * summary and tags. Routes register from it, OpenAPI is generated from it, tests and the SDK
+ * take their types from it: a wire shape is declared here and nowhere else.
+ */
+import type { Static, TSchema } from 'typebox';
+import type { ErrorCode } from '../errors/registry.js';
+
+/** How a caller authenticates (see http/auth.ts). */
+export type AuthMode = 'tenant' | 'tenant-header' | 'bearer-only' | 'admin' | 'none';
+
+/** An error an operation can return: a code at its registry status, or at the status this operation gives it. */
+export type ErrorRef = ErrorCode | { code: ErrorCode; status: number };
+
+export interface OperationSpec {
+  operationId: string;
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** OpenAPI form: `/api/v1/messages/{id}`. */
+  path: string;
+  summary: string;
+  description?: string;
+  tags: readonly string[];
+  auth: AuthMode;
+  body?: TSchema;
+  params?: TSchema;
+  query?: TSchema;
+  headers?: TSchema;
+  /** A body that is not JSON (the upload's raw bytes): documented here, streamed by the route. */
+  rawBody?: { contentTypes: readonly string[]; description: string };
+  /** Success answers by HTTP status (JSON). */
+  responses: Readonly<Record<number, TSchema>>;
+  /** Success answers that are not JSON (a download, an SSE stream), by HTTP status; no contentType: no body (a 416). */
+  rawResponses?: Readonly<Record<number, { contentType?: string; description: string }>>;
+  /** Codes beyond the ones every operation of its auth mode can answer with (see errors.ts). */
+  errors: readonly ErrorRef[];
+  /** 'send': failures use /send's flat shape (spec rule 5) instead of the envelope. */
+  errorShape?: 'envelope' | 'send';
+  /** Takes a token from the tenant's rate-limit bucket (1007). */
+  rateLimited?: boolean;
+  /** Left out of the OpenAPI document (health checks, the docs themselves). */
+  hidden?: boolean;
+}
+
+/** Declares an operation, keeping its exact literal types for inference. */
+export const operation = <const O extends OperationSpec>(o: O): O => o;
+
+type StaticOr<S, Else> = S extends TSchema ? Static<S> : Else;
+
+/** The static types of an operation's parts: `Body<typeof sendMessage>`. */
+export type Body<O extends OperationSpec> = StaticOr<O['body'], undefined>;
+export type Params<O extends OperationSpec> = StaticOr<O['params'], Record<string, never>>;
+export type Query<O extends OperationSpec> = StaticOr<O['query'], Record<string, never>>;
+/** The success body (of the first declared status when there are several with one shape). */
+export type Response<O extends OperationSpec> = Static<O['responses'][keyof O['responses'] & number]>;

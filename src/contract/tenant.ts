@@ -1,0 +1,48 @@
+/** The tenant resource of the admin API and the settings it can change. */
+import { Type, type Static } from 'typebox';
+import { DateTime } from './common.js';
+import { HHMM, SLUG } from '../domain/accounts-tenants/settings.js';
+
+const SendingWindow = Type.Object(
+  {
+    start: Type.String({ pattern: HHMM.source, description: 'HH:MM from 00:00 to 23:59, tenant timezone' }),
+    end: Type.String({ pattern: HHMM.source, description: 'HH:MM from 00:00 to 24:00 (end of day), not equal to start' }),
+  },
+  { additionalProperties: false },
+);
+const RateLimit = Type.Object(
+  { per_second: Type.Number({ exclusiveMinimum: 0 }), burst: Type.Integer({ minimum: 1 }) },
+  { additionalProperties: false },
+);
+export const TenantStatus = Type.Enum(['active', 'suspended'], { type: 'string', description: 'a suspended tenant\'s requests are 403 / 2005' });
+
+/** Every setting a tenant has; each optional where a request sets some of them. */
+export const TenantSettings = {
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'an IANA time zone, e.g. America/New_York (else 1002)' })),
+  sending_window: Type.Optional(SendingWindow),
+  daily_first_touch_cap: Type.Optional(Type.Integer({ minimum: 0 })),
+  rate_limit: Type.Optional(RateLimit),
+  status: Type.Optional(TenantStatus),
+};
+
+export const Tenant = Type.Object({
+  id: Type.String({ description: 'ten_…' }),
+  account_id: Type.String(),
+  slug: Type.String({ description: 'what x-service-tenant names' }),
+  name: Type.String(),
+  timezone: Type.String(),
+  sending_window: SendingWindow,
+  daily_first_touch_cap: Type.Integer(),
+  rate_limit: RateLimit,
+  status: TenantStatus,
+  created_at: DateTime(),
+});
+export type Tenant = Static<typeof Tenant>;
+
+/** 1-63 lowercase letters, digits and inner dashes. */
+export const Slug = Type.String({ minLength: 1, maxLength: 63, pattern: SLUG.source, description: '1-63 lowercase letters, digits and inner dashes' });
+
+export const TenantParams = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 100 }) });
+export const OneTenant = Type.Object({ tenant: Tenant });
+export type OneTenant = Static<typeof OneTenant>;

@@ -1,0 +1,17 @@
+/** The webhook subscription resource. */
+import { Type, type Static } from 'typebox';
+import { DateTime } from './common.js';
+import { EVENT_TYPES } from '../domain/events/vocabulary.js';
+
+export const EventType = Type.Enum(EVENT_TYPES, { type: 'string', description: 'an event type (spec: only message.received)' });
+
+export const WebhookSubscription = Type.Object({
+  id: Type.String({ description: 'sub_…' }),
+  url: Type.String({ description: 'where deliveries go; https://dev-inbox for the dev inbox' }),
+  events: Type.Array(EventType),
+  enabled: Type.Boolean({ description: 'false: new events are not sent here (PATCH to change)' }),
+  created_at: DateTime(),
+});
+export type WebhookSubscription = Static<typeof WebhookSubscription>;
+
+export const SubscriptionParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100, description: 'sub_…' }) });

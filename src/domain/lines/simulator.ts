@@ -1,0 +1,101 @@
+/**
+ * Operator controls of simulated lines (the sandbox's stand-in for a Mac): what the device
+ * was asked to send and the exact bytes of it, a restart of its messaging service, and
+ * messages arriving as if a person sent them.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { DomainError } from '../../errors/registry.js';
+import type { Clock } from '../../clock.js';
+import type { Store, PhoneLine } from '../../store/index.js';
+import type { BlobStore } from '../../blobs/index.js';
+import type { DriverEvents } from '../../drivers/types.js';
+import { restartSimulatedService } from '../../drivers/simulator/index.js';
+import { normalizeHandle } from '../handles.js';
+
+/** A stored file to hand out whole or by byte range. */
+export interface StoredFile {
+  size: number;
+  contentType: string;
+  filename: string | null;
+  open(range?: { start: number; end: number }): Readable;
+}
+
+/** One thing the device was asked to do, as the simulator driver logged it (its kind, when, and what). */
+export type DeviceLogEntry = { kind: string; at: string } & Record<string, unknown>;
+
+/** A message as a person would send it to the line: text, or parts (media as bytes). */
+export interface SimulatedInbound {
+  from: string;
+  text?: string;
+  parts?: readonly ({ type: 'text'; value?: string } | { type: 'media'; filename?: string; mimeType?: string; contentBase64?: string })[];
+  /** a group chat: the provider's chat key and its members */
+  chat?: { chatKey: string; handles: readonly string[]; displayName?: string };
+  /** the provider's message guid (a report of the same guid again is the same message) */
+  guid?: string;
+}
+
+export function simulatorControls(deps: { store: Store; clock: Clock; events: DriverEvents; blobs: BlobStore }) {
+  const { store, clock, blobs } = deps;
+
+  async function simulatedLine(id: string): Promise<PhoneLine> {
+    const line = await store.lines.get(id);
+    if (!line) throw new DomainError(2011, `phone line ${id} not found`);
+    if (line.driver !== 'simulator') throw new DomainError(1011, `line ${id} uses the ${line.driver} driver, not the simulator`);
+    return line;
+  }
+
+  return {
+    /** The device log, newest first: each entry as the driver wrote it. */
+    async sent(lineId: string, limit: number): Promise<{ id: string; entry: DeviceLogEntry }[]> {
+      await simulatedLine(lineId);
+      const rows = await store.simulatorLog.recent(lineId, limit);
+      // Written by the simulator driver alone (drivers/simulator: log()).
+      return rows.map((r) => ({ id: r.id, entry: r.entry as DeviceLogEntry }));
+    },
+
+    /** The exact bytes of a media file (`att_…`) or voice note (`vn_…`) the device was asked to send. */
+    async sentFile(lineId: string, fileId: string): Promise<StoredFile> {
+      const line = await simulatedLine(lineId);
+      if (fileId.startsWith('vn_')) {
+        const vn = await store.media.getVoiceNote(line.tenant_id, fileId);
+        if (!vn || vn.line_id !== line.id) throw new DomainError(5001, `voice note ${fileId} not found on this line`);
+        return { size: vn.size_bytes, contentType: 'audio/x-caf', filename: `${fileId}.caf`, open: (r) => blobs.open(vn.blob_key, r) };
+      }
+      const a = await store.media.getAttachment(line.tenant_id, fileId);
+      if (!a || a.state !== 'uploaded') throw new DomainError(5001, `attachment ${fileId} not found`);
+      return { size: a.size_bytes ?? 0, contentType: a.content_type, filename: a.filename, open: (r) => blobs.open(a.blob_key, r) };
+    },
+
+    /** Restarts the line's messaging service: a new service epoch (staged voice notes are void). */
+    async restart(lineId: string): Promise<string> {
+      await simulatedLine(lineId);
+      return restartSimulatedService({ lineId, state: store.lineRuntime, now: clock.now });
+    },
+
+    /** Delivers a message to the line as the driver would report it; answers its guid. */
+    async inbound(lineId: string, msg: SimulatedInbound): Promise<{ guid: string }> {
+      const line = await simulatedLine(lineId);
+      const from = normalizeHandle(msg.from);
+      if (!from) throw new DomainError(1003, `from "${msg.from}" is neither an E.164 number nor an email handle`);
+      const parts = msg.parts ?? (msg.text ? [{ type: 'text' as const, value: msg.text }] : []);
+      if (parts.length === 0) throw new DomainError(1001, 'give text or parts');
+      const guid = msg.guid ?? `sim-in-${randomUUID()}`;
+      const handles = msg.chat?.handles.map((h) => normalizeHandle(h)?.value ?? h);
+      await deps.events.inbound(line.id, {
+        guid,
+        from: from.value,
+        ...(msg.chat && { group: { chatKey: msg.chat.chatKey, handles: handles!, displayName: msg.chat.displayName } }),
+        parts: parts.map((p) =>
+          p.type === 'text'
+            ? { type: 'text' as const, value: p.value ?? '' }
+            : { type: 'media' as const, filename: p.filename, mimeType: p.mimeType, bytes: Buffer.from(p.contentBase64 ?? '', 'base64') },
+        ),
+        sentAt: clock.now(),
+      });
+      return { guid };
+    },
+  };
+}
+
+export type SimulatorControls = ReturnType<typeof simulatorControls>;

@@ -1,0 +1,46 @@
+/** Sending a stored file over HTTP: Content-Type/Length, a filename, and byte ranges (206/416). */
+import type { FastifyReply } from 'fastify';
+import type { Readable } from 'node:stream';
+
+export interface FileToSend {
+  size: number;
+  contentType: string;
+  filename: string | null;
+  open(range?: { start: number; end: number }): Readable;
+}
+
+/**
+ * A `Range` header (`bytes=a-b`, `bytes=a-`, `bytes=-n`) as an inclusive range; undefined when
+ * unsatisfiable (416); 'ignore' for a form this service does not serve (the whole file, 200).
+ */
+export function parseRange(header: string, size: number): { start: number; end: number } | undefined | 'ignore' {
+  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!m || (m[1] === '' && m[2] === '')) return 'ignore';
+  if (m[1] === '') {
+    const n = Number(m[2]);
+    if (n === 0 || size === 0) return undefined;
+    return { start: Math.max(0, size - n), end: size - 1 };
+  }
+  const start = Number(m[1]);
+  const end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
+  if (start >= size || end < start) return undefined;
+  return { start, end };
+}
+
+/** Streams the file, or the part `Range` asks for. */
+export async function streamFile(reply: FastifyReply, file: FileToSend, rangeHeader: string | undefined) {
+  reply.header('Accept-Ranges', 'bytes').header('Content-Type', file.contentType);
+  if (file.filename) reply.header('Content-Disposition', `attachment; filename*=UTF-8''${encodeURIComponent(file.filename)}`);
+  const range = rangeHeader ? parseRange(rangeHeader, file.size) : 'ignore';
+  if (range === undefined) {
+    return reply.status(416).header('Content-Range', `bytes */${file.size}`).send();
+  }
+  if (range === 'ignore') {
+    return reply.status(200).header('Content-Length', String(file.size)).send(file.open());
+  }
+  return reply
+    .status(206)
+    .header('Content-Range', `bytes ${range.start}-${range.end}/${file.size}`)
+    .header('Content-Length', String(range.end - range.start + 1))
+    .send(file.open(range));
+}

@@ -1,0 +1,54 @@
+/** Messages and the results of message operations, as the contract shows them. */
+import { isoAt, isoOrNull } from '../../clock.js';
+import type { Message as MessageRecord } from '../../store/index.js';
+import type { Message } from '../../contract/message.js';
+import type { SendResponse } from '../../contract/messages-send.js';
+import type { EditMessageResponse } from '../../contract/messages-edit.js';
+import type { ReactResponse } from '../../contract/messages-react.js';
+import type { Sent } from '../../domain/messaging/send.js';
+import type { Edited, Reacted } from '../../domain/messaging/message-ops.js';
+
+export function publicMessage(m: MessageRecord): Message {
+  return {
+    id: m.id,
+    chat_id: m.chat_id,
+    direction: m.direction,
+    status: m.status,
+    parts: m.parts,
+    effect: m.effect,
+    sender_handle: m.sender_handle,
+    phone_line_id: m.line_id,
+    sent_at: isoAt(m.sent_at),
+    delivered_at: isoOrNull(m.delivered_at),
+    read_at: isoOrNull(m.read_at),
+    edited_at: isoOrNull(m.edited_at),
+    ...(m.error_code !== null && { error_code: m.error_code }),
+  };
+}
+
+export const sentView = (s: Sent): SendResponse => ({
+  status: 'sent',
+  message_id: s.message.id,
+  // An outcome recorded under an idempotency key before message_ids existed has only the message.
+  message_ids: s.messageIds ?? [s.message.id],
+  lead_id: s.lead.id,
+  chat_id: s.chat.id,
+  lead_created: s.leadCreated,
+  convo_id: s.chat.convo_id,
+  phone_line_id: s.lineId,
+});
+
+export const editedView = (e: Edited): EditMessageResponse => ({
+  status: 'edited',
+  message_id: e.messageId,
+  new_text: e.newText,
+  date_edited: isoAt(e.editedAt),
+  edit_history: null,
+});
+
+export const reactedView = (r: Reacted): ReactResponse => ({
+  status: r.kind,
+  message_id: r.messageId,
+  reaction: r.reaction,
+  reacted_at: isoAt(r.at),
+});

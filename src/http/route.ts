@@ -1,0 +1,63 @@
+/**
+ * Registers an operation of `src/contract/` as a fastify route: method, path, schemas,
+ * operationId, security and error responses all come from the contract, so a route file
+ * holds only its handler (parse → domain → map).
+ */
+import type { FastifyReply, FastifyRequest, RouteOptions, preHandlerHookHandler, preValidationHookHandler } from 'fastify';
+import type { Body, OperationSpec, Params, Query, Response } from '../contract/operation.js';
+import { errorResponses } from '../contract/errors.js';
+import type { TypedApp } from './typed.js';
+
+export type OperationRequest<O extends OperationSpec> = FastifyRequest<{ Body: Body<O>; Params: Params<O>; Querystring: Query<O> }>;
+
+export type OperationHandler<O extends OperationSpec> = (
+  req: OperationRequest<O>,
+  reply: FastifyReply,
+) => Promise<Response<O> | FastifyReply | void> | Response<O> | FastifyReply | void;
+
+export interface RouteExtras {
+  bodyLimit?: number;
+  /** The code for a missing required field on this route (spec: 1001; chat parts 1003; edit 1002). */
+  missingFieldCode?: 1001 | 1002 | 1003;
+  secretParams?: string[];
+  preHandler?: preHandlerHookHandler;
+  /** Runs after authentication, before validation (e.g. lowercasing a case-insensitive enum). */
+  preValidation?: preValidationHookHandler;
+  /** Content types this route parses itself (the upload's raw bytes). */
+  onRequest?: RouteOptions['onRequest'];
+}
+
+/** `/api/v1/messages/{id}` → `/api/v1/messages/:id`. */
+export const fastifyPath = (path: string) => path.replace(/\{([^}]+)\}/g, ':$1');
+
+/** The fastify schema of an operation: what it validates and serializes (OpenAPI: contract/openapi.ts). */
+export function routeSchema(op: OperationSpec) {
+  return {
+    ...(op.body && { body: op.body }),
+    ...(op.params && { params: op.params }),
+    ...(op.query && { querystring: op.query }),
+    ...(op.headers && { headers: op.headers }),
+    response: { ...errorResponses(op), ...op.responses },
+  };
+}
+
+export function route<O extends OperationSpec>(app: TypedApp, op: O, handler: OperationHandler<O>, extras: RouteExtras = {}): void {
+  app.route({
+    method: op.method,
+    url: fastifyPath(op.path),
+    schema: routeSchema(op),
+    config: {
+      auth: op.auth,
+      errorShape: op.errorShape ?? 'envelope',
+      rateLimited: op.rateLimited,
+      missingFieldCode: extras.missingFieldCode,
+      secretParams: extras.secretParams,
+    },
+    ...(extras.bodyLimit !== undefined && { bodyLimit: extras.bodyLimit }),
+    ...(extras.preHandler && { preHandler: extras.preHandler }),
+    ...(extras.preValidation && { preValidation: extras.preValidation }),
+    ...(extras.onRequest && { onRequest: extras.onRequest }),
+    // The contract's types are the handler's: fastify's provider cannot see through the generic.
+    handler: handler as unknown as RouteOptions['handler'],
+  });
+}

@@ -1,0 +1,94 @@
+/**
+ * The tenant's chats by latest activity (the console's conversation list): each with its
+ * handles and last message, newest activity first, keyset-paged on (activity, id).
+ */
+import { sql, type Kysely } from 'kysely';
+import type { DB } from './schema.js';
+import type { Chat } from './chats.js';
+import type { Message, MessagePart } from './messages.js';
+import { numOrNull } from './rows.js';
+
+export interface ChatListEntry {
+  chat: Chat;
+  handles: string[];
+  lastMessage: Message | null;
+  /** the last message's time, else the chat's creation */
+  activityAt: number;
+}
+
+export interface ChatListQuery {
+  tenantId: string;
+  limit: number;
+  /** a case-insensitive piece of a handle */
+  search?: string;
+  /** keyset: entries strictly after this (activity desc, id desc) */
+  after?: { activityAt: number; id: string };
+}
+
+type Row = DB['chats'] & {
+  lead_handle: string | null;
+  m_id: string | null;
+  activity_at: number | string;
+} & { [K in keyof DB['messages'] as `m_${K & string}`]: DB['messages'][K] | null };
+
+export function chatListRepo(db: Kysely<DB>) {
+  return {
+    async list(q: ChatListQuery): Promise<ChatListEntry[]> {
+      const activity = sql<number>`coalesce(m.sent_at, c.created_at)`;
+      const pattern = q.search ? `%${q.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%` : undefined;
+      const rows = await sql<Row>`
+        select c.*, l.handle as lead_handle, ${activity} as activity_at,
+          m.id as m_id, m.tenant_id as m_tenant_id, m.chat_id as m_chat_id, m.line_id as m_line_id, m.direction as m_direction,
+          m.sender_handle as m_sender_handle, m.parts as m_parts, m.effect as m_effect, m.status as m_status,
+          m.provider_guid as m_provider_guid, m.first_touch as m_first_touch, m.error_code as m_error_code,
+          m.sent_at as m_sent_at, m.delivered_at as m_delivered_at, m.read_at as m_read_at, m.edited_at as m_edited_at
+        from chats c
+        left join leads l on l.id = c.lead_id
+        left join messages m on m.id = (select m2.id from messages m2 where m2.chat_id = c.id and m2.tenant_id = c.tenant_id order by m2.sent_at desc, m2.id desc limit 1)
+        where c.tenant_id = ${q.tenantId}
+        ${pattern ? sql`and (lower(coalesce(l.handle, '')) like ${pattern} escape '\\' or exists (select 1 from chat_participants p where p.chat_id = c.id and lower(p.handle) like ${pattern} escape '\\') or lower(coalesce(c.display_name, '')) like ${pattern} escape '\\')` : sql``}
+        ${q.after ? sql`and (${activity} < ${q.after.activityAt} or (${activity} = ${q.after.activityAt} and c.id < ${q.after.id}))` : sql``}
+        order by activity_at desc, c.id desc
+        limit ${q.limit}`.execute(db);
+      const groupIds = rows.rows.filter((r) => Number(r.is_group) === 1).map((r) => r.id);
+      const members = groupIds.length
+        ? await db.selectFrom('chat_participants').select(['chat_id', 'handle']).where('chat_id', 'in', groupIds).orderBy('added_at').execute()
+        : [];
+      return rows.rows.map((r) => ({
+        chat: {
+          id: r.id,
+          tenant_id: r.tenant_id,
+          is_group: Number(r.is_group) === 1,
+          lead_id: r.lead_id,
+          line_id: r.line_id,
+          convo_id: r.convo_id,
+          chat_key: r.chat_key,
+          display_name: r.display_name,
+          created_at: Number(r.created_at),
+        },
+        handles: Number(r.is_group) === 1 ? members.filter((m) => m.chat_id === r.id).map((m) => m.handle) : r.lead_handle ? [r.lead_handle] : [],
+        activityAt: Number(r.activity_at),
+        lastMessage: r.m_id
+          ? {
+              id: r.m_id,
+              tenant_id: r.m_tenant_id!,
+              chat_id: r.m_chat_id!,
+              line_id: r.m_line_id,
+              direction: r.m_direction!,
+              sender_handle: r.m_sender_handle,
+              parts: JSON.parse(r.m_parts!) as MessagePart[],
+              effect: r.m_effect,
+              status: r.m_status!,
+              provider_guid: r.m_provider_guid,
+              first_touch: Number(r.m_first_touch) === 1,
+              error_code: numOrNull(r.m_error_code),
+              sent_at: Number(r.m_sent_at),
+              delivered_at: numOrNull(r.m_delivered_at),
+              read_at: numOrNull(r.m_read_at),
+              edited_at: numOrNull(r.m_edited_at),
+            }
+          : null,
+      }));
+    },
+  };
+}

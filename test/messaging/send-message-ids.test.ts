@@ -1,0 +1,54 @@
+/** Issue 16 item 10: /send with a body and attachments names every message it recorded. */
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../support/app.js';
+import { deviceLog, firstTouch, newRecipient, prepareSandbox } from '../support/messaging.js';
+
+describe('POST /api/v1/send message_ids', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp('sqlite');
+    await prepareSandbox(t);
+  });
+  afterAll(async () => t.close());
+
+  async function uploaded(filename: string): Promise<string> {
+    const bytes = randomBytes(64);
+    const slot = (await t.api('POST', '/api/v1/attachments', { filename, content_type: 'image/png', size_bytes: bytes.length })).json();
+    const put = await t.request({
+      method: 'PUT',
+      url: `/api/v1/attachments/${slot.attachment_id}/upload`,
+      payload: bytes,
+      headers: { authorization: `Bearer ${t.demo.signing_secret}`, 'content-type': 'image/png' },
+    });
+    expect(put.statusCode, put.body).toBe(200);
+    return slot.attachment_id;
+  }
+
+  it('keeps message_id (the last) and lists every message in order: the text bubble, then the attachments', async () => {
+    const phone = newRecipient();
+    const atts = [await uploaded('a.png'), await uploaded('b.png')];
+    const res = await firstTouch(t, { phone, body: 'caption first', attachments: atts, idempotency_key: `ids-${phone}` });
+    expect(res.statusCode, res.body).toBe(200);
+    const sent = res.json();
+    expect(sent.message_ids).toHaveLength(2);
+    expect(sent.message_ids[1]).toBe(sent.message_id);
+
+    const [text, media] = await Promise.all(sent.message_ids.map(async (id: string) => (await t.api('GET', `/api/v1/messages/${id}`)).json().message));
+    expect(text.parts).toEqual([{ type: 'text', value: 'caption first' }]);
+    expect(media.parts.map((p: { attachment_id: string }) => p.attachment_id)).toEqual(atts);
+    // The device got them in that order.
+    const log = (await deviceLog(t, sent.phone_line_id)).reverse();
+    const kinds = log.filter((e) => e.to === phone).map((e) => e.kind);
+    expect(kinds).toEqual(['text', 'media', 'media']);
+
+    // A replay under the same key answers the same ids.
+    const again = await t.api('POST', '/api/v1/send', { phone, body: 'caption first', attachments: atts, idempotency_key: `ids-${phone}` });
+    expect(again.json().message_ids).toEqual(sent.message_ids);
+  });
+
+  it('lists the one message of a plain text send', async () => {
+    const sent = (await firstTouch(t, { phone: newRecipient(), body: 'just text' })).json();
+    expect(sent.message_ids).toEqual([sent.message_id]);
+  });
+});
