@@ -21,6 +21,7 @@ import { driverRegistry } from './drivers/registry.js';
 import { bluebubblesDriver, registerWebhook, webhookUrlFor } from './drivers/bluebubbles/index.js';
 import { deliveryWorker } from './delivery/worker.js';
 import { sseHub } from './delivery/sse.js';
+import { inboundIntake } from './intake/index.js';
 
 export interface ServiceDeps {
   config: Config;
@@ -31,6 +32,9 @@ export interface ServiceDeps {
   /** Keys the per-line BlueBubbles webhook tokens (derived from the master key in main). */
   hookSecret: Buffer;
 }
+
+/** Delays before a stored webhook's attempts 2 to 6 (its Mac may be restarting). */
+const INTAKE_BACKOFF_MS = [1_000, 5_000, 30_000, 120_000, 600_000];
 
 export function buildServices(deps: ServiceDeps) {
   const { store, clock, config, blobs } = deps;
@@ -43,8 +47,17 @@ export function buildServices(deps: ServiceDeps) {
   const events = lineEvents({ store, clock, blobs, bus, deepLinkTemplate });
   const attempt = { timeoutMs: config.webhookTimeoutMs, allowPrivateNetworks: config.allowPrivateNetworks, brand: config.headerBrand };
   const drivers = driverRegistry({ events, state: store.lineRuntime, now: () => clock.now() }, { bluebubbles: (ctx) => bluebubblesDriver(ctx) });
-  /** A BlueBubbles line tells its Mac where to send webhooks (needs PUBLIC_BASE_URL). */
+  const inbound = inboundIntake(
+    { store, clock, drivers, logger: deps.logger },
+    {
+      leaseMs: config.inboundLeaseMs,
+      worker: { pollMs: config.workerPollMs, batch: 32, backoffMs: INTAKE_BACKOFF_MS },
+      catchUp: { intervalMs: config.catchUpIntervalMs, retryMs: config.catchUpRetryMs, pageSize: config.catchUpPageSize, pollMs: config.workerPollMs },
+    },
+  );
+  /** A BlueBubbles line tells its Mac where to send webhooks (needs PUBLIC_BASE_URL) and is caught up. */
   const connectLine = (line: PhoneLine) => {
+    inbound.catchUp.lineConnected(line);
     if (line.driver !== 'bluebubbles' || !line.is_active) return;
     if (!config.publicBaseUrl) {
       deps.logger.warn({ line_id: line.id }, 'BlueBubbles line without PUBLIC_BASE_URL: its Mac cannot reach Blueline, inbound messages will not arrive');
@@ -59,6 +72,7 @@ export function buildServices(deps: ServiceDeps) {
     accounts: accountsService({ store, clock, secretOverlapMs: config.secretOverlapMs, onChange: auth.invalidate }),
     lines: linesService({ store, clock, onLineSaved: connectLine }),
     connectLine,
+    inbound,
     auth,
     events,
     drivers,

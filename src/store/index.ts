@@ -13,6 +13,7 @@ import { idempotencyRepo } from './idempotency.js';
 import { lineRuntimeRepo } from './line-runtime.js';
 import { mediaRepo } from './media.js';
 import { eventsRepo } from './events.js';
+import { intakeRepo } from './intake.js';
 import type { Kysely } from 'kysely';
 import type { DB } from './schema.js';
 import type { Dialect } from './db.js';
@@ -29,6 +30,7 @@ function repos(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
     lineRuntime: lineRuntimeRepo(db, dialect),
     media: mediaRepo(db),
     events: eventsRepo(db, dialect, box),
+    intake: intakeRepo(db, dialect),
   };
 }
 
@@ -63,4 +65,5 @@ export type { Lead, Chat } from './conversations.js';
 export type { Message, MessagePart } from './messages.js';
 export type { IdempotencyRecord } from './idempotency.js';
 export type { Attachment, VoiceNote } from './media.js';
+export type { IntakeItem, InboundCursor } from './intake.js';
 export type { Subscription, EventRow, DeliveredEvent, DeliveryJob, DeliveryAttempt } from './events.js';

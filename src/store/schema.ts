@@ -245,6 +245,8 @@ export interface InboundCursorsTable {
   line_id: string;
   /** the provider's time (BlueBubbles' dateCreated, ms) of the last message walked; null until the first catch-up */
   high_water_ms: number | null;
+  /** the newest message on the provider when the line was first caught up: it and older ones are history, never imported */
+  floor_ms: number | null;
   lease_until: number | null;
   locked_by: string | null;
   /** when catch-up last finished a pass (service clock) */

@@ -28,6 +28,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .createTable('inbound_cursors')
     .addColumn('line_id', 'text', (c) => c.primaryKey())
     .addColumn('high_water_ms', 'bigint')
+    .addColumn('floor_ms', 'bigint')
     .addColumn('lease_until', 'bigint')
     .addColumn('locked_by', 'text')
     .addColumn('checked_at', 'bigint')
