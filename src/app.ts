@@ -71,7 +71,6 @@ import { consoleSessions } from './domain/accounts-tenants/console-sessions.js';
 import { registerConsole } from './http/console.js';
 import { buildServices, type ServiceDeps, type Services } from './services.js';
 import { publicBaseUrl } from './config.js';
-import type { PhoneLine } from './store/index.js';
 
 export interface AppDeps extends ServiceDeps {
   adminToken: string;
@@ -84,6 +83,7 @@ export interface AppDeps extends ServiceDeps {
 export { buildServices, type Services };
 
 const EVENTS_CHANNEL = 'blueline_events';
+const INTAKE_CHANNEL = 'blueline_intake';
 
 /** JSON routes accept up to 1 MiB; routes that take more say so themselves. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -236,23 +236,29 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
       const line = await store.lines.get(id);
       return line && line.driver === 'bluebubbles' ? line : undefined;
     },
-    contextFor: (line) => services.drivers.contextFor(line as PhoneLine),
+    accept: (line, body) => services.inbound.accept(line, body),
   });
 
   // With PostgreSQL, wake-ups cross processes by LISTEN/NOTIFY; the database stays the truth.
   const notifier = store.database.notifier;
   let unlisten: (() => Promise<void>) | undefined;
+  let unlistenIntake: (() => Promise<void>) | undefined;
   if (notifier) {
     unlisten = await notifier.listen(EVENTS_CHANNEL, (tenantId) => services.bus.fromRemote(tenantId));
     services.bus.connect({ publish: (tenantId) => void notifier.notify(EVENTS_CHANNEL, tenantId).catch(() => {}) });
+    unlistenIntake = await notifier.listen(INTAKE_CHANNEL, () => services.inbound.wake.fromRemote());
+    services.inbound.wake.connect({ publish: () => void notifier.notify(INTAKE_CHANNEL, '').catch(() => {}) });
   }
   if (config.deliveryWorker) services.worker.start();
+  if (config.inboundWorker) services.inbound.start();
   // Before the server waits for open connections to end: an SSE stream would otherwise hold
   // shutdown until the process is killed, the store never closed.
   app.addHook('preClose', async () => services.sse.closeAll());
   app.addHook('onClose', async () => {
     await services.worker.stop();
+    await services.inbound.stop();
     await unlisten?.();
+    await unlistenIntake?.();
   });
 
   await app.ready();

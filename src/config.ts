@@ -37,6 +37,14 @@ export interface Config {
   workerPollMs: number;
   /** Run the webhook delivery worker in this process. */
   deliveryWorker: boolean;
+  /** Run the inbound intake worker and BlueBubbles catch-up in this process. */
+  inboundWorker: boolean;
+  /** How long a process holds a stored webhook or a line's catch-up; a crashed holder's return after it. */
+  inboundLeaseMs: number;
+  /** BlueBubbles catch-up: how often each line's Mac is asked (service clock), how often while it is down, page size. */
+  catchUpIntervalMs: number;
+  catchUpRetryMs: number;
+  catchUpPageSize: number;
   logLevel: string;
   /** Request lines (method, path, status, ms): every request, only 4xx/5xx, or none. */
   logRequests: 'all' | 'errors' | 'off';
@@ -125,6 +133,11 @@ export function loadConfig(env: Env = process.env): Config {
     ssePollMs: int(env, 'BLUELINE_SSE_POLL_MS', 1_000, 10, 600_000),
     workerPollMs: int(env, 'BLUELINE_WORKER_POLL_MS', 500, 10, 600_000),
     deliveryWorker: bool(env, 'BLUELINE_DELIVERY_WORKER', true),
+    inboundWorker: bool(env, 'BLUELINE_INBOUND_WORKER', true),
+    inboundLeaseMs: int(env, 'BLUELINE_INBOUND_LEASE_MS', 120_000, 500, 3_600_000),
+    catchUpIntervalMs: int(env, 'BLUELINE_CATCHUP_INTERVAL_MS', 300_000, 1_000, 86_400_000),
+    catchUpRetryMs: int(env, 'BLUELINE_CATCHUP_RETRY_MS', 30_000, 100, 3_600_000),
+    catchUpPageSize: int(env, 'BLUELINE_CATCHUP_PAGE_SIZE', 200, 1, 1_000),
     logLevel: oneOf(env, 'LOG_LEVEL', ['info', 'fatal', 'error', 'warn', 'debug', 'trace', 'silent'] as const),
     logRequests: oneOf(env, 'BLUELINE_LOG_REQUESTS', ['errors', 'all', 'off'] as const),
   };

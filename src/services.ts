@@ -27,6 +27,7 @@ import { subscriptionChanges } from './domain/events/subscription-changes.js';
 import { statsService } from './domain/stats/overview.js';
 import { chatList } from './domain/messaging/chat-list.js';
 import { voiceNoteAudio } from './domain/media/voice-note-audio.js';
+import { inboundIntake } from './intake/index.js';
 
 export interface ServiceDeps {
   config: Config;
@@ -37,6 +38,9 @@ export interface ServiceDeps {
   /** Keys the per-line BlueBubbles webhook tokens (derived from the master key in main). */
   hookSecret: Buffer;
 }
+
+/** Delays before a stored webhook's attempts 2 to 6 (its Mac may be restarting). */
+const INTAKE_BACKOFF_MS = [1_000, 5_000, 30_000, 120_000, 600_000];
 
 export function buildServices(deps: ServiceDeps) {
   const { store, clock, config, blobs } = deps;
@@ -55,8 +59,17 @@ export function buildServices(deps: ServiceDeps) {
     appendDeviceLog: (id: string, lineId: string, entry: unknown, nowMs: number) => store.simulatorLog.append(id, lineId, entry, nowMs),
   };
   const drivers = driverRegistry({ events, state: driverState, now: () => clock.now() }, { bluebubbles: (ctx) => bluebubblesDriver(ctx) });
-  /** A BlueBubbles line tells its Mac where to send webhooks (needs PUBLIC_BASE_URL). */
+  const inbound = inboundIntake(
+    { store, clock, drivers, logger: deps.logger },
+    {
+      leaseMs: config.inboundLeaseMs,
+      worker: { pollMs: config.workerPollMs, batch: 32, backoffMs: INTAKE_BACKOFF_MS },
+      catchUp: { intervalMs: config.catchUpIntervalMs, retryMs: config.catchUpRetryMs, pageSize: config.catchUpPageSize, pollMs: config.workerPollMs },
+    },
+  );
+  /** A BlueBubbles line tells its Mac where to send webhooks (needs PUBLIC_BASE_URL) and is caught up. */
   const connectLine = (line: PhoneLine) => {
+    inbound.catchUp.lineConnected(line);
     if (line.driver !== 'bluebubbles' || !line.is_active) return;
     if (!config.publicBaseUrl) {
       deps.logger.warn({ line_id: line.id }, 'BlueBubbles line without PUBLIC_BASE_URL: its Mac cannot reach Blueline, inbound messages will not arrive');
@@ -71,6 +84,7 @@ export function buildServices(deps: ServiceDeps) {
     accounts: accountsService({ store, clock, secretOverlapMs: config.secretOverlapMs, onChange: auth.invalidate }),
     lines: linesService({ store, clock, onLineSaved: connectLine }),
     connectLine,
+    inbound,
     auth,
     events,
     drivers,

@@ -8,7 +8,7 @@ const HookAnswer = Type.Object({ ok: Type.Boolean(), error: Type.Optional(Type.S
 /**
  * Where a line's BlueBubbles Server posts its webhooks (operator-facing: the URL is registered
  * with the Mac when the line is saved). BlueBubbles does not sign webhooks: the path carries a
- * per-line token. Answered at once; the event is processed in the background.
+ * per-line token. Answered once the body is stored; a worker processes it.
  */
 export const bluebubblesWebhook = operation({
   operationId: 'bluebubblesWebhook',
@@ -24,6 +24,7 @@ export const bluebubblesWebhook = operation({
     400: Type.Union([HookAnswer, ErrorEnvelope([1002, 1004])]),
     401: HookAnswer,
     404: HookAnswer,
+    503: HookAnswer,
   },
   errors: [],
   hidden: true,

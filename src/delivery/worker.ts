@@ -3,7 +3,12 @@
  * processes share the work and a crashed one's jobs come back when its lease
  * runs out), delivers, and schedules retries: up to 3 attempts in all on 5xx
  * or network errors, with short exponential backoff and jitter.
+ *
+ * Each worker claims under its own name (`locked_by`) and ends only claims it
+ * still holds: a worker whose lease ran out mid-attempt (a long pause, a slow
+ * receiver) cannot overwrite the result of the worker that claimed the job next.
  */
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Store, DeliveryJob } from '../store/index.js';
@@ -19,10 +24,16 @@ export interface WorkerSettings extends AttemptSettings {
   pollMs: number;
   leaseMs: number;
   batch: number;
+  /** The name claims are made under (default: unique per worker). */
+  name?: string;
 }
+
+/** A worker's name in `locked_by`: unique per worker, and says which process held a job. */
+export const workerName = (kind: string) => `${kind}:${process.pid}:${randomUUID().slice(0, 8)}`;
 
 export function deliveryWorker(deps: { store: Store; clock: Clock; bus: EventBus; logger?: Logger }, settings: WorkerSettings) {
   const { store, clock, bus } = deps;
+  const owner = settings.name ?? workerName('delivery');
   let running = false;
   let timer: NodeJS.Timeout | undefined;
   let wake: (() => void) | undefined;
@@ -38,7 +49,7 @@ export function deliveryWorker(deps: { store: Store; clock: Clock; bus: EventBus
     const target = await store.events.deliveryTarget(job.event_ref, job.subscription_id);
     if (!target) {
       await recordAttempt(store, job.event_ref, job.subscription_id, { at: clock.now(), status: null, durationMs: 0, error: 'subscription deleted' });
-      await store.events.endJob(job.id, 'failed');
+      await store.events.endJob(job.id, 'failed', owner);
       await refreshEventStatus(store, clock, job.event_ref);
       return;
     }
@@ -47,15 +58,18 @@ export function deliveryWorker(deps: { store: Store; clock: Clock; bus: EventBus
     await recordAttempt(store, event.id, sub.id, result);
     const attempts = job.attempts + 1;
     const { next_attempt_at } = job;
-    if (isSuccess(result)) await store.events.releaseJob(job.id, { state: 'delivered', attempts, next_attempt_at });
-    else if (isRetryable(result) && attempts < MAX_ATTEMPTS) {
-      await store.events.releaseJob(job.id, { state: 'pending', attempts, next_attempt_at: Date.now() + backoff(attempts) });
-    } else await store.events.releaseJob(job.id, { state: 'failed', attempts, next_attempt_at });
+    let next: Parameters<typeof store.events.releaseJob>[2] = { state: 'failed', attempts, next_attempt_at };
+    if (isSuccess(result)) next = { state: 'delivered', attempts, next_attempt_at };
+    else if (isRetryable(result) && attempts < MAX_ATTEMPTS) next = { state: 'pending', attempts, next_attempt_at: Date.now() + backoff(attempts) };
+    if (!(await store.events.releaseJob(job.id, owner, next))) {
+      // Our lease ran out and the job is another worker's now (or a replay ended it): its result stands.
+      deps.logger?.warn({ job: job.id }, 'webhook delivery finished after its lease ran out; the result of the worker that holds it stands');
+    }
     await refreshEventStatus(store, clock, event.id);
   }
 
   async function tick(): Promise<number> {
-    const jobs = await store.events.claimDueJobs(Date.now(), settings.leaseMs, settings.batch);
+    const jobs = await store.events.claimDueJobs(owner, Date.now(), settings.leaseMs, settings.batch);
     await Promise.all(
       jobs.map((j) =>
         deliver(j).catch((err) => deps.logger?.error({ err, job: j.id }, 'webhook delivery failed unexpectedly; the lease will expire and it will be retried')),
@@ -101,6 +115,8 @@ export function deliveryWorker(deps: { store: Store; clock: Clock; bus: EventBus
     },
     /** One pass, for tests that drive the worker by hand. */
     tick,
+    /** The name this worker claims under. */
+    name: owner,
   };
 }
 

@@ -21,7 +21,7 @@ const getChatQ = prepared<{ tenantId: string; id: string }, DB['chats']>(['tenan
 const insertChatQ = preparedInsert(
   'chats',
   columnsOf<DB['chats']>({
-    id: true, tenant_id: true, is_group: true, lead_id: true, line_id: true, convo_id: true, chat_key: true, display_name: true, created_at: true,
+    id: true, tenant_id: true, is_group: true, lead_id: true, line_id: true, convo_id: true, chat_key: true, display_name: true, created_at: true, left_at: true,
   }),
   ['id'],
 );

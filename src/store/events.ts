@@ -19,7 +19,8 @@ export interface Subscription {
 }
 
 export type EventRow = Omit<DB['events'], 'dev_inbox'> & { dev_inbox: boolean };
-export type DeliveryJob = DB['delivery_jobs'];
+/** A delivery job; `locked_by` names the worker holding its claim (absent on a new job). */
+export type DeliveryJob = Omit<DB['delivery_jobs'], 'locked_by'> & { locked_by?: string | null };
 /** The part of an event a delivery sends. */
 export type DeliveredEvent = Pick<EventRow, 'id' | 'type' | 'event_id' | 'payload'>;
 export type DeliveryAttempt = DB['delivery_attempts'];
@@ -55,7 +56,7 @@ const insertEventQ = preparedInsert(
 );
 const insertJobQ = preparedInsert(
   'delivery_jobs',
-  columnsOf<DB['delivery_jobs']>({
+  columnsOf<Omit<DB['delivery_jobs'], 'locked_by'>>({
     id: true, event_ref: true, subscription_id: true, tenant_id: true, url: true, state: true, attempts: true, next_attempt_at: true,
     lease_until: true, created_at: true,
   }),
@@ -64,19 +65,26 @@ const insertAttemptQ = preparedInsert(
   'delivery_attempts',
   columnsOf<DB['delivery_attempts']>({ id: true, event_ref: true, subscription_id: true, at: true, status: true, duration_ms: true, error: true }),
 );
-/** Only a still-pending job: a replay that delivered it during the worker's attempt keeps its result. */
-const releaseJobQ = prepared<Pick<DeliveryJob, 'id' | 'state' | 'attempts' | 'next_attempt_at'>>(['id', 'state', 'attempts', 'next_attempt_at'], (db, p) =>
-  db
-    .updateTable('delivery_jobs')
-    .set({ state: p.state, attempts: p.attempts, next_attempt_at: p.next_attempt_at, lease_until: null })
-    .where('id', '=', p.id)
-    .where('state', '=', 'pending'),
+/**
+ * Only a still-pending job its caller still holds (graphile-worker's `locked_by`): a replay that
+ * delivered it meanwhile keeps its result, and so does a worker that re-claimed it after this
+ * caller's lease ran out.
+ */
+const releaseJobQ = prepared<Pick<DeliveryJob, 'id' | 'state' | 'attempts' | 'next_attempt_at'> & { owner: string }>(
+  ['id', 'state', 'attempts', 'next_attempt_at', 'owner'],
+  (db, p) =>
+    db
+      .updateTable('delivery_jobs')
+      .set({ state: p.state, attempts: p.attempts, next_attempt_at: p.next_attempt_at, lease_until: null, locked_by: null })
+      .where('id', '=', p.id)
+      .where('state', '=', 'pending')
+      .where('locked_by', '=', p.owner),
 );
 /** One statement claims atomically; on PostgreSQL, rows another worker holds are skipped, not waited for. */
 const claimDueJobsQ = (lock: string) =>
-  prepared<{ nowMs: number; leaseUntil: number; limit: number }, DB['delivery_jobs']>(['nowMs', 'leaseUntil', 'limit'], (_db, p) =>
+  prepared<{ nowMs: number; leaseUntil: number; limit: number; owner: string }, DB['delivery_jobs']>(['nowMs', 'leaseUntil', 'limit', 'owner'], (_db, p) =>
     sql`
-      update delivery_jobs set lease_until = ${p.leaseUntil}
+      update delivery_jobs set lease_until = ${p.leaseUntil}, locked_by = ${p.owner}
       where id in (
         select id from delivery_jobs
         where state = 'pending' and next_attempt_at <= ${p.nowMs} and (lease_until is null or lease_until < ${p.nowMs})
@@ -227,28 +235,34 @@ export function eventsRepo(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
     },
 
     async insertJobs(jobs: DeliveryJob[]) {
-      for (const job of jobs) await insertJobQ(db, job);
+      for (const job of jobs) await insertJobQ(db, { ...job, locked_by: null });
     },
     async jobsOf(eventRef: string): Promise<DeliveryJob[]> {
       return (await db.selectFrom('delivery_jobs').selectAll().where('event_ref', '=', eventRef).orderBy('id').execute()).map(toJob);
     },
     /**
-     * Claims up to `limit` due jobs for `leaseMs` (a crashed worker's lease
+     * Claims up to `limit` due jobs for `leaseMs` in the name of `owner` (a crashed worker's lease
      * simply runs out). PostgreSQL skips rows another worker has locked.
      */
-    async claimDueJobs(nowMs: number, leaseMs: number, limit: number): Promise<DeliveryJob[]> {
-      return (await claimDueJobs[dialect](db, { nowMs, leaseUntil: nowMs + leaseMs, limit })).rows.map(toJob);
+    async claimDueJobs(owner: string, nowMs: number, leaseMs: number, limit: number): Promise<DeliveryJob[]> {
+      return (await claimDueJobs[dialect](db, { nowMs, leaseUntil: nowMs + leaseMs, limit, owner })).rows.map(toJob);
     },
     /**
-     * Ends a claimed job's attempt: its new state, attempt count and next due time; the lease is
-     * released. A job no longer pending (a replay delivered it meanwhile) is left as it is.
+     * Ends `owner`'s claim of a job: its new state, attempt count and next due time; the lease is
+     * released. False (and nothing changed) when the job is no longer pending (a replay delivered
+     * it meanwhile) or no longer `owner`'s (its lease ran out and another worker claimed it).
      */
-    async releaseJob(id: string, next: Pick<DeliveryJob, 'state' | 'attempts' | 'next_attempt_at'>) {
-      await releaseJobQ(db, { id, ...next });
+    async releaseJob(id: string, owner: string, next: Pick<DeliveryJob, 'state' | 'attempts' | 'next_attempt_at'>): Promise<boolean> {
+      return Number((await releaseJobQ(db, { id, owner, ...next })).numAffectedRows ?? 0) > 0;
     },
-    /** A destination's delivery is over (a replay's result, or its subscription is gone). */
-    async endJob(id: string, state: 'delivered' | 'failed') {
-      await db.updateTable('delivery_jobs').set({ state, lease_until: null }).where('id', '=', id).execute();
+    /**
+     * A destination's delivery is over: a replay's result (whoever holds the job), or, with
+     * `owner`, the worker found its subscription gone (only while it still holds the job).
+     */
+    async endJob(id: string, state: 'delivered' | 'failed', owner?: string): Promise<boolean> {
+      let q = db.updateTable('delivery_jobs').set({ state, lease_until: null, locked_by: null }).where('id', '=', id);
+      if (owner !== undefined) q = q.where('locked_by', '=', owner).where('state', '=', 'pending');
+      return Number((await q.executeTakeFirst()).numUpdatedRows) > 0;
     },
     async insertAttempt(a: DeliveryAttempt) {
       await insertAttemptQ(db, a);

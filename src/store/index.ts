@@ -18,6 +18,7 @@ import { eventsRepo } from './events.js';
 import { consoleSessionsRepo } from './console-sessions.js';
 import { chatListRepo } from './chat-list.js';
 import { statsRepo } from './stats.js';
+import { intakeRepo } from './intake.js';
 import type { Kysely } from 'kysely';
 import type { DB } from './schema.js';
 import type { Dialect } from './db.js';
@@ -39,6 +40,7 @@ function repos(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
     consoleSessions: consoleSessionsRepo(db),
     chatList: chatListRepo(db),
     stats: statsRepo(db),
+    intake: intakeRepo(db, dialect),
   };
 }
 
@@ -74,4 +76,5 @@ export type { Message, MessagePart } from './messages.js';
 export type { IdempotencyRecord } from './idempotency.js';
 export type { Attachment, VoiceNote } from './media.js';
 export type { ConsoleSession } from './console-sessions.js';
+export type { IntakeItem, InboundCursor } from './intake.js';
 export type { Subscription, EventRow, DeliveredEvent, DeliveryJob, DeliveryAttempt } from './events.js';

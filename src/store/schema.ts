@@ -227,6 +227,8 @@ export interface DeliveryJobsTable {
   next_attempt_at: number;
   /** real-time ms until which a worker holds the job */
   lease_until: number | null;
+  /** the worker holding the claim (null when none does): only it may release or finish it */
+  locked_by: string | null;
   created_at: number;
 }
 
@@ -240,8 +242,39 @@ export interface DeliveryAttemptsTable {
   error: string | null;
 }
 
+/** A provider's webhook body, stored before it is answered; the intake worker processes it. */
+export interface InboundIntakeTable {
+  id: string;
+  line_id: string;
+  /** the body as received (JSON text) */
+  body: string;
+  state: 'pending' | 'failed';
+  attempts: number;
+  next_attempt_at: number;
+  lease_until: number | null;
+  locked_by: string | null;
+  last_error: string | null;
+  created_at: number;
+}
+
+/** Per line: how far catch-up has walked the provider's messages, and who is walking. */
+export interface InboundCursorsTable {
+  line_id: string;
+  /** the provider's time (BlueBubbles' dateCreated, ms) of the last message walked; null until the first catch-up */
+  high_water_ms: number | null;
+  /** the newest message on the provider when the line was first caught up: it and older ones are history, never imported */
+  floor_ms: number | null;
+  lease_until: number | null;
+  locked_by: string | null;
+  /** when catch-up last finished a pass (service clock) */
+  checked_at: number | null;
+  updated_at: number;
+}
+
 export interface DB {
   console_sessions: ConsoleSessionsTable;
+  inbound_intake: InboundIntakeTable;
+  inbound_cursors: InboundCursorsTable;
   webhook_subscriptions: WebhookSubscriptionsTable;
   events: EventsTable;
   delivery_jobs: DeliveryJobsTable;

@@ -18,9 +18,16 @@ export interface ServerProcess {
 }
 
 /** Starts the service and resolves once /readyz answers 200. */
-export async function startServerProcess(opts: { env?: Record<string, string>; captureStdout?: boolean; prefix: string }): Promise<ServerProcess> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), opts.prefix));
-  const port = await freePort();
+export async function startServerProcess(opts: {
+  env?: Record<string, string>;
+  captureStdout?: boolean;
+  prefix: string;
+  /** Start on an existing data directory and port (a restart), instead of fresh ones. */
+  dataDir?: string;
+  port?: number;
+}): Promise<ServerProcess> {
+  const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), opts.prefix));
+  const port = opts.port ?? (await freePort());
   const url = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src/main.ts')], {
     cwd: projectRoot,

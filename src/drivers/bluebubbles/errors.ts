@@ -17,7 +17,7 @@ import { DriverFailure } from '../types.js';
 import { BlueBubblesError } from './client.js';
 
 /** What the driver was doing; decides how an ambiguous failure reads. */
-export type Operation = 'send' | 'edit' | 'react' | 'participant' | 'create_group' | 'lookup' | 'download' | 'info' | 'webhook';
+export type Operation = 'send' | 'edit' | 'react' | 'participant' | 'create_group' | 'lookup' | 'download' | 'info' | 'webhook' | 'query';
 
 const PRIVATE_API_OFF = /private api/i;
 const NEEDS_NEWER_MACOS = /only supported on macos|not supported by the connected messages helper/i;
@@ -78,6 +78,7 @@ export function toDriverFailure(err: unknown, op: Operation): unknown {
       return new DriverFailure(status >= 500 ? 'line_down' : 'rejected', msg);
     case 'info':
     case 'webhook':
+    case 'query':
       return new DriverFailure(status >= 500 ? 'line_down' : 'rejected', msg);
   }
 }

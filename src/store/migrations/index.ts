@@ -5,6 +5,7 @@ import * as m003 from './003_media.js';
 import * as m004 from './004_events.js';
 import * as m005 from './005_first_touch_index.js';
 import * as m006 from './006_upload_token_voice_note_use.js';
+import * as m007 from './007_durable_inbound.js';
 import * as m007sends from './007_sends_and_group_exits.js';
 import * as m009 from './009_console_sessions.js';
 
@@ -16,6 +17,7 @@ export const migrations: Record<string, Migration> = {
   '004_events': m004,
   '005_first_touch_index': m005,
   '006_upload_token_voice_note_use': m006,
+  '007_durable_inbound': m007,
   '007_sends_and_group_exits': m007sends,
   '009_console_sessions': m009,
 };

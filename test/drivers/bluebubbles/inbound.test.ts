@@ -44,9 +44,11 @@ describe('BlueBubbles inbound webhooks', () => {
     bluebubblesWebhookRoute(app, {
       secret,
       resolveLine: async (id) => lines.get(id),
-      contextFor: (line) => ({ lineId: line.id, phoneNumber: '+14155550000', config: line.driver_config, events, state, now: () => Date.now() }),
-      onProcessed: (o) => outcomes.push(o),
-      onError: (err) => errors.push(err),
+      // The service stores the body (src/intake); here it is processed right after the answer.
+      accept: async (line, body) => {
+        const lineCtx = { lineId: line.id, phoneNumber: '+14155550000', config: line.driver_config, events, state, now: () => Date.now() };
+        setImmediate(() => void handleBlueBubblesWebhook(lineCtx, line.id, body).then((o) => outcomes.push(o), (err: unknown) => errors.push(err)));
+      },
     });
     await app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;

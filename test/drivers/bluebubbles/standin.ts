@@ -8,6 +8,12 @@
  * `error: { type, message }`). Webhooks go out as `{ type, data }` with the
  * message serialized "for notification" and capped at 4000 bytes, as
  * BlueBubbles' handleNewMessage/handleUpdatedMessage do.
+ *
+ * The message query (POST /api/v1/message/query) answers as MessageRouter.query over
+ * iMessageRepo.getMessages does: body validated by MessageValidator.queryBodyRules, `after` /
+ * `before` in Unix ms and inclusive, ordered by dateCreated (`sort`, default DESC), `offset` /
+ * `limit` (default 100, at most 1000), `with` (chat, chat.participants, attachment) lowercased,
+ * messages serialized in full, and `metadata: { offset, limit, total, count }`.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import http from 'node:http';
@@ -105,6 +111,8 @@ export class StandIn {
   unreachable = new Set<string>();
   /** Answer sends without the real guid (only the tempGuid), to exercise tempGuid matching. */
   omitGuidInSendAnswers = false;
+  /** Answer GET /api/v1/message/:guid this much later (a slow Mac), in ms. */
+  messageLookupDelayMs = 0;
   requests: RecordedRequest[] = [];
   chats = new Map<string, StoredChat>();
   messages = new Map<string, StoredMessage>();
@@ -202,11 +210,11 @@ export class StandIn {
   }
 
   /** A message that arrived on the Mac (not from me). */
-  addIncoming(m: { from: string; text: string; chat?: StoredChat; attachments?: string[]; isAudioMessage?: boolean; subject?: string }): StoredMessage {
+  addIncoming(m: { from: string; text: string; chat?: StoredChat; attachments?: string[]; isAudioMessage?: boolean; subject?: string; dateCreated?: number }): StoredMessage {
     const chat = m.chat ?? this.directChat(m.from);
     const msg: StoredMessage = {
       guid: newGuid(), text: m.text, subject: m.subject ?? null, from: m.from, isFromMe: false, chatGuid: chat.guid, attachments: m.attachments ?? [],
-      dateCreated: Date.now(), dateDelivered: null, dateRead: null, dateEdited: null, isAudioMessage: m.isAudioMessage ?? false, itemType: 0,
+      dateCreated: m.dateCreated ?? Date.now(), dateDelivered: null, dateRead: null, dateEdited: null, isAudioMessage: m.isAudioMessage ?? false, itemType: 0,
       associatedMessageGuid: null, associatedMessageType: null, error: 0,
     };
     this.messages.set(msg.guid, msg);
@@ -345,6 +353,10 @@ export class StandIn {
       if (!token) return this.reply(res, unauthorized('Missing server password!'));
       if (token.trim() !== this.password.trim()) return this.reply(res, unauthorized('Unauthorized'));
     }
+    if (this.messageLookupDelayMs > 0 && rec.method === 'GET' && /^\/api\/v1\/message\/[^/]+$/.test(rec.path)) {
+      await new Promise((r) => setTimeout(r, this.messageLookupDelayMs));
+      if (res.destroyed) return;
+    }
     const answer = this.route(rec);
     if (!answer) {
       res.writeHead(404, { 'content-type': 'text/plain' });
@@ -369,6 +381,41 @@ export class StandIn {
     if (tempGuid) (data as Record<string, unknown>).tempGuid = tempGuid;
     if (this.omitGuidInSendAnswers) delete (data as Record<string, unknown>).guid;
     return ok(data, message);
+  }
+
+  /** MessageRouter.query (MessageValidator.queryBodyRules, then iMessageRepo.getMessages). */
+  private query(body: Record<string, any>) {
+    const isNum = (v: unknown) => v !== undefined && v !== null && v !== '' && Number.isFinite(Number(v));
+    const rules: [string, number | undefined, number | undefined][] = [['after', 0, undefined], ['before', 1, undefined], ['offset', 0, undefined], ['limit', 1, 1000]];
+    if (body.with !== undefined && !Array.isArray(body.with)) return badRequest('The with must be an array.');
+    if (body.where !== undefined && !Array.isArray(body.where)) return badRequest('The where must be an array.');
+    if (body.sort !== undefined && !['ASC', 'DESC'].includes(body.sort)) return badRequest('The selected sort is invalid.');
+    if (body.chatGuid !== undefined && typeof body.chatGuid !== 'string') return badRequest('The chatGuid must be a string.');
+    for (const [k, min, max] of rules) {
+      if (body[k] === undefined) continue;
+      if (!isNum(body[k])) return badRequest(`The ${k} must be a number.`);
+      if (min !== undefined && Number(body[k]) < min) return badRequest(`The ${k} must be at least ${min}.`);
+      if (max !== undefined && Number(body[k]) > max) return badRequest(`The ${k} may not be greater than ${max}.`);
+    }
+    if (Array.isArray(body.where) && body.where.length > 0) throw new Error('the stand-in does not evaluate where statements');
+    const withQuery = ((body.with ?? []) as unknown[]).filter((e): e is string => typeof e === 'string').map((e) => e.trim().toLowerCase());
+    const has = (...names: string[]) => names.some((n) => withQuery.includes(n));
+    const withChats = has('chat', 'chats');
+    const withParticipants = has('chat.participants', 'chats.participants');
+    const offset = body.offset ? Number.parseInt(String(body.offset), 10) : 0;
+    const limit = body.limit ? Number.parseInt(String(body.limit), 10) : 100;
+    if (body.chatGuid && !this.chats.has(body.chatGuid)) return ok([], `No chat found with GUID: ${body.chatGuid}`);
+    const after = body.after ? Number(body.after) : null;
+    const before = body.before ? Number(body.before) : null;
+    const dir = body.sort === 'ASC' ? 1 : -1;
+    const all = [...this.messages.values()]
+      .map((msg, i) => ({ msg, i }))
+      .filter(({ msg }) => (!body.chatGuid || msg.chatGuid === body.chatGuid) && (after === null || msg.dateCreated >= after) && (before === null || msg.dateCreated <= before))
+      .sort((a, b) => dir * (a.msg.dateCreated - b.msg.dateCreated || a.i - b.i));
+    const data = all.slice(offset, offset + limit).map(({ msg }) =>
+      this.serializeMessage(msg.guid, { forNotification: false, withChats: withChats || withParticipants, withParticipants, withAttachments: has('attachment', 'attachments') }),
+    );
+    return { status: 200, body: { status: 200, message: 'Successfully fetched messages!', data, metadata: { offset, limit, total: all.length, count: data.length } } };
   }
 
   private recipientOf(chatGuid: string) {
@@ -477,6 +524,8 @@ export class StandIn {
       msg.dateEdited = Date.now();
       return ok(this.serializeMessage(msg.guid, { forNotification: false, withChats: false, withParticipants: false, withAttachments: false }), 'Message edited!');
     }
+
+    if (r.method === 'POST' && p === '/api/v1/message/query') return this.query(body);
 
     if ((m = /^\/api\/v1\/message\/([^/]+)$/.exec(p)) && r.method === 'GET') {
       const guid = m[1]!;

@@ -1,14 +1,13 @@
 /**
  * POST /hooks/bluebubbles/{lineId}/{token} — where a line's BlueBubbles Server posts. Answers
- * 401 for a wrong token, 404 for an unknown line, otherwise 200 at once and processes the
- * event in the background (BlueBubbles does not wait for or retry webhooks; fetching the
- * message and its media can take a while).
+ * 401 for a wrong token, 404 for an unknown line, 503 when the body could not be stored
+ * (catch-up will still find a new message), otherwise 200 once the body is stored durably:
+ * BlueBubbles posts each event once and never retries. A worker processes it after.
  */
 import type { TypedApp } from '../../typed.js';
 import { route } from '../../route.js';
 import { bluebubblesWebhook } from '../../../contract/bluebubbles-webhook.js';
-import { handleBlueBubblesWebhook, verifyWebhookToken, type WebhookOutcome } from '../../../drivers/bluebubbles/index.js';
-import { DriverFailure, type DriverContext } from '../../../drivers/types.js';
+import { verifyWebhookToken } from '../../../drivers/bluebubbles/index.js';
 
 export interface WebhookLine {
   id: string;
@@ -19,12 +18,8 @@ export interface BlueBubblesRouteDeps {
   /** The secret the per-line tokens derive from. */
   secret: Buffer;
   resolveLine(lineId: string): Promise<WebhookLine | undefined>;
-  /** The line's driver context (its config and the events to report to). */
-  contextFor(line: WebhookLine): DriverContext;
-  /** Called after an event was processed (in the background). */
-  onProcessed?(outcome: WebhookOutcome, lineId: string): void;
-  /** Called when processing failed; by default the failure is logged (without secrets). */
-  onError?(err: unknown, lineId: string): void;
+  /** Stores the body durably for processing; resolves once it is committed. */
+  accept(line: WebhookLine, body: unknown): Promise<void>;
 }
 
 export function bluebubblesWebhookRoute(app: TypedApp, deps: BlueBubblesRouteDeps): void {
@@ -37,20 +32,12 @@ export function bluebubblesWebhookRoute(app: TypedApp, deps: BlueBubblesRouteDep
       if (req.jsonError !== undefined) return reply.status(400).send({ ok: false, error: 'body is not valid JSON' });
       const line = await deps.resolveLine(lineId);
       if (!line) return reply.status(404).send({ ok: false, error: 'unknown line' });
-      const ctx = deps.contextFor(line);
-      const body: unknown = req.body;
-      setImmediate(() => {
-        handleBlueBubblesWebhook(ctx, line.id, body).then(
-          (outcome) => deps.onProcessed?.(outcome, line.id),
-          (err: unknown) => {
-            if (deps.onError) return deps.onError(err, line.id);
-            const reason = err instanceof DriverFailure ? `${err.kind}: ${err.message}` : err instanceof Error ? err.message : String(err);
-            req.log.warn({ line_id: line.id, reason }, 'BlueBubbles webhook could not be processed');
-          },
-        ).catch(() => {
-          /* a throwing onProcessed/onError hook must not become an unhandled rejection */
-        });
-      });
+      try {
+        await deps.accept(line, req.body);
+      } catch (err) {
+        req.log.error({ line_id: line.id, reason: err instanceof Error ? err.message : String(err) }, 'BlueBubbles webhook could not be stored');
+        return reply.status(503).send({ ok: false, error: 'the webhook could not be stored' });
+      }
       return reply.status(200).send({ ok: true });
     },
     // The token is a credential: logs show the path with it redacted.
