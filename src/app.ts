@@ -14,6 +14,7 @@ import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from
 import { secretPaths } from './http/log-paths.js';
 import { registerAuth } from './http/auth.js';
 import { registerDocs } from './http/docs.js';
+import { registerSlowBodyGuard } from './http/slow-body.js';
 import { healthRoutes } from './http/routes/health.js';
 import { listPhoneNumbers } from './http/routes/phone-numbers/list.js';
 import { adminAccountRoutes } from './http/routes/admin/accounts.js';
@@ -102,6 +103,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
     });
   }
 
+  registerSlowBodyGuard(app, { bodyTimeoutMs: config.bodyTimeoutMs, uploadMinBytesPerSec: config.uploadMinBytesPerSec });
   registerJsonBody(app);
   registerValidation(app);
   registerErrorHandling(app, { onFailure: config.logRequests === 'errors' ? logRequest : undefined, paths });

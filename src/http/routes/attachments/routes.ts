@@ -6,6 +6,7 @@ import { bearerToken } from '../../../domain/accounts-tenants/auth.js';
 import { MAX_UPLOAD_BYTES, isUploadToken, parseRange, type AttachmentsService } from '../../../domain/media/attachments.js';
 import { publicBaseUrl, type Config } from '../../../config.js';
 import type { Readable } from 'node:stream';
+import { watchedBody } from '../../slow-body.js';
 
 const tags = ['attachments'];
 const Params = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
@@ -97,7 +98,7 @@ export function attachmentRoutes(app: TypedApp, deps: { attachments: Attachments
     (scope as TypedApp).put(
       '/api/v1/attachments/:id/upload',
       {
-        config: { auth: 'bearer-only' },
+        config: { auth: 'bearer-only', minBodyRate: true },
         bodyLimit: MAX_UPLOAD_BYTES,
         schema: {
           tags,
@@ -112,7 +113,7 @@ export function attachmentRoutes(app: TypedApp, deps: { attachments: Attachments
           tenant.id,
           req.params.id,
           { contentType: req.headers['content-type'], contentLength: req.headers['content-length'] },
-          req.raw,
+          watchedBody(req),
         );
         return { attachment: (await attachments.metadata(tenant.id, a.id)) };
       },
