@@ -6,6 +6,12 @@ import { createTestStore } from '../support/stores.js';
 import { healthRoutes } from '../../src/http/routes/health.js';
 import { webhookTokenFor } from '../../src/drivers/bluebubbles/index.js';
 import { HOOK_SECRET } from '../support/app.js';
+import { createHmac } from 'node:crypto';
+
+function signBytes(secret: string, body: Buffer): string {
+  const ts = Math.floor(Date.now() / 1000);
+  return `v1,${ts},${createHmac('sha256', secret).update(Buffer.concat([Buffer.from(`${ts}.`), body])).digest('hex')}`;
+}
 
 describe('error envelope and bad input', () => {
   let t: TestApp;
@@ -31,6 +37,24 @@ describe('error envelope and bad input', () => {
     expect(quoted.json().error.code).toBe(1004);
     expect(quoted.body).not.toContain('hunter2');
     const anonymous = await t.request({ method: 'POST', url: '/admin/v1/accounts', payload: '{"name": ', headers: { 'content-type': 'application/json' } });
+    expect(anonymous.json().error.code).toBe(2012);
+  });
+
+  it('refuses a JSON body that is not valid UTF-8 with 1004, instead of sending U+FFFD', async () => {
+    const bytes = Buffer.concat([Buffer.from('{"phone":"+14155550100","body":"hi '), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
+    const headers = { authorization: `Bearer ${t.demo.signing_secret}`, 'content-type': 'application/json' };
+    const send = await t.request({ method: 'POST', url: '/api/v1/send', payload: bytes, headers });
+    expect(send.statusCode).toBe(400);
+    expect(send.json()).toMatchObject({ status: 'failed', code: 1004, reason: 'request body is not valid JSON: it is not valid UTF-8' });
+    const chat = await t.request({ method: 'POST', url: '/api/v1/chats', payload: bytes, headers });
+    expect(chat.json().error).toMatchObject({ status: 400, code: 1004 });
+    // HMAC is over the bytes as sent, so a signed request gets the same answer; no credentials, 2012.
+    const signed = await t.request({
+      method: 'POST', url: '/api/v1/chats', payload: bytes,
+      headers: { 'content-type': 'application/json', 'x-service-tenant': 'demo', 'x-service-signature': signBytes(t.demo.signing_secret, bytes) },
+    });
+    expect(signed.json().error.code).toBe(1004);
+    const anonymous = await t.request({ method: 'POST', url: '/api/v1/chats', payload: bytes, headers: { 'content-type': 'application/json' } });
     expect(anonymous.json().error.code).toBe(2012);
   });
 
