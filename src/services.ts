@@ -21,6 +21,7 @@ import { driverRegistry } from './drivers/registry.js';
 import { bluebubblesDriver, registerWebhook, webhookUrlFor } from './drivers/bluebubbles/index.js';
 import { deliveryWorker } from './delivery/worker.js';
 import { sseHub } from './delivery/sse.js';
+import type { AddressGuard } from './net/index.js';
 
 export interface ServiceDeps {
   config: Config;
@@ -30,6 +31,8 @@ export interface ServiceDeps {
   blobs: BlobStore;
   /** Keys the per-line BlueBubbles webhook tokens (derived from the master key in main). */
   hookSecret: Buffer;
+  /** Which addresses outbound targets may have; tests script DNS with it. Default: the real policy and resolver. */
+  addressGuard?: AddressGuard;
 }
 
 export function buildServices(deps: ServiceDeps) {
@@ -65,7 +68,7 @@ export function buildServices(deps: ServiceDeps) {
     attachments,
     voiceNotes,
     bus,
-    subscriptions: subscriptionsService({ store, clock, allowPrivateNetworks: config.allowPrivateNetworks }),
+    subscriptions: subscriptionsService({ store, clock, allowPrivateNetworks: config.allowPrivateNetworks, addressGuard: deps.addressGuard }),
     eventLog: eventsService({ store, clock, attempt }),
     worker: deliveryWorker({ store, clock, bus, logger: deps.logger }, { ...attempt, backoffMs: config.webhookBackoffMs, pollMs: config.workerPollMs, leaseMs: Math.max(config.webhookLeaseMs, config.webhookTimeoutMs * 2), batch: 32 }),
     sse: sseHub({ store, bus }, { maxMs: config.sseMaxMs, heartbeatMs: config.sseHeartbeatMs, pollMs: config.ssePollMs }),
