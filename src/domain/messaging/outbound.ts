@@ -13,6 +13,7 @@ import type { MessagingDeps } from './deps.js';
 import type { FirstTouchReservation, Limits } from './limits.js';
 import { toApiError } from './driver-errors.js';
 import { sendsFrom } from '../lines/service.js';
+import { appleEffectId } from '../effects.js';
 
 export type OutboundContent =
   | { kind: 'text'; text: string; effect?: string; richLinkUrl?: string }
@@ -45,7 +46,7 @@ function partsOf(c: OutboundContent): MessagePart[] {
 async function deliver(driver: LineDriver, target: Target, c: OutboundContent): Promise<string> {
   switch (c.kind) {
     case 'text':
-      return (await driver.sendText(target, c.text, { effect: c.effect, richLinkUrl: c.richLinkUrl })).guid;
+      return (await driver.sendText(target, c.text, { effect: c.effect && appleEffectId(c.effect), richLinkUrl: c.richLinkUrl })).guid;
     case 'rich_link':
       return (await driver.sendText(target, c.url, { richLinkUrl: c.url })).guid;
     case 'media':

@@ -1,7 +1,6 @@
 /** Message rules shared by /send and the chat routes. */
 import { ApiError } from '../../errors/registry.js';
-
-export const ALLOWED_EFFECTS = ['celebration', 'balloons', 'confetti', 'fireball', 'heart', 'laser', 'lasers', 'shootingstar', 'sparkles', 'spotlight'] as const;
+import { ALLOWED_EFFECTS, effectNamed } from '../effects.js';
 
 /** Characters in one text part; iMessage takes more, but longer texts are almost always a bug. */
 export const MAX_TEXT_LENGTH = 10_000;
@@ -17,7 +16,7 @@ export function assertService(service: string | undefined): void {
 }
 
 export function assertEffect(effect: string | undefined): void {
-  if (effect !== undefined && !(ALLOWED_EFFECTS as readonly string[]).includes(effect)) {
+  if (effect !== undefined && !effectNamed(effect)) {
     throw new ApiError(4098, `unknown effect "${effect}"`, { allowed_effects: ALLOWED_EFFECTS });
   }
 }
