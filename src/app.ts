@@ -15,6 +15,7 @@ import { secretPaths } from './http/log-paths.js';
 import { registerAuth } from './http/auth.js';
 import { registerDocs } from './http/docs.js';
 import { registerSlowBodyGuard } from './http/slow-body.js';
+import { registerMethodNotAllowed } from './http/method-not-allowed.js';
 import { healthRoutes } from './http/routes/health.js';
 import { listPhoneNumbers } from './http/routes/phone-numbers/list.js';
 import { adminAccountRoutes } from './http/routes/admin/accounts.js';
@@ -86,7 +87,11 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
     // Routing failures (bad percent-encoding, over-long parameters) in the envelope, with X-Trace-ID.
     // No hook runs for them, onResponse included: the handler writes their request line itself.
     frameworkErrors: frameworkErrorHandler({ onFailure: config.logRequests === 'off' ? undefined : logRequest }),
-    clientErrorHandler: clientErrorHandler(() => ids.trace()),
+    // Logged as the request line of any other failed request (unless request lines are off).
+    clientErrorHandler: clientErrorHandler(
+      () => ids.trace(),
+      config.logRequests === 'off' ? undefined : (refusal) => deps.logger.info({ ...refusal, ms: 0 }, 'request'),
+    ),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const services = buildServices(deps);
@@ -107,6 +112,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
   registerJsonBody(app);
   registerValidation(app);
   registerErrorHandling(app, { onFailure: config.logRequests === 'errors' ? logRequest : undefined, paths });
+  registerMethodNotAllowed(app);
   registerAuth(app, { auth: services.auth, adminToken: deps.adminToken });
   // After authentication and validation, so only well-formed requests spend tokens; attached
   // to the rate-limited routes alone, so no other request pays for the hook.

@@ -53,6 +53,8 @@ export interface ErrorExtras {
   retry_after?: number;
   attachment_index?: number;
   allowed_effects?: readonly string[];
+  /** 405: the methods the path takes (also in the Allow header). */
+  allowed_methods?: readonly string[];
 }
 
 export interface ApiErrorOptions extends ErrorExtras {

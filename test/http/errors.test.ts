@@ -141,7 +141,14 @@ describe('error envelope and bad input', () => {
         const trace = /x-trace-id: (tr_[0-9a-f]{24})/i.exec(head!)?.[1];
         expect(trace).toBeDefined();
         expect(JSON.parse(body!)).toEqual({ success: false, error: { status, code: 1002, message: expect.any(String), retryable: false }, trace_id: trace });
+        // Logged as a request line, like any other refused request.
+        const line = t.logs.map((l) => JSON.parse(l)).find((l) => l.trace_id === trace);
+        expect(line, `${status} logged`).toMatchObject({ msg: 'request', status });
       }
+      // An unrouted method with a body (QUERY) on a known path: 405, not a Content-Type complaint.
+      const query = await raw('QUERY /api/v1/phone-numbers HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      expect(query.split('\r\n')[0]).toBe('HTTP/1.1 405 Method Not Allowed');
+      expect(query).toMatch(/\r\nallow: GET, HEAD\r\n/i);
     } finally {
       await t.app.server.close();
     }
@@ -155,6 +162,35 @@ describe('error envelope and bad input', () => {
       error: { status: 404, code: 2011, message: 'no route for GET /no/such/thing', retryable: false },
       trace_id: res.headers['x-trace-id'],
     });
+  });
+
+  it('answers a wrong method on a known path with 405 and Allow, authenticated or not', async () => {
+    const cases: [string, string, string[]][] = [
+      ['DELETE', '/api/v1/phone-numbers', ['GET', 'HEAD']],
+      ['PUT', '/api/v1/chats/ch_0123/messages', ['GET', 'HEAD', 'POST']],
+      ['GET', '/api/v1/send', ['POST']],
+      ['POST', '/healthz', ['GET', 'HEAD']],
+    ];
+    for (const [method, url, allowed] of cases) {
+      for (const res of [await t.api(method, url), await t.request({ method: method as 'GET', url })]) {
+        expect(res.statusCode, `${method} ${url}`).toBe(405);
+        expect(res.headers.allow).toBe(allowed.join(', '));
+        expect(res.json()).toEqual({
+          success: false,
+          error: { status: 405, code: 2011, message: `${method} is not allowed on this path; it takes ${allowed.join(', ')}`, retryable: false, allowed_methods: allowed },
+          trace_id: res.headers['x-trace-id'],
+        });
+      }
+    }
+    // A path no route has stays 404.
+    expect((await t.api('DELETE', '/api/v1/no-such-thing')).statusCode).toBe(404);
+  });
+
+  it('cuts a long tenant header quoted back in a 404', async () => {
+    const slug = 'x'.repeat(5_000);
+    const res = await t.api('GET', '/api/v1/phone-numbers', undefined, { tenant: slug });
+    expect(res.statusCode).toBe(404);
+    expect(res.json().error.message).toBe(`tenant "${'x'.repeat(63)}…" not found`);
   });
 
   it('puts X-Trace-ID on successes, distinct per request', async () => {
@@ -244,7 +280,7 @@ describe('request log lines', () => {
       const wrongMethod = await t.request({ method: 'GET', url: `${hook}?x=1` });
       const trailingSlash = await t.request({ method: 'POST', url: `/HOOKS/bluebubbles/${lineId}/${token}/`, payload: '{}', headers: json });
       const badUrl = await t.request({ method: 'POST', url: `/hooks/bluebubbles/%E0%A4%A/${token}`, payload: '{}', headers: json });
-      expect([badJson.statusCode, tooBig.statusCode, wrongMethod.statusCode, trailingSlash.statusCode, badUrl.statusCode]).toEqual([400, 413, 404, 404, 400]);
+      expect([badJson.statusCode, tooBig.statusCode, wrongMethod.statusCode, trailingSlash.statusCode, badUrl.statusCode]).toEqual([400, 413, 405, 404, 400]);
       expect(badJson.json().error.code).toBe(1004);
       // fastify's request serializer (its own request lines, or any `{ req }` logged) redacts too.
       t.app.log.info({ req: { method: 'POST', url: hook } }, 'a request, logged whole');
@@ -253,7 +289,7 @@ describe('request log lines', () => {
       expect(requestLines(t).map((l) => [l.status, l.path])).toEqual([
         [400, `/hooks/bluebubbles/${lineId}/[redacted]`],
         [413, `/hooks/bluebubbles/${lineId}/[redacted]`],
-        [404, `/hooks/bluebubbles/${lineId}/[redacted]`],
+        [405, `/hooks/bluebubbles/${lineId}/[redacted]`],
         [404, `/HOOKS/bluebubbles/${lineId}/[redacted]/`],
         [400, '/hooks/bluebubbles/%E0%A4%A/[redacted]'],
       ]);

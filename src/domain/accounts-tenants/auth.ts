@@ -13,7 +13,7 @@ import { realNowMs, type Clock } from '../../clock.js';
 import { hmacKey, hmacMatches } from '../../crypto/hmac.js';
 import type { KeyObject } from 'node:crypto';
 import type { Store, Account, Tenant } from '../../store/index.js';
-import { isValidSlug } from './settings.js';
+import { isValidSlug, quotedSlug } from './settings.js';
 import { ttlCache } from '../ttl-cache.js';
 import { andThen, type MaybePromise } from '../maybe-promise.js';
 import { signatureOwner } from './signature-owner.js';
@@ -112,7 +112,7 @@ export function authenticator(deps: { store: Store; clock: Clock; brand: string 
     }
     // Another account's tenant reads exactly like a missing one: nothing leaks.
     const tenant = tenants.find((t) => t.slug === slug);
-    if (!tenant) throw new ApiError(2001, `tenant "${slug}" not found`);
+    if (!tenant) throw new ApiError(2001, `tenant ${quotedSlug(slug)} not found`);
     return tenant;
   }
 

@@ -5,6 +5,7 @@ import type { Store, PhoneLine } from '../../store/index.js';
 import { newUuid } from '../ids.js';
 import { normalizeE164 } from '../handles.js';
 import { ttlCache } from '../ttl-cache.js';
+import { quotedSlug } from '../accounts-tenants/settings.js';
 import { configProblems as blueBubblesConfigProblems } from '../../drivers/bluebubbles/config.js';
 
 /** How long another process may serve a tenant's line list after a change. */
@@ -71,7 +72,7 @@ export function linesService(deps: { store: Store; clock: Clock; /** told after 
 
   async function tenantBySlug(slug: string) {
     const t = await store.tenants.getBySlug(slug);
-    if (!t) throw new ApiError(2001, `tenant "${slug}" not found`);
+    if (!t) throw new ApiError(2001, `tenant ${quotedSlug(slug)} not found`);
     return t;
   }
 
