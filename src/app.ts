@@ -69,6 +69,8 @@ import { getVoiceNoteOggRoute } from './http/routes/voice-notes/ogg.js';
 import { createConsoleSessionRoute, deleteConsoleSessionRoute, getConsoleSessionRoute } from './http/routes/console/sessions.js';
 import { consoleSessions } from './domain/accounts-tenants/console-sessions.js';
 import { registerConsole } from './http/console.js';
+import { registerSlowBodyGuard } from './http/slow-body.js';
+import { registerMethodNotAllowed } from './http/method-not-allowed.js';
 import { buildServices, type ServiceDeps, type Services } from './services.js';
 import { publicBaseUrl } from './config.js';
 
@@ -139,7 +141,11 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
     // Routing failures (bad percent-encoding, over-long parameters) in the envelope, with X-Trace-ID.
     // No hook runs for them, onResponse included: the handler writes their request line itself.
     frameworkErrors: frameworkErrorHandler({ onFailure: config.logRequests === 'off' ? undefined : logRequest }),
-    clientErrorHandler: clientErrorHandler(() => ids.trace()),
+    // Logged as the request line of any other failed request (unless request lines are off).
+    clientErrorHandler: clientErrorHandler(
+      () => ids.trace(),
+      config.logRequests === 'off' ? undefined : (refusal) => deps.logger.info({ ...refusal, ms: 0 }, 'request'),
+    ),
     schemaController: { compilersFactory: { buildSerializer: successSerializers } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -157,9 +163,11 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
     });
   }
 
+  registerSlowBodyGuard(app, { bodyTimeoutMs: config.bodyTimeoutMs, uploadMinBytesPerSec: config.uploadMinBytesPerSec });
   registerJsonBody(app);
   registerValidation(app);
   registerErrorHandling(app, { onFailure: config.logRequests === 'errors' ? logRequest : undefined, paths });
+  registerMethodNotAllowed(app);
   // Console sessions: a cookie + CSRF header is one more way to authenticate tenant and admin routes.
   const session = { sessions: consoleSessions({ store, clock, auth: services.auth, adminToken: deps.adminToken }), publicBaseUrl: config.publicBaseUrl };
   registerAuth(app, { auth: services.auth, adminToken: deps.adminToken, session });

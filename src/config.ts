@@ -35,6 +35,9 @@ export interface Config {
   /** Safety-net polls behind the wake-ups (a lost wake-up waits at most this long). */
   ssePollMs: number;
   workerPollMs: number;
+  /** A request body must arrive within this time; on the upload route, per window of this length at uploadMinBytesPerSec. */
+  bodyTimeoutMs: number;
+  uploadMinBytesPerSec: number;
   /** Run the webhook delivery worker in this process. */
   deliveryWorker: boolean;
   /** Run the inbound intake worker and BlueBubbles catch-up in this process. */
@@ -132,6 +135,8 @@ export function loadConfig(env: Env = process.env): Config {
     sseHeartbeatMs: int(env, 'BLUELINE_SSE_HEARTBEAT_MS', 15_000, 10, 600_000),
     ssePollMs: int(env, 'BLUELINE_SSE_POLL_MS', 1_000, 10, 600_000),
     workerPollMs: int(env, 'BLUELINE_WORKER_POLL_MS', 500, 10, 600_000),
+    bodyTimeoutMs: int(env, 'BLUELINE_BODY_TIMEOUT_MS', 30_000, 50, 600_000),
+    uploadMinBytesPerSec: int(env, 'BLUELINE_UPLOAD_MIN_BYTES_PER_SEC', 1_024, 1, 1_000_000_000),
     deliveryWorker: bool(env, 'BLUELINE_DELIVERY_WORKER', true),
     inboundWorker: bool(env, 'BLUELINE_INBOUND_WORKER', true),
     inboundLeaseMs: int(env, 'BLUELINE_INBOUND_LEASE_MS', 120_000, 500, 3_600_000),

@@ -13,6 +13,7 @@ import { createLogger, flushLogs } from './logging.js';
 import { loadAdminToken, loadMasterKey } from './bootstrap.js';
 import { createDemoSandbox } from './domain/accounts-tenants/demo.js';
 import { fsBlobStore } from './blobs/index.js';
+import { firstStartBanner } from './banner.js';
 
 async function main() {
   const config = loadConfig();
@@ -43,22 +44,8 @@ async function main() {
     const demo = await createDemoSandbox(services, { baseUrl, adminToken });
     const demoFile = path.join(config.dataDir, 'demo.json');
     fs.writeFileSync(demoFile, JSON.stringify(demo, null, 2) + '\n', { mode: 0o600 });
-    // The one place a secret is printed: the first-start banner for the operator.
-    process.stdout.write(
-      [
-        '',
-        'Blueline demo sandbox created (first start, empty store):',
-        `  base_url        ${demo.base_url}`,
-        `  tenant          ${demo.tenant}`,
-        `  signing_secret  ${demo.signing_secret}`,
-        `  admin_token     ${demo.admin_token}`,
-        `  phone_line_ids  ${demo.phone_line_ids.join(', ')}`,
-        `  saved to        ${demoFile}`,
-        '',
-        `Try: curl -s ${demo.base_url}/api/v1/phone-numbers -H "Authorization: Bearer $(node -p "require('${demoFile}').signing_secret")"`,
-        '',
-      ].join('\n'),
-    );
+    // The one place a secret is printed, and only to a terminal (banner.ts).
+    process.stdout.write(firstStartBanner(demo, demoFile, process.stdout.isTTY === true));
   }
   started = true;
 

@@ -28,6 +28,7 @@ import { statsService } from './domain/stats/overview.js';
 import { chatList } from './domain/messaging/chat-list.js';
 import { voiceNoteAudio } from './domain/media/voice-note-audio.js';
 import { inboundIntake } from './intake/index.js';
+import type { AddressGuard } from './net/index.js';
 
 export interface ServiceDeps {
   config: Config;
@@ -37,6 +38,8 @@ export interface ServiceDeps {
   blobs: BlobStore;
   /** Keys the per-line BlueBubbles webhook tokens (derived from the master key in main). */
   hookSecret: Buffer;
+  /** Which addresses outbound targets may have; tests script DNS with it. Default: the real policy and resolver. */
+  addressGuard?: AddressGuard;
 }
 
 /** Delays before a stored webhook's attempts 2 to 6 (its Mac may be restarting). */
@@ -91,7 +94,7 @@ export function buildServices(deps: ServiceDeps) {
     attachments,
     voiceNotes,
     bus,
-    subscriptions: subscriptionsService({ store, clock, allowPrivateNetworks: config.allowPrivateNetworks }),
+    subscriptions: subscriptionsService({ store, clock, allowPrivateNetworks: config.allowPrivateNetworks, addressGuard: deps.addressGuard }),
     // The replay's attempts are delivery's (signing, POSTing), handed to the domain here.
     eventLog: eventsService({ store, clock, attempt: (event, sub, nowMs) => attemptDelivery(event, sub, attempt, nowMs) }),
     simulator: simulatorControls({ store, clock, events, blobs }),

@@ -29,6 +29,7 @@ const errorDetails = {
   retry_after: Type.Optional(Type.Integer({ minimum: 0, description: 'seconds; also in Retry-After (1007, 4002, …)' })),
   attachment_index: Type.Optional(Type.Integer({ minimum: 0, description: '0-based entry of attachments[] or parts[] at fault' })),
   allowed_effects: Type.Optional(Type.Array(Type.String(), { description: 'on 4098' })),
+  allowed_methods: Type.Optional(Type.Array(Type.String(), { description: 'on 405: the methods the path takes (also in Allow)' })),
 };
 
 /** The standard error envelope, with the codes one status can carry. */

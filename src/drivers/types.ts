@@ -75,6 +75,7 @@ export interface DriverContext {
 }
 
 export interface SendOptions {
+  /** Apple's effect id (`com.apple.MobileSMS.expressivesend.impact`, `com.apple.messages.effect.CKEchoEffect`…: domain/effects.ts). */
   effect?: string;
   richLinkUrl?: string;
 }

@@ -70,6 +70,8 @@ export interface ErrorDetails {
   /** The 0-based entry of attachments[] or parts[] at fault. */
   attachmentIndex?: number;
   allowedEffects?: readonly string[];
+  /** 405: the methods the path takes (also in the Allow header). */
+  allowedMethods?: readonly string[];
   variant?: ErrorVariant;
 }
 

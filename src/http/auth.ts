@@ -11,6 +11,7 @@ import { bearerToken, type Authenticator } from '../domain/accounts-tenants/auth
 import type { AuthMode } from './types.js';
 import { andThen, type MaybePromise } from '../domain/maybe-promise.js';
 import { sessionIdentity, type SessionSettings } from './session.js';
+import { InvalidUtf8 } from './body.js';
 
 const EMPTY = Buffer.alloc(0);
 
@@ -89,6 +90,7 @@ async function authenticateBySession(req: FastifyRequest, mode: AuthMode, sessio
 
 /** Body errors come after authentication, so an unauthenticated caller learns nothing from them. */
 function checkBody(req: FastifyRequest): void {
+  if (req.jsonError instanceof InvalidUtf8) throw new DomainError(1004, 'request body is not valid JSON: it is not valid UTF-8');
   if (req.jsonError) {
     // Not the parser's own message: it quotes the body, which may hold a secret.
     const at = /position (\d+)/.exec(req.jsonError.message)?.[1];

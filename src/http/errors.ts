@@ -34,6 +34,7 @@ export function wireDetails(d: Readonly<ErrorDetails>) {
     ...(d.retryAfter !== undefined && { retry_after: d.retryAfter }),
     ...(d.attachmentIndex !== undefined && { attachment_index: d.attachmentIndex }),
     ...(d.allowedEffects !== undefined && { allowed_effects: d.allowedEffects }),
+    ...(d.allowedMethods !== undefined && { allowed_methods: d.allowedMethods }),
   };
 }
 
@@ -140,9 +141,10 @@ export function frameworkErrorHandler(opts: { onFailure?: OnFailure } = {}) {
 
 /**
  * Requests Node's HTTP parser refuses (a malformed header line, a bad Content-Length, headers
- * over the size limit) never reach fastify: answered here in the envelope with X-Trace-ID.
+ * over the size limit) never reach fastify: answered here in the envelope with X-Trace-ID, and
+ * told to `onRefused` (the request log: no method or path, the parser never got them whole).
  */
-export function clientErrorHandler(newTraceId: () => string) {
+export function clientErrorHandler(newTraceId: () => string, onRefused?: (refusal: { trace_id: string; status: number }) => void) {
   return (err: { code?: string }, socket: import('node:net').Socket): void => {
     // A client that went away is simply gone (as Node does it).
     if (err.code === 'ECONNRESET' || !socket.writable) {
@@ -156,6 +158,7 @@ export function clientErrorHandler(newTraceId: () => string) {
           ? [408, 'Request Timeout', 'the request did not arrive in time']
           : [400, 'Bad Request', 'malformed HTTP request'];
     const traceId = newTraceId();
+    onRefused?.({ trace_id: traceId, status: http });
     const body = JSON.stringify(errorEnvelope(new HttpFailure(1002, message, http), traceId));
     socket.end(
       `HTTP/1.1 ${http} ${status}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +

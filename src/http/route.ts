@@ -20,6 +20,8 @@ export interface RouteExtras {
   /** The code for a missing required field on this route (spec: 1001; chat parts 1003; edit 1002). */
   missingFieldCode?: 1001 | 1002 | 1003;
   secretParams?: string[];
+  /** Bodies must keep a minimum transfer rate instead of arriving within the JSON routes' deadline (http/slow-body.ts). */
+  minBodyRate?: boolean;
   preHandler?: preHandlerHookHandler;
   /** Runs after authentication, before validation (e.g. lowercasing a case-insensitive enum). */
   preValidation?: preValidationHookHandler;
@@ -52,6 +54,7 @@ export function route<O extends OperationSpec>(app: TypedApp, op: O, handler: Op
       rateLimited: op.rateLimited,
       missingFieldCode: extras.missingFieldCode,
       secretParams: extras.secretParams,
+      minBodyRate: extras.minBodyRate,
     },
     ...(extras.bodyLimit !== undefined && { bodyLimit: extras.bodyLimit }),
     ...(extras.preHandler && { preHandler: extras.preHandler }),

@@ -24,5 +24,7 @@ declare module 'fastify' {
      * `[redacted]`, so a log line never carries them (http/log-paths.ts).
      */
     secretParams?: string[];
+    /** Large bodies: a minimum transfer rate instead of the JSON routes' whole-body timeout (http/slow-body.ts). */
+    minBodyRate?: boolean;
   }
 }

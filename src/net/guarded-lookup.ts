@@ -14,7 +14,7 @@
 import dns from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { forbiddenAddressReason } from './address-policy.js';
-import { NetError } from './net-error.js';
+import { ALLOW_PRIVATE_HINT, NetError } from './net-error.js';
 
 /** The resolver underneath the guard. */
 export type BaseLookup = (
@@ -56,7 +56,7 @@ export function createAddressGuard(
       for (const { address } of addresses) {
         const why = reason(address);
         if (why !== null) {
-          callback(new NetError('forbidden_address', `${hostname} resolves to ${address}: ${why}`), '', 0);
+          callback(new NetError('forbidden_address', `${hostname} resolves to ${address}: ${why}; ${ALLOW_PRIVATE_HINT}`), '', 0);
           return;
         }
       }

@@ -10,5 +10,5 @@ export {
   type TrustRoots,
 } from './guarded-request.js';
 export { NetError, type NetErrorKind } from './net-error.js';
-export { validateWebhookUrl, type WebhookUrlCheck } from './webhook-url.js';
+export { resolveWebhookHost, validateWebhookUrl, type WebhookUrlCheck } from './webhook-url.js';
 export { parseAbsoluteUrl } from './target-policy.js';

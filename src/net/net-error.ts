@@ -14,6 +14,9 @@ export type NetErrorKind =
   | 'http_status' // fetchBytes: a non-2xx final answer
   | 'too_large'; // fetchBytes: the body exceeds maxBytes
 
+/** Said with every refusal of a private target, so a developer trying a local receiver knows the switch. */
+export const ALLOW_PRIVATE_HINT = 'set BLUELINE_ALLOW_PRIVATE_NETWORKS=1 to allow private and loopback targets (local development)';
+
 export class NetError extends Error {
   /** Wall time from the start of the call until it failed; set by the function that throws. */
   durationMs?: number;

@@ -5,7 +5,7 @@
  */
 import { isIP } from 'node:net';
 import { defaultAddressGuard, type AddressGuard } from './guarded-lookup.js';
-import { NetError } from './net-error.js';
+import { ALLOW_PRIVATE_HINT, NetError } from './net-error.js';
 
 export interface TargetPolicy {
   allowPrivateNetworks: boolean;
@@ -40,7 +40,7 @@ export function targetProblem(url: URL, policy: TargetPolicy): NetError | null {
   if (!policy.allowPrivateNetworks && isIP(host) !== 0) {
     // The WHATWG parser has already canonicalized 2130706433, 0x7f.1, 127.1 to 127.0.0.1.
     const reason = (policy.guard ?? defaultAddressGuard).reason(host);
-    if (reason !== null) return new NetError('forbidden_address', `${host} is ${reason}`);
+    if (reason !== null) return new NetError('forbidden_address', `${host} is ${reason}; ${ALLOW_PRIVATE_HINT}`);
   }
   if (policy.requireHttps && url.protocol !== 'https:') {
     return new NetError('insecure_url', `${url.host} must be reached over https`);

@@ -111,6 +111,25 @@ export function accountsRepo(db: Kysely<DB>, box: SecretBox) {
       return rows.map((r) => ({ plain: box.open(r.secret_enc), expires_at: numOrNull(r.expires_at) }));
     },
 
+    /**
+     * Every secret alive at `nowMs` of every single-tenant account, with its account: the
+     * candidates an HMAC request without a tenant header may have been signed with.
+     */
+    async singleTenantSecrets(nowMs: number): Promise<{ account: Account; plain: string; expires_at: number | null }[]> {
+      const rows = await db
+        .selectFrom('account_secrets as s')
+        .innerJoin('accounts as a', 'a.id', 's.account_id')
+        .selectAll('a')
+        .select(['s.secret_enc', 's.expires_at'])
+        .where('a.multi_tenant', '=', 0)
+        .where((eb) => eb.or([eb('s.expires_at', 'is', null), eb('s.expires_at', '>', nowMs)]))
+        .orderBy('a.created_at')
+        .orderBy('a.id')
+        .orderBy('s.created_at', 'desc')
+        .execute();
+      return rows.map(({ secret_enc, expires_at, ...account }) => ({ account: toAccount(account), plain: box.open(secret_enc), expires_at: numOrNull(expires_at) }));
+    },
+
     /** New current secret; the previous current one lives on until `overlapUntil`. */
     async rotateSecret(accountId: string, next: { id: string; plain: string }, nowMs: number, overlapUntil: number) {
       await db.transaction().execute(async (tx) => {

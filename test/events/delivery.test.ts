@@ -451,7 +451,8 @@ describe('dev inbox', () => {
 });
 
 describe('subscription URLs that mean the dev inbox', () => {
-  it.each(['https://DEV-INBOX', 'https://dev-inbox/', 'https://Dev-Inbox./'])('records without any POST for %s', async (url) => {
+  // :443 is https's own port: the same URL (README), unlike any other port (refused below).
+  it.each(['https://DEV-INBOX', 'https://dev-inbox/', 'https://Dev-Inbox./', 'https://dev-inbox:443'])('records without any POST for %s', async (url) => {
     const t = await startTestApp('sqlite', EVENT_ENV);
     try {
       await prepareSandbox(t);
@@ -463,6 +464,27 @@ describe('subscription URLs that mean the dev inbox', () => {
       expect(inbox.events.map((e: { payload: { text: string } }) => e.payload.text)).toEqual(['to the inbox']);
       expect(inbox.events[0].delivery).toEqual({ status: 'dev_inbox', url: 'https://dev-inbox', attempts: [], delivered_at: null });
     } finally {
+      await t.close();
+    }
+  });
+
+  it('reports the real destination\'s result for an event that also goes to the dev inbox (docs/decisions.md)', async () => {
+    const t = await startTestApp('sqlite', EVENT_ENV);
+    const rx = await startReceiver(400);
+    try {
+      await prepareSandbox(t);
+      await t.api('POST', '/api/v1/webhook-subscriptions', { url: 'https://dev-inbox', events: ['message.received'] });
+      await t.api('POST', '/api/v1/webhook-subscriptions', { url: rx.url, events: ['message.received'] });
+      await t.admin('POST', `/admin/v1/lines/${t.demo.phone_line_ids[0]}/simulate/inbound`, { from: '+14155550134', text: 'both' });
+      // The receiver's 400 ends its delivery: the event is failed, not dev_inbox, and still in the inbox.
+      const listed = await eventually(
+        async () => (await t.api('GET', '/api/v1/dev-inbox', undefined, { tenant: 'demo' })).json().events[0],
+        (e) => e?.delivery.status === 'failed',
+      );
+      expect(listed.delivery).toMatchObject({ status: 'failed', url: rx.url });
+      expect((await t.api('GET', '/api/v1/events?status=dev_inbox', undefined, { tenant: 'demo' })).json().events).toEqual([]);
+    } finally {
+      await rx.close();
       await t.close();
     }
   });

@@ -142,10 +142,29 @@ describe.each(STORE_KINDS)('authentication on %s', (kind) => {
     }
   });
 
-  it('needs the tenant header with HMAC, and does not reveal whether a tenant exists', async () => {
-    const noTenant = await t.request({ method: 'GET', url: LINES, headers: { [sigHeader()]: signRequest(t.demo.signing_secret, '') } });
-    expect(noTenant.statusCode).toBe(401);
-    expect(noTenant.json().error.code).toBe(2012);
+  it('identifies a single-tenant account from its HMAC signature alone (no tenant header)', async () => {
+    for (let i = 0; i < 2; i++) {
+      // Once from the database, once from the cached candidates.
+      const get = await t.request({ method: 'GET', url: LINES, headers: { [sigHeader()]: signRequest(t.demo.signing_secret, '') } });
+      expect(get.statusCode, get.body).toBe(200);
+      expect(get.json().phone_numbers.map((l: { id: string }) => l.id).sort()).toEqual([...t.demo.phone_line_ids].sort());
+    }
+    // With a body: the signature covers the exact bytes.
+    const body = JSON.stringify({ filename: 'a.png', content_type: 'image/png', size_bytes: 10 });
+    const post = await t.request({ method: 'POST', url: '/api/v1/attachments', payload: body, headers: { 'content-type': 'application/json', [sigHeader()]: signRequest(t.demo.signing_secret, body) } });
+    expect(post.statusCode, post.body).toBe(200);
+    // A wrong signature, or the right one over other bytes, stays 2004.
+    for (const signature of [signRequest(t.demo.signing_secret + 'x', ''), signRequest(t.demo.signing_secret, 'other body')]) {
+      const res = await t.request({ method: 'GET', url: LINES, headers: { [sigHeader()]: signature } });
+      expect(res.statusCode).toBe(401);
+      expect(res.json().error.code).toBe(2004);
+    }
+    // A tenant route (events) still needs the header once the signer is known.
+    const events = await t.request({ method: 'GET', url: '/api/v1/events', headers: { [sigHeader()]: signRequest(t.demo.signing_secret, '') } });
+    expect(events.json().error.code).toBe(2001);
+  });
+
+  it('does not reveal whether a tenant named with HMAC exists', async () => {
     const unknown = await t.request({
       method: 'GET',
       url: LINES,
@@ -156,7 +175,7 @@ describe.each(STORE_KINDS)('authentication on %s', (kind) => {
 
   describe('multi-tenant accounts and isolation', () => {
     let multi: { secret: string; accountId: string };
-    let other: { secret: string };
+    let other: { secret: string; accountId: string };
     beforeAll(async () => {
       const a = (await t.admin('POST', '/admin/v1/accounts', { name: 'Agency', multi_tenant: true })).json();
       multi = { secret: a.signing_secret, accountId: a.account.id };
@@ -165,7 +184,7 @@ describe.each(STORE_KINDS)('authentication on %s', (kind) => {
         expect((await t.admin('POST', '/admin/v1/lines', { tenant: slug, phone_number: n, driver: 'simulator' })).statusCode).toBe(201);
       }
       const b = (await t.admin('POST', '/admin/v1/accounts', { name: 'Other' })).json();
-      other = { secret: b.signing_secret };
+      other = { secret: b.signing_secret, accountId: b.account.id };
       await t.admin('POST', '/admin/v1/tenants', { account_id: b.account.id, slug: 'other-co' });
       await t.admin('POST', '/admin/v1/lines', { tenant: 'other-co', phone_number: '+14155550133', driver: 'simulator' });
     });
@@ -181,6 +200,22 @@ describe.each(STORE_KINDS)('authentication on %s', (kind) => {
         });
         expect(hmac.json().phone_numbers.map((l: { phone_number: string }) => l.phone_number)).toEqual([number]);
       }
+    });
+
+    it('is not identified by HMAC without the tenant header (2004 names the header), nor is a rotated-out secret', async () => {
+      const res = await t.request({ method: 'GET', url: LINES, headers: { [sigHeader()]: signRequest(multi.secret, '') } });
+      expect(res.statusCode).toBe(401);
+      expect(res.json().error).toMatchObject({ code: 2004, message: expect.stringContaining('x-service-tenant') });
+      // Another single-tenant account is told apart from the demo one by its own secret.
+      const own = await t.request({ method: 'GET', url: LINES, headers: { [sigHeader()]: signRequest(other.secret, '') } });
+      expect(own.json().phone_numbers.map((l: { phone_number: string }) => l.phone_number)).toEqual(['+14155550133']);
+      // Rotated without overlap: the old secret identifies no one at once (the cache is cleared), the new one does.
+      const rotated = (await t.admin('POST', `/admin/v1/accounts/${other.accountId}/rotate-secret`, { overlap_hours: 0 })).json();
+      const old = await t.request({ method: 'GET', url: LINES, headers: { [sigHeader()]: signRequest(other.secret, '') } });
+      expect(old.json().error.code).toBe(2004);
+      const next = await t.request({ method: 'GET', url: LINES, headers: { [sigHeader()]: signRequest(rotated.signing_secret, '') } });
+      expect(next.statusCode).toBe(200);
+      other.secret = rotated.signing_secret;
     });
 
     it('needs the tenant header on a multi-tenant account (2001), also when its credentials are cached', async () => {

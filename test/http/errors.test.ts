@@ -8,6 +8,12 @@ import { healthLiveRoute } from '../../src/http/routes/health/live.js';
 import { healthReadyRoute } from '../../src/http/routes/health/ready.js';
 import { webhookTokenFor } from '../../src/drivers/bluebubbles/index.js';
 import { HOOK_SECRET } from '../support/app.js';
+import { createHmac } from 'node:crypto';
+
+function signBytes(secret: string, body: Buffer): string {
+  const ts = Math.floor(Date.now() / 1000);
+  return `v1,${ts},${createHmac('sha256', secret).update(Buffer.concat([Buffer.from(`${ts}.`), body])).digest('hex')}`;
+}
 
 describe('error envelope and bad input', () => {
   let t: TestApp;
@@ -33,6 +39,24 @@ describe('error envelope and bad input', () => {
     expect(quoted.json().error.code).toBe(1004);
     expect(quoted.body).not.toContain('hunter2');
     const anonymous = await t.request({ method: 'POST', url: '/admin/v1/accounts', payload: '{"name": ', headers: { 'content-type': 'application/json' } });
+    expect(anonymous.json().error.code).toBe(2012);
+  });
+
+  it('refuses a JSON body that is not valid UTF-8 with 1004, instead of sending U+FFFD', async () => {
+    const bytes = Buffer.concat([Buffer.from('{"phone":"+14155550100","body":"hi '), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
+    const headers = { authorization: `Bearer ${t.demo.signing_secret}`, 'content-type': 'application/json' };
+    const send = await t.request({ method: 'POST', url: '/api/v1/send', payload: bytes, headers });
+    expect(send.statusCode).toBe(400);
+    expect(send.json()).toMatchObject({ status: 'failed', code: 1004, reason: 'request body is not valid JSON: it is not valid UTF-8' });
+    const chat = await t.request({ method: 'POST', url: '/api/v1/chats', payload: bytes, headers });
+    expect(chat.json().error).toMatchObject({ status: 400, code: 1004 });
+    // HMAC is over the bytes as sent, so a signed request gets the same answer; no credentials, 2012.
+    const signed = await t.request({
+      method: 'POST', url: '/api/v1/chats', payload: bytes,
+      headers: { 'content-type': 'application/json', 'x-service-tenant': 'demo', 'x-service-signature': signBytes(t.demo.signing_secret, bytes) },
+    });
+    expect(signed.json().error.code).toBe(1004);
+    const anonymous = await t.request({ method: 'POST', url: '/api/v1/chats', payload: bytes, headers: { 'content-type': 'application/json' } });
     expect(anonymous.json().error.code).toBe(2012);
   });
 
@@ -132,7 +156,14 @@ describe('error envelope and bad input', () => {
         const trace = /x-trace-id: (tr_[0-9a-f]{24})/i.exec(head!)?.[1];
         expect(trace).toBeDefined();
         expect(JSON.parse(body!)).toEqual({ success: false, error: { status, code: 1002, message: expect.any(String), retryable: false }, trace_id: trace });
+        // Logged as a request line, like any other refused request.
+        const line = t.logs.map((l) => JSON.parse(l)).find((l) => l.trace_id === trace);
+        expect(line, `${status} logged`).toMatchObject({ msg: 'request', status });
       }
+      // An unrouted method with a body (QUERY) on a known path: 405, not a Content-Type complaint.
+      const query = await raw('QUERY /api/v1/phone-numbers HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      expect(query.split('\r\n')[0]).toBe('HTTP/1.1 405 Method Not Allowed');
+      expect(query).toMatch(/\r\nallow: GET, HEAD\r\n/i);
     } finally {
       await t.app.server.close();
     }
@@ -146,6 +177,35 @@ describe('error envelope and bad input', () => {
       error: { status: 404, code: 2011, message: 'no route for GET /no/such/thing', retryable: false },
       trace_id: res.headers['x-trace-id'],
     });
+  });
+
+  it('answers a wrong method on a known path with 405 and Allow, authenticated or not', async () => {
+    const cases: [string, string, string[]][] = [
+      ['DELETE', '/api/v1/phone-numbers', ['GET', 'HEAD']],
+      ['PUT', '/api/v1/chats/ch_0123/messages', ['GET', 'HEAD', 'POST']],
+      ['GET', '/api/v1/send', ['POST']],
+      ['POST', '/healthz', ['GET', 'HEAD']],
+    ];
+    for (const [method, url, allowed] of cases) {
+      for (const res of [await t.api(method, url), await t.request({ method: method as 'GET', url })]) {
+        expect(res.statusCode, `${method} ${url}`).toBe(405);
+        expect(res.headers.allow).toBe(allowed.join(', '));
+        expect(res.json()).toEqual({
+          success: false,
+          error: { status: 405, code: 2011, message: `${method} is not allowed on this path; it takes ${allowed.join(', ')}`, retryable: false, allowed_methods: allowed },
+          trace_id: res.headers['x-trace-id'],
+        });
+      }
+    }
+    // A path no route has stays 404.
+    expect((await t.api('DELETE', '/api/v1/no-such-thing')).statusCode).toBe(404);
+  });
+
+  it('cuts a long tenant header quoted back in a 404', async () => {
+    const slug = 'x'.repeat(5_000);
+    const res = await t.api('GET', '/api/v1/phone-numbers', undefined, { tenant: slug });
+    expect(res.statusCode).toBe(404);
+    expect(res.json().error.message).toBe(`tenant "${'x'.repeat(63)}…" not found`);
   });
 
   it('puts X-Trace-ID on successes, distinct per request', async () => {
@@ -235,7 +295,7 @@ describe('request log lines', () => {
       const wrongMethod = await t.request({ method: 'GET', url: `${hook}?x=1` });
       const trailingSlash = await t.request({ method: 'POST', url: `/HOOKS/bluebubbles/${lineId}/${token}/`, payload: '{}', headers: json });
       const badUrl = await t.request({ method: 'POST', url: `/hooks/bluebubbles/%E0%A4%A/${token}`, payload: '{}', headers: json });
-      expect([badJson.statusCode, tooBig.statusCode, wrongMethod.statusCode, trailingSlash.statusCode, badUrl.statusCode]).toEqual([400, 413, 404, 404, 400]);
+      expect([badJson.statusCode, tooBig.statusCode, wrongMethod.statusCode, trailingSlash.statusCode, badUrl.statusCode]).toEqual([400, 413, 405, 404, 400]);
       expect(badJson.json().error.code).toBe(1004);
       // fastify's request serializer (its own request lines, or any `{ req }` logged) redacts too.
       t.app.log.info({ req: { method: 'POST', url: hook } }, 'a request, logged whole');
@@ -244,7 +304,7 @@ describe('request log lines', () => {
       expect(requestLines(t).map((l) => [l.status, l.path])).toEqual([
         [400, `/hooks/bluebubbles/${lineId}/[redacted]`],
         [413, `/hooks/bluebubbles/${lineId}/[redacted]`],
-        [404, `/hooks/bluebubbles/${lineId}/[redacted]`],
+        [405, `/hooks/bluebubbles/${lineId}/[redacted]`],
         [404, `/HOOKS/bluebubbles/${lineId}/[redacted]/`],
         [400, '/hooks/bluebubbles/%E0%A4%A/[redacted]'],
       ]);

@@ -27,6 +27,14 @@ describe('the service process', () => {
     return check();
   };
 
+  it('keeps the demo secrets out of a first-start banner that is not going to a terminal', async () => {
+    const demo = JSON.parse(fs.readFileSync(path.join(dataDir, 'demo.json'), 'utf8'));
+    expect(stdout()).toContain('Blueline demo sandbox created');
+    expect(stdout()).toContain(`it is in ${path.join(dataDir, 'demo.json')}`);
+    expect(stdout()).not.toContain(demo.signing_secret);
+    expect(stdout()).not.toContain(demo.admin_token);
+  });
+
   it('writes each log line within a moment, not when a buffer fills', async () => {
     const marker = `/no-such-path-${Date.now()}`;
     await fetch(`${url}${marker}`);

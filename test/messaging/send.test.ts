@@ -74,12 +74,47 @@ describe('POST /api/v1/send', () => {
     expect(unauth.json()).toMatchObject({ status: 'failed', code: 2012, error: 'unauthorized' });
   });
 
-  it('rejects unknown effects with the allowed list, and sends known ones', async () => {
-    const bad = await t.api('POST', '/api/v1/send', { phone: '+14155550101', body: 'x', effect: 'fireworks' });
+  it('rejects unknown effects with the allowed list: every Messages effect, then the aliases', async () => {
+    const bad = await t.api('POST', '/api/v1/send', { phone: '+14155550101', body: 'x', effect: 'sparkle' });
     expect(bad.statusCode).toBe(400);
-    expect(bad.json()).toMatchObject({ code: 4098, allowed_effects: ['celebration', 'balloons', 'confetti', 'fireball', 'heart', 'laser', 'lasers', 'shootingstar', 'sparkles', 'spotlight'] });
-    const ok = (await firstTouch(t, { phone: newRecipient(), body: 'yay', effect: 'confetti' })).json();
-    expect((await deviceLog(t, ok.phone_line_id))[0]).toMatchObject({ text: 'yay', effect: 'confetti' });
+    expect(bad.json()).toMatchObject({
+      code: 4098,
+      allowed_effects: [
+        'slam', 'loud', 'gentle', 'invisible_ink', 'echo', 'spotlight', 'balloons', 'confetti', 'love', 'lasers', 'fireworks', 'celebration', 'shooting_star',
+        'impact', 'invisibleink', 'heart', 'laser', 'fireball', 'sparkles', 'shootingstar',
+      ],
+    });
+  });
+
+  it('sends each effect, bubble and screen, to the device as its Apple effect id; earlier names are aliases', async () => {
+    const expected: Record<string, string> = {
+      slam: 'com.apple.MobileSMS.expressivesend.impact',
+      loud: 'com.apple.MobileSMS.expressivesend.loud',
+      gentle: 'com.apple.MobileSMS.expressivesend.gentle',
+      invisible_ink: 'com.apple.MobileSMS.expressivesend.invisibleink',
+      echo: 'com.apple.messages.effect.CKEchoEffect',
+      spotlight: 'com.apple.messages.effect.CKSpotlightEffect',
+      balloons: 'com.apple.messages.effect.CKHappyBirthdayEffect',
+      confetti: 'com.apple.messages.effect.CKConfettiEffect',
+      love: 'com.apple.messages.effect.CKHeartEffect',
+      lasers: 'com.apple.messages.effect.CKLasersEffect',
+      fireworks: 'com.apple.messages.effect.CKFireworksEffect',
+      celebration: 'com.apple.messages.effect.CKSparklesEffect',
+      shooting_star: 'com.apple.messages.effect.CKShootingStarEffect',
+      fireball: 'com.apple.messages.effect.CKFireworksEffect',
+      heart: 'com.apple.messages.effect.CKHeartEffect',
+      laser: 'com.apple.messages.effect.CKLasersEffect',
+      sparkles: 'com.apple.messages.effect.CKSparklesEffect',
+      shootingstar: 'com.apple.messages.effect.CKShootingStarEffect',
+    };
+    const phone = newRecipient();
+    const first = (await firstTouch(t, { phone, body: 'hello' })).json();
+    for (const [effect, appleId] of Object.entries(expected)) {
+      const res = await t.api('POST', '/api/v1/send', { phone, body: `with ${effect}`, effect });
+      expect(res.statusCode, res.body).toBe(200);
+      const sent = (await deviceLog(t, first.phone_line_id)).find((m) => m.text === `with ${effect}`);
+      expect(sent, effect).toMatchObject({ effect: appleId });
+    }
   });
 
   it('enforces voice-note exclusivity and lookup rules', async () => {

@@ -13,9 +13,10 @@ import { realNowMs, type Clock } from '../../clock.js';
 import { hmacKey, hmacMatches } from '../../crypto/hmac.js';
 import type { KeyObject } from 'node:crypto';
 import type { Store, Account, Tenant } from '../../store/index.js';
-import { isValidSlug } from './settings.js';
+import { isValidSlug, quotedSlug } from './settings.js';
 import { ttlCache } from '../ttl-cache.js';
 import { andThen, type MaybePromise } from '../maybe-promise.js';
+import { signatureOwner } from './signature-owner.js';
 
 export const SIGNATURE_WINDOW_SECONDS = 300;
 export const AUTH_CACHE_MS = 2_000;
@@ -75,6 +76,7 @@ export function authenticator(deps: { store: Store; clock: Clock; brand: string 
   const bearerCache = ttlCache<{ account: Account; expires_at: number | null } | undefined>(AUTH_CACHE_MS);
   const signerCache = ttlCache<Signer>(AUTH_CACHE_MS);
   const tenantCache = ttlCache<Tenant[]>(AUTH_CACHE_MS);
+  const unnamedSigner = signatureOwner({ store, clock, cacheMs: AUTH_CACHE_MS });
 
   // Synchronous while everything is cached (maybe-promise.ts): the common case, once per request.
   function bearerOwner(token: string): MaybePromise<Account | undefined> {
@@ -110,7 +112,7 @@ export function authenticator(deps: { store: Store; clock: Clock; brand: string 
     }
     // Another account's tenant reads exactly like a missing one: nothing leaks.
     const tenant = tenants.find((t) => t.slug === slug);
-    if (!tenant) throw new DomainError(2001, `tenant "${slug}" not found`);
+    if (!tenant) throw new DomainError(2001, `tenant ${quotedSlug(slug)} not found`);
     return tenant;
   }
 
@@ -147,6 +149,7 @@ export function authenticator(deps: { store: Store; clock: Clock; brand: string 
       bearerCache.clear();
       signerCache.clear();
       tenantCache.clear();
+      unnamedSigner.invalidate();
     },
 
     /** Throws the spec's error, at once or through the promise. */
@@ -171,9 +174,16 @@ export function authenticator(deps: { store: Store; clock: Clock; brand: string 
         if (skew > SIGNATURE_WINDOW_SECONDS) {
           throw new DomainError(2013, `signature timestamp is ${skew} s from server time; the window is 300 s`);
         }
-        // HMAC names no account: the tenant header says whose secret to check.
-        if (!slug) throw new DomainError(2012, `HMAC-signed requests must send ${tenantHeader}`);
         const signature = c.signature.trim();
+        // No tenant named: a single-tenant account's signature identifies it (signature-owner.ts).
+        if (!slug) {
+          return andThen(unnamedSigner.identify(signature, sig, c.rawBody), (account) => {
+            if (!account) {
+              throw new DomainError(2004, `signature does not match (a multi-tenant account must name the tenant in ${tenantHeader})`);
+            }
+            return principal(account, undefined, c.requireTenantHeader);
+          });
+        }
         return andThen(signerFor(slug), (signer) => {
           const { account } = signer;
           // Unknown tenant and bad signature answer alike, so slugs can't be probed.

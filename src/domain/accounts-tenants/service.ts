@@ -6,7 +6,7 @@ import { DomainError } from '../../errors/registry.js';
 import type { Clock } from '../../clock.js';
 import type { Store, Account, Tenant } from '../../store/index.js';
 import { ids } from '../ids.js';
-import { TENANT_DEFAULTS, assertRateLimit, assertSendingWindow, assertSlug, assertTimezone } from './settings.js';
+import { TENANT_DEFAULTS, assertRateLimit, assertSendingWindow, assertSlug, assertTimezone, quotedSlug } from './settings.js';
 
 export interface TenantSettingsInput {
   name?: string;
@@ -118,7 +118,7 @@ export function accountsService(deps: {
 
     async getTenant(slug: string): Promise<Tenant> {
       const tenant = await store.tenants.getBySlug(slug);
-      if (!tenant) throw new DomainError(2001, `tenant "${slug}" not found`);
+      if (!tenant) throw new DomainError(2001, `tenant ${quotedSlug(slug)} not found`);
       return tenant;
     },
 

@@ -4,13 +4,21 @@ import { DomainError } from '../../errors/registry.js';
 export const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 export const HHMM = /^(?:[01]\d|2[0-3]):[0-5]\d$|^24:00$/;
 
+/**
+ * A slug as quoted back in an error: cut past the longest valid slug, since it may come from a
+ * header of up to 16 KB (a message, and the log line with it, should not carry that).
+ */
+export function quotedSlug(slug: string): string {
+  return `"${slug.length > 63 ? `${slug.slice(0, 63)}…` : slug}"`;
+}
+
 export function isValidSlug(slug: string): boolean {
   return SLUG.test(slug);
 }
 
 export function assertSlug(slug: string): void {
   if (!SLUG.test(slug)) {
-    throw new DomainError(1002, `slug "${slug}" is invalid: use 1-63 lowercase letters, digits and inner dashes`);
+    throw new DomainError(1002, `slug ${quotedSlug(slug)} is invalid: use 1-63 lowercase letters, digits and inner dashes`);
   }
 }
 

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { DomainError } from '../../errors/registry.js';
 import type { Clock } from '../../clock.js';
 import type { Store, Subscription } from '../../store/index.js';
-import { validateWebhookUrl } from '../../net/index.js';
+import { resolveWebhookHost, validateWebhookUrl, type AddressGuard } from '../../net/index.js';
 import { randomHex } from '../ids.js';
 import { DEV_INBOX_URL, EVENT_TYPES } from './vocabulary.js';
 
@@ -33,7 +33,7 @@ export function devInboxUrl(url: string): 'dev-inbox' | 'ambiguous' | undefined 
   return plain ? 'dev-inbox' : 'ambiguous';
 }
 
-export function subscriptionsService(deps: { store: Store; clock: Clock; allowPrivateNetworks: boolean }) {
+export function subscriptionsService(deps: { store: Store; clock: Clock; allowPrivateNetworks: boolean; addressGuard?: AddressGuard }) {
   const { store, clock } = deps;
 
   async function owned(tenantId: string, id: string) {
@@ -51,8 +51,12 @@ export function subscriptionsService(deps: { store: Store; clock: Clock; allowPr
       const devInbox = devInboxUrl(input.url);
       if (devInbox === 'ambiguous') throw new DomainError(1002, `url is not allowed: the dev inbox is selected with exactly ${DEV_INBOX_URL}`);
       if (!devInbox) {
-        const check = validateWebhookUrl(input.url, { allowPrivateNetworks: deps.allowPrivateNetworks });
+        const options = { allowPrivateNetworks: deps.allowPrivateNetworks, guard: deps.addressGuard };
+        const check = validateWebhookUrl(input.url, options);
         if (!check.ok) throw new DomainError(1002, `url is not allowed: ${check.reason}`);
+        // The name's addresses too, as voice-note audio_url does: a private one is refused now.
+        const resolved = await resolveWebhookHost(input.url, options);
+        if (!resolved.ok) throw new DomainError(1002, `url is not allowed: ${resolved.reason}`);
       }
       const secret = newSecret();
       // Stored in its one form: recording and replay recognise the dev inbox by it.

@@ -5,6 +5,7 @@ import type { Store, PhoneLine } from '../../store/index.js';
 import { newUuid } from '../ids.js';
 import { normalizeE164 } from '../handles.js';
 import { ttlCache } from '../ttl-cache.js';
+import { quotedSlug } from '../accounts-tenants/settings.js';
 import { configProblems as blueBubblesConfigProblems } from '../../drivers/bluebubbles/config.js';
 import { LINE_CAPABILITIES, LINE_DRIVERS, type LineDriverName } from './vocabulary.js';
 
@@ -46,7 +47,7 @@ export function linesService(deps: { store: Store; clock: Clock; /** told after 
 
   async function tenantBySlug(slug: string) {
     const t = await store.tenants.getBySlug(slug);
-    if (!t) throw new DomainError(2001, `tenant "${slug}" not found`);
+    if (!t) throw new DomainError(2001, `tenant ${quotedSlug(slug)} not found`);
     return t;
   }
 

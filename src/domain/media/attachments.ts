@@ -130,6 +130,8 @@ export function attachmentsService(deps: { store: Store; clock: Clock; blobs: Bl
         stored = await blobs.put(key, body, length);
       } catch (err) {
         if (err instanceof BlobTooLarge) throw new DomainError(1002, `the body is longer than the declared ${length} bytes; nothing was kept`);
+        // The HTTP layer's own refusal (a body arriving too slowly: 408) stands as it was raised.
+        if (err instanceof DomainError) throw err;
         throw new DomainError(1002, 'the upload was interrupted before all bytes arrived; nothing was kept');
       }
       if (stored !== length) {

@@ -14,6 +14,7 @@ import type { FirstTouchReservation, Limits } from './limits.js';
 import { fromDriverFailure } from './driver-errors.js';
 import { DeliveryFailed } from './failures.js';
 import { sendsFrom } from '../lines/service.js';
+import { appleEffectId } from '../effects.js';
 
 export type OutboundContent =
   | { kind: 'text'; text: string; effect?: string; richLinkUrl?: string }
@@ -46,7 +47,7 @@ function partsOf(c: OutboundContent): MessagePart[] {
 async function deliver(driver: LineDriver, target: Target, c: OutboundContent): Promise<string> {
   switch (c.kind) {
     case 'text':
-      return (await driver.sendText(target, c.text, { effect: c.effect, richLinkUrl: c.richLinkUrl })).guid;
+      return (await driver.sendText(target, c.text, { effect: c.effect && appleEffectId(c.effect), richLinkUrl: c.richLinkUrl })).guid;
     case 'rich_link':
       return (await driver.sendText(target, c.url, { richLinkUrl: c.url })).guid;
     case 'media':

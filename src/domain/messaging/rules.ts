@@ -1,6 +1,7 @@
 /** Message rules shared by /send and the chat routes. */
 import { DomainError } from '../../errors/registry.js';
 import { ALLOWED_EFFECTS } from './vocabulary.js';
+import { effectNamed } from '../effects.js';
 
 export { ALLOWED_EFFECTS, MAX_PARTS, MAX_TEXT_LENGTH } from './vocabulary.js';
 
@@ -14,7 +15,7 @@ export function assertService(service: string | undefined): void {
 }
 
 export function assertEffect(effect: string | undefined): void {
-  if (effect !== undefined && !(ALLOWED_EFFECTS as readonly string[]).includes(effect)) {
+  if (effect !== undefined && !effectNamed(effect)) {
     throw new DomainError(4098, `unknown effect "${effect}"`, { allowedEffects: ALLOWED_EFFECTS });
   }
 }

@@ -3,8 +3,8 @@
  * (src/contract/) declares in its schemas and descriptions come from here, so the two cannot drift.
  */
 
-/** The effects a text bubble can carry (anything else is 4098, which names these). */
-export const ALLOWED_EFFECTS = ['celebration', 'balloons', 'confetti', 'fireball', 'heart', 'laser', 'lasers', 'shootingstar', 'sparkles', 'spotlight'] as const;
+/** The effects a text bubble can carry (anything else is 4098, which names these): see ../effects.ts. */
+export { ALLOWED_EFFECTS } from '../effects.js';
 
 /** Characters in one text part; iMessage takes more, but longer texts are almost always a bug. */
 export const MAX_TEXT_LENGTH = 10_000;

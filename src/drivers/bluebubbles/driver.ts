@@ -26,7 +26,7 @@ import type { BBChat, BBMessage, BBServerInfo } from './api-types.js';
 import { BlueBubblesClient } from './client.js';
 import { parseConfig, type BlueBubblesConfig } from './config.js';
 import { isPrivateApiOff, isServerDown, toDriverFailure, type Operation } from './errors.js';
-import { EFFECT_IDS, chatGuidFor, editFallbackText, reactionValue } from './mapping.js';
+import { isAppleEffectId, chatGuidFor, editFallbackText, reactionValue } from './mapping.js';
 
 /** How long a server/info answer is trusted for capabilities and method choice. */
 export const INFO_TTL_MS = 30_000;
@@ -288,8 +288,8 @@ export function bluebubblesDriver(ctx: DriverContext, options: BlueBubblesDriver
     async sendText(target, text, opts: SendOptions = {}) {
       let effectId: string | undefined;
       if (opts.effect) {
-        effectId = EFFECT_IDS[opts.effect];
-        if (!effectId) throw new DriverFailure('rejected', `BlueBubbles has no effect named ${opts.effect}`);
+        effectId = opts.effect;
+        if (!isAppleEffectId(effectId)) throw new DriverFailure('rejected', `${opts.effect} is not an Apple effect id`);
         await requirePrivateApi('message effects');
       } else {
         await ensureInfoForSend();

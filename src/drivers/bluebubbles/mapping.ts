@@ -29,21 +29,10 @@ export function normalizeHandle(raw: string): string {
 }
 
 /**
- * Blueline's effect names → Apple's expressive send style ids (what
- * BlueBubbles takes as `effectId`; it implies the Private API).
+ * Whether a send's effect is an Apple expressive send id, as BlueBubbles takes it for `effectId`
+ * (it implies the Private API). The domain turns effect names into these ids (domain/effects.ts).
  */
-export const EFFECT_IDS: Record<string, string> = {
-  celebration: 'com.apple.messages.effect.CKSparklesEffect',
-  sparkles: 'com.apple.messages.effect.CKSparklesEffect',
-  balloons: 'com.apple.messages.effect.CKHappyBirthdayEffect',
-  confetti: 'com.apple.messages.effect.CKConfettiEffect',
-  fireball: 'com.apple.messages.effect.CKFireworksEffect',
-  heart: 'com.apple.messages.effect.CKHeartEffect',
-  laser: 'com.apple.messages.effect.CKLasersEffect',
-  lasers: 'com.apple.messages.effect.CKLasersEffect',
-  shootingstar: 'com.apple.messages.effect.CKShootingStarEffect',
-  spotlight: 'com.apple.messages.effect.CKSpotlightEffect',
-};
+export const isAppleEffectId = (id: string): boolean => /^com\.apple\.(MobileSMS\.expressivesend\.[a-z]+|messages\.effect\.CK[A-Za-z]+Effect)$/.test(id);
 
 /** BlueBubbles' reaction values: the tapback, or "-tapback" to take it back (MessageInterface.possibleReactions). */
 export function reactionValue(tapback: Tapback, remove: boolean): string {

@@ -51,7 +51,7 @@ describe('BlueBubbles driver: operations', () => {
 
   it('sends text to a group by its chat key, with an effect and data detection for links', async () => {
     const group = bb.groupChat(['+14155550101', '+14155550102']);
-    await driver.sendText({ kind: 'group', chatKey: group.guid }, 'Party at https://example.com', { effect: 'confetti', richLinkUrl: 'https://example.com' });
+    await driver.sendText({ kind: 'group', chatKey: group.guid }, 'Party at https://example.com', { effect: 'com.apple.messages.effect.CKConfettiEffect', richLinkUrl: 'https://example.com' });
     expect(bb.lastTo('POST', '/api/v1/message/text').json).toEqual({
       chatGuid: group.guid, tempGuid: expect.any(String), message: 'Party at https://example.com', method: 'private-api',
       effectId: 'com.apple.messages.effect.CKConfettiEffect', ddScan: true,
@@ -164,7 +164,7 @@ describe('BlueBubbles driver: without the Private API', () => {
       driver.react('G', 'like', false),
       driver.addParticipant('iMessage;+;chat1', '+14155550101'),
       driver.createGroup(['+14155550101', '+14155550102'], 'hi'),
-      driver.sendText(direct, 'boom', { effect: 'fireball' }),
+      driver.sendText(direct, 'boom', { effect: 'com.apple.messages.effect.CKFireworksEffect' }),
     ]) {
       const f = await failure(p);
       expect(f.kind).toBe('unsupported');

@@ -87,6 +87,19 @@ describe('a BlueBubbles line, end to end', () => {
     expect(status.status).toBe('read');
   });
 
+  it('sends an effect to the Mac as its Apple effect id (bubble and screen, and an earlier name)', async () => {
+    for (const [effect, effectId] of [
+      ['slam', 'com.apple.MobileSMS.expressivesend.impact'],
+      ['invisible_ink', 'com.apple.MobileSMS.expressivesend.invisibleink'],
+      ['echo', 'com.apple.messages.effect.CKEchoEffect'],
+      ['fireball', 'com.apple.messages.effect.CKFireworksEffect'],
+    ]) {
+      const res = await t.api('POST', '/api/v1/send', { phone: '+14155550777', body: `effect ${effect}`, effect });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(bb.lastTo('POST', '/api/v1/message/text').json).toMatchObject({ message: `effect ${effect}`, effectId, method: 'private-api' });
+    }
+  });
+
   it('follows a send answered with only our tempGuid onto its real guid: receipts, then an edit', async () => {
     bb.omitGuidInSendAnswers = true;
     try {
