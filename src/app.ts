@@ -29,6 +29,9 @@ import { voiceNoteRoutes } from './http/routes/attachments/voice-notes.js';
 import { eventRoutes } from './http/routes/events/routes.js';
 import { bluebubblesWebhookRoute } from './drivers/bluebubbles/index.js';
 import { buildServices, type ServiceDeps, type Services } from './services.js';
+import { createMetrics } from './metrics/registry.js';
+import { registerHttpMetrics } from './http/metrics.js';
+import { metricsRoute } from './http/routes/metrics/scrape.js';
 import type { PhoneLine } from './store/index.js';
 
 export interface AppDeps extends ServiceDeps {
@@ -88,7 +91,10 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
     clientErrorHandler: clientErrorHandler(() => ids.trace()),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  const services = buildServices(deps);
+  // Metrics only with a token to read them: without one nothing is counted or wrapped.
+  const metrics = config.metricsToken ? createMetrics() : undefined;
+  const services = buildServices({ ...deps, observer: metrics?.observer });
+  if (metrics) registerHttpMetrics(app, metrics);
 
   // Callback-style hooks: no promise per request on the hot path.
   app.addHook('onRequest', (req, reply, done) => {
@@ -119,12 +125,16 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
   await registerDocs(app, { brand: config.headerBrand });
 
   healthRoutes(app, { store, isStarted: deps.isStarted ?? (() => true) });
+  if (metrics && config.metricsToken) {
+    const sources = { store, clock, drivers: services.drivers, sseConnections: () => services.sse.size };
+    metricsRoute(app, { token: config.metricsToken, contentType: metrics.contentType, scrape: (onError) => metrics.scrape(sources, onError) });
+  }
   listPhoneNumbers(app, services);
   adminAccountRoutes(app, services);
   adminTenantRoutes(app, services);
   adminLineRoutes(app, services);
   adminClockRoutes(app, { clock });
-  simulatorRoutes(app, { store, clock, events: services.events, blobs: deps.blobs });
+  simulatorRoutes(app, { store, clock, events: services.events, blobs: deps.blobs, state: services.driverState });
   postSend(app, services);
   chatRoutes(app, services);
   messageRoutes(app, services);

@@ -21,6 +21,8 @@ import { driverRegistry } from './drivers/registry.js';
 import { bluebubblesDriver, registerWebhook, webhookUrlFor } from './drivers/bluebubbles/index.js';
 import { deliveryWorker } from './delivery/worker.js';
 import { sseHub } from './delivery/sse.js';
+import type { ServiceObserver } from './metrics/observer.js';
+import { observeDrivers, observeDriverState, observeLineEvents } from './metrics/wrap.js';
 
 export interface ServiceDeps {
   config: Config;
@@ -30,6 +32,8 @@ export interface ServiceDeps {
   blobs: BlobStore;
   /** Keys the per-line BlueBubbles webhook tokens (derived from the master key in main). */
   hookSecret: Buffer;
+  /** Told of sends, inbound messages, restarts and webhook attempts (metrics); none → nothing is wrapped. */
+  observer?: ServiceObserver;
 }
 
 export function buildServices(deps: ServiceDeps) {
@@ -40,9 +44,13 @@ export function buildServices(deps: ServiceDeps) {
   // The envelope's crm_deep_link is a URL (spec) that works: the operator's CRM page for the chat, else
   // the chat's messages in this API; absolute even without PUBLIC_BASE_URL.
   const deepLinkTemplate = config.deepLinkTemplate ?? `${publicBaseUrl(config)}/api/v1/chats/{chat_id}/messages`;
-  const events = lineEvents({ store, clock, blobs, bus, deepLinkTemplate });
+  const { observer } = deps;
+  const lineEventsOnly = lineEvents({ store, clock, blobs, bus, deepLinkTemplate });
+  const events = observer ? observeLineEvents(lineEventsOnly, observer) : lineEventsOnly;
   const attempt = { timeoutMs: config.webhookTimeoutMs, allowPrivateNetworks: config.allowPrivateNetworks, brand: config.headerBrand };
-  const drivers = driverRegistry({ events, state: store.lineRuntime, now: () => clock.now() }, { bluebubbles: (ctx) => bluebubblesDriver(ctx) });
+  const state = observer ? observeDriverState(store.lineRuntime, observer) : store.lineRuntime;
+  const registry = driverRegistry({ events, state, now: () => clock.now() }, { bluebubbles: (ctx) => bluebubblesDriver(ctx) });
+  const drivers = observer ? observeDrivers(registry, observer) : registry;
   /** A BlueBubbles line tells its Mac where to send webhooks (needs PUBLIC_BASE_URL). */
   const connectLine = (line: PhoneLine) => {
     if (line.driver !== 'bluebubbles' || !line.is_active) return;
@@ -59,6 +67,8 @@ export function buildServices(deps: ServiceDeps) {
     accounts: accountsService({ store, clock, secretOverlapMs: config.secretOverlapMs, onChange: auth.invalidate }),
     lines: linesService({ store, clock, onLineSaved: connectLine }),
     connectLine,
+    /** What drivers keep in the store (service epochs, the simulator's log), as the drivers see it. */
+    driverState: state,
     auth,
     events,
     drivers,
@@ -67,7 +77,7 @@ export function buildServices(deps: ServiceDeps) {
     bus,
     subscriptions: subscriptionsService({ store, clock, allowPrivateNetworks: config.allowPrivateNetworks }),
     eventLog: eventsService({ store, clock, attempt }),
-    worker: deliveryWorker({ store, clock, bus, logger: deps.logger }, { ...attempt, backoffMs: config.webhookBackoffMs, pollMs: config.workerPollMs, leaseMs: Math.max(config.webhookLeaseMs, config.webhookTimeoutMs * 2), batch: 32 }),
+    worker: deliveryWorker({ store, clock, bus, logger: deps.logger, observer }, { ...attempt, backoffMs: config.webhookBackoffMs, pollMs: config.workerPollMs, leaseMs: Math.max(config.webhookLeaseMs, config.webhookTimeoutMs * 2), batch: 32 }),
     sse: sseHub({ store, bus }, { maxMs: config.sseMaxMs, heartbeatMs: config.sseHeartbeatMs, pollMs: config.ssePollMs }),
     messaging: messaging({
       store,

@@ -9,6 +9,7 @@ import type { Clock } from '../clock.js';
 import type { Store, DeliveryJob } from '../store/index.js';
 import type { EventBus } from '../domain/events/bus.js';
 import { attemptDelivery, isRetryable, isSuccess, recordAttempt, refreshEventStatus, type AttemptSettings } from './attempt.js';
+import { noObserver, type ServiceObserver } from '../metrics/observer.js';
 
 export const MAX_ATTEMPTS = 3;
 
@@ -20,8 +21,9 @@ export interface WorkerSettings extends AttemptSettings {
   batch: number;
 }
 
-export function deliveryWorker(deps: { store: Store; clock: Clock; bus: EventBus; logger?: Logger }, settings: WorkerSettings) {
+export function deliveryWorker(deps: { store: Store; clock: Clock; bus: EventBus; logger?: Logger; observer?: ServiceObserver }, settings: WorkerSettings) {
   const { store, clock, bus } = deps;
+  const observer = deps.observer ?? noObserver;
   let running = false;
   let timer: NodeJS.Timeout | undefined;
   let wake: (() => void) | undefined;
@@ -46,10 +48,18 @@ export function deliveryWorker(deps: { store: Store; clock: Clock; bus: EventBus
     await recordAttempt(store, event.id, sub.id, result);
     const attempts = job.attempts + 1;
     const { next_attempt_at } = job;
-    if (isSuccess(result)) await store.events.releaseJob(job.id, { state: 'delivered', attempts, next_attempt_at });
-    else if (isRetryable(result) && attempts < MAX_ATTEMPTS) {
+    if (isSuccess(result)) {
+      await store.events.releaseJob(job.id, { state: 'delivered', attempts, next_attempt_at });
+      observer.webhookAttempt('delivered', result.status, result.durationMs);
+      // From the event's recording (the job's creation) to the receiver's 2xx, on the service's clock.
+      observer.webhookDelivered(clock.now() - job.created_at);
+    } else if (isRetryable(result) && attempts < MAX_ATTEMPTS) {
       await store.events.releaseJob(job.id, { state: 'pending', attempts, next_attempt_at: Date.now() + backoff(attempts) });
-    } else await store.events.releaseJob(job.id, { state: 'failed', attempts, next_attempt_at });
+      observer.webhookAttempt('retry', result.status, result.durationMs);
+    } else {
+      await store.events.releaseJob(job.id, { state: 'failed', attempts, next_attempt_at });
+      observer.webhookAttempt('failed', result.status, result.durationMs);
+    }
     await refreshEventStatus(store, clock, event.id);
   }
 

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { TypedApp } from '../../typed.js';
 import { ApiError } from '../../../errors/registry.js';
 import type { Store } from '../../../store/index.js';
-import type { DriverEvents } from '../../../drivers/types.js';
+import type { DriverEvents, DriverStatePort } from '../../../drivers/types.js';
 import { restartSimulatedService } from '../../../drivers/simulator/index.js';
 import { normalizeHandle } from '../../../domain/handles.js';
 import { randomUUID } from 'node:crypto';
@@ -15,7 +15,7 @@ const tags = ['simulator'];
 const Params = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
 
 /** Controls of the simulator driver: its device log, a service restart, inbound messages. */
-export function simulatorRoutes(app: TypedApp, deps: { store: Store; clock: Clock; events: DriverEvents; blobs: BlobStore }) {
+export function simulatorRoutes(app: TypedApp, deps: { store: Store; clock: Clock; events: DriverEvents; blobs: BlobStore; state: DriverStatePort }) {
   const { store, clock } = deps;
 
   async function simulatedLine(id: string) {
@@ -72,7 +72,7 @@ export function simulatorRoutes(app: TypedApp, deps: { store: Store; clock: Cloc
     { config: adminConfig, schema: { tags, summary: 'Restart the line\'s messaging service (new service epoch)', params: Params } },
     async (req) => {
       await simulatedLine(req.params.id);
-      const epoch = await restartSimulatedService({ lineId: req.params.id, state: store.lineRuntime, now: clock.now });
+      const epoch = await restartSimulatedService({ lineId: req.params.id, state: deps.state, now: clock.now });
       return { ok: true, service_epoch: epoch };
     },
   );
