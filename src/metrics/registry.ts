@@ -15,6 +15,7 @@ import type { DriverRegistry } from '../drivers/registry.js';
 import { metricsQueries } from '../store/metrics-queries.js';
 import { FIRST_TOUCH_PER_LINE_PER_DAY, localDayStart } from '../domain/messaging/limits.js';
 import type { ServiceObserver } from './observer.js';
+import { httpStats } from './http-stats.js';
 
 const statusClass = (status: number | null) => (status === null ? 'none' : `${Math.floor(status / 100)}xx`);
 
@@ -38,19 +39,7 @@ export function createMetrics() {
   for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) registry.removeSingleMetric(name);
   const registers = [registry];
 
-  const httpRequests = new Counter({
-    name: 'blueline_http_requests_total',
-    help: 'HTTP requests answered, by method, route template (unmatched for no route) and status class',
-    labelNames: ['method', 'route', 'status_class'] as const,
-    registers,
-  });
-  const httpDuration = new Histogram({
-    name: 'blueline_http_request_duration_seconds',
-    help: 'Time to answer an HTTP request (open event streams are blueline_sse_connections instead)',
-    labelNames: ['method', 'route', 'status_class'] as const,
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers,
-  });
+  const http = httpStats({ requests: 'blueline_http_requests_total', duration: 'blueline_http_request_duration_seconds' });
   const messagesSent = new Counter({
     name: 'blueline_messages_sent_total',
     help: 'Outbound messages handed to a line, by kind and result (sent: the line took it; failed: it refused or was unreachable)',
@@ -108,28 +97,6 @@ export function createMetrics() {
     webhookDelivered: (latencyMs) => deliveryLatency.observe(Math.max(0, latencyMs) / 1000),
   };
 
-  /**
-   * The recorder of one route (its template fixed when the route is registered): label children
-   * are looked up once per method and status class, then reused, so a request costs two
-   * increments and no string building.
-   */
-  function httpRoute(route: string) {
-    type Children = { count: ReturnType<typeof httpRequests.labels>; time: ReturnType<typeof httpDuration.labels> };
-    const byMethod = new Map<string, (Children | undefined)[]>();
-    return (method: string, status: number, elapsedMs: number) => {
-      let classes = byMethod.get(method);
-      if (!classes) byMethod.set(method, (classes = []));
-      const c = Math.floor(status / 100);
-      let children = classes[c];
-      if (!children) {
-        const labels = { method, route, status_class: `${c}xx` };
-        children = classes[c] = { count: httpRequests.labels(labels), time: httpDuration.labels(labels) };
-      }
-      children.count.inc();
-      children.time.observe(elapsedMs / 1000);
-    };
-  }
-
   async function lineStates(src: ScrapeSources) {
     const counts = { up: 0, down: 0, unknown: 0, inactive: 0 };
     const all = await src.store.lines.list();
@@ -176,7 +143,8 @@ export function createMetrics() {
 
   return {
     observer,
-    httpRoute,
+    /** The recorder of one route template (see http-stats.ts). */
+    httpRoute: http.route,
     contentType: registry.contentType,
     /** The exposition text, with the scrape-time gauges read first. */
     async scrape(src: ScrapeSources, onError?: (err: Error) => void): Promise<string> {
@@ -186,7 +154,7 @@ export function createMetrics() {
         scrapeErrors.inc();
         onError?.(err as Error);
       }
-      return registry.metrics();
+      return (await registry.metrics()) + http.render();
     },
   };
 }
