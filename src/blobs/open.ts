@@ -28,7 +28,7 @@ export function openBlobStore(config: Pick<Config, 'blobs' | 'dataDir'>): Opened
       forcePathStyle: c.pathStyle,
       ...(c.endpoint && { endpoint: c.endpoint }),
       ...(c.credentials && { credentials: c.credentials }),
-      ...(c.checksums && { requestChecksumCalculation: c.checksums, responseChecksumValidation: c.checksums }),
+      ...(c.checksums && { requestChecksumCalculation: c.checksums }),
     },
   });
   return {
