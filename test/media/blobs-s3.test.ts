@@ -4,7 +4,9 @@
  * processes behind a load balancer), the service as its own process, and the memory a large
  * upload costs.
  */
+import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -133,7 +135,7 @@ describe('the service process on a bucket', () => {
     const env = envWithPrefix('proc');
     const server = await startServerProcess({ prefix: 'blueline-s3-process-', env });
     try {
-      const demo = JSON.parse((await import('node:fs')).readFileSync(path.join(server.dataDir, 'demo.json'), 'utf8'));
+      const demo = JSON.parse(fs.readFileSync(path.join(server.dataDir, 'demo.json'), 'utf8'));
       const auth = { authorization: `Bearer ${demo.signing_secret}` };
       const bytes = randomBytes(3000);
       const slot = (await (await fetch(`${server.url}/api/v1/attachments`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ filename: 'a.png', content_type: 'image/png', size_bytes: bytes.length }) })).json()) as { attachment_id: string; upload_url: string; required_headers: Record<string, string> };
@@ -149,14 +151,16 @@ describe('the service process on a bucket', () => {
 
   it('refuses to start when the bucket does not take a write, and says which bucket (never the secret)', async () => {
     const secret = 'not-the-right-secret-0123456789';
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'blueline-s3-bad-'));
     const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src/main.ts')], {
       cwd: projectRoot,
-      env: { ...process.env, ...envWithPrefix('bad'), AWS_SECRET_ACCESS_KEY: secret, PORT: '0', DATA_DIR: path.join(projectRoot, 'node_modules', '.blueline-s3-bad') },
+      env: { ...process.env, ...envWithPrefix('bad'), AWS_SECRET_ACCESS_KEY: secret, PORT: '0', DATA_DIR: dataDir },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const code = await new Promise<number | null>((r) => child.once('exit', r));
+    fs.rmSync(dataDir, { recursive: true, force: true });
     expect(code).toBe(1);
     expect(stderr).toContain('blueline failed to start');
     expect(stderr).toContain(`blob bucket ${envWithPrefix('bad').BLUELINE_BLOB_URL}/ did not answer at ${s3.endpoint}`);
