@@ -73,6 +73,9 @@ import { registerSlowBodyGuard } from './http/slow-body.js';
 import { registerMethodNotAllowed } from './http/method-not-allowed.js';
 import { buildServices, type ServiceDeps, type Services } from './services.js';
 import { publicBaseUrl } from './config.js';
+import { createMetrics } from './metrics/registry.js';
+import { registerHttpMetrics } from './http/metrics.js';
+import { metricsRoute } from './http/routes/metrics/scrape.js';
 
 export interface AppDeps extends ServiceDeps {
   adminToken: string;
@@ -149,7 +152,10 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
     schemaController: { compilersFactory: { buildSerializer: successSerializers } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  const services = buildServices(deps);
+  // Metrics only with a token to read them: without one nothing is counted or wrapped.
+  const metrics = config.metricsToken ? createMetrics() : undefined;
+  const services = buildServices({ ...deps, observer: metrics?.observer });
+  if (metrics) registerHttpMetrics(app, metrics);
 
   // Callback-style hooks: no promise per request on the hot path.
   app.addHook('onRequest', (req, reply, done) => {
@@ -185,6 +191,10 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
 
   healthLiveRoute(app);
   healthReadyRoute(app, { store, isStarted: deps.isStarted ?? (() => true) });
+  if (metrics && config.metricsToken) {
+    const sources = { store, clock, drivers: services.drivers, sseConnections: () => services.sse.size };
+    metricsRoute(app, { token: config.metricsToken, contentType: metrics.contentType, scrape: (onError) => metrics.scrape(sources, onError) });
+  }
   listPhoneNumbersRoute(app, services);
   adminCreateAccountRoute(app, services);
   adminListAccountsRoute(app, services);

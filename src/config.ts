@@ -51,7 +51,27 @@ export interface Config {
   logLevel: string;
   /** Request lines (method, path, status, ms): every request, only 4xx/5xx, or none. */
   logRequests: 'all' | 'errors' | 'off';
+  /** Where blobs live: `DATA_DIR/blobs`, or an S3-compatible bucket (BLUELINE_BLOB_URL=s3://bucket/prefix). */
+  blobs: BlobConfig;
+  /** Bearer token that opens GET /metrics; unset → /metrics does not exist (404). */
+  metricsToken: string | undefined;
 }
+
+export type BlobConfig =
+  | { kind: 'fs' }
+  | {
+      kind: 's3';
+      bucket: string;
+      /** '' or ending in '/'. */
+      prefix: string;
+      /** The AWS SDK's standard variables; unset → the SDK's own defaults (AWS itself, its credential chain). */
+      endpoint: string | undefined;
+      region: string;
+      pathStyle: boolean;
+      credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string } | undefined;
+      /** AWS_REQUEST_CHECKSUM_CALCULATION: WHEN_REQUIRED for stores that refuse the SDK's default trailing checksums. */
+      checksums: 'WHEN_SUPPORTED' | 'WHEN_REQUIRED' | undefined;
+    };
 
 export class ConfigError extends Error {}
 
@@ -91,6 +111,35 @@ function backoffList(raw: string | undefined): number[] {
   return list;
 }
 
+/** `s3://bucket/prefix` → bucket and prefix (S3 bucket-name rules, so a typo fails here, not at the first upload). */
+function blobConfig(env: Env): BlobConfig {
+  const raw = env.BLUELINE_BLOB_URL;
+  if (!raw) return { kind: 'fs' };
+  const m = /^s3:\/\/([^/]+)(?:\/(.*))?$/.exec(raw);
+  if (!m || !/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(m[1]!)) {
+    throw new ConfigError(`BLUELINE_BLOB_URL must be s3://bucket or s3://bucket/prefix with a valid bucket name, got "${raw}"`);
+  }
+  const prefix = (m[2] ?? '').replace(/^\/+|\/+$/g, '');
+  if (prefix && !/^[A-Za-z0-9_.\/-]+$/.test(prefix)) throw new ConfigError('BLUELINE_BLOB_URL prefix may hold letters, digits, _ . / - only');
+  const endpoint = env.AWS_ENDPOINT_URL_S3 || env.AWS_ENDPOINT_URL || undefined;
+  if (endpoint && !/^https?:\/\//i.test(endpoint)) throw new ConfigError(`AWS_ENDPOINT_URL_S3/AWS_ENDPOINT_URL must be an http(s) URL, got "${endpoint}"`);
+  const accessKeyId = env.AWS_ACCESS_KEY_ID;
+  const secretAccessKey = env.AWS_SECRET_ACCESS_KEY;
+  if (!!accessKeyId !== !!secretAccessKey) throw new ConfigError('AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY must be set together');
+  const checksums = env.AWS_REQUEST_CHECKSUM_CALCULATION ? oneOf(env, 'AWS_REQUEST_CHECKSUM_CALCULATION', ['WHEN_SUPPORTED', 'WHEN_REQUIRED'] as const) : undefined;
+  return {
+    kind: 's3',
+    bucket: m[1]!,
+    prefix: prefix ? `${prefix}/` : '',
+    endpoint,
+    // A non-AWS endpoint rarely cares about the region, but the SDK refuses to sign without one.
+    region: env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1',
+    pathStyle: bool(env, 'BLUELINE_S3_PATH_STYLE', false),
+    credentials: accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey, ...(env.AWS_SESSION_TOKEN && { sessionToken: env.AWS_SESSION_TOKEN }) } : undefined,
+    checksums,
+  };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const databaseUrl = env.DATABASE_URL || undefined;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
@@ -115,6 +164,8 @@ export function loadConfig(env: Env = process.env): Config {
       throw new ConfigError('BLUELINE_DEEP_LINK_TEMPLATE must be an http(s) URL containing {chat_id}, e.g. https://crm.example.com/imessage/{chat_id}');
     }
   }
+  const metricsToken = env.METRICS_TOKEN || undefined;
+  if (metricsToken && metricsToken.length < 16) throw new ConfigError('METRICS_TOKEN must be at least 16 characters (e.g. openssl rand -hex 24)');
   return {
     port: int(env, 'PORT', 8787, 0, 65535),
     host: env.HOST || '127.0.0.1',
@@ -145,6 +196,8 @@ export function loadConfig(env: Env = process.env): Config {
     catchUpPageSize: int(env, 'BLUELINE_CATCHUP_PAGE_SIZE', 200, 1, 1_000),
     logLevel: oneOf(env, 'LOG_LEVEL', ['info', 'fatal', 'error', 'warn', 'debug', 'trace', 'silent'] as const),
     logRequests: oneOf(env, 'BLUELINE_LOG_REQUESTS', ['errors', 'all', 'off'] as const),
+    blobs: blobConfig(env),
+    metricsToken,
   };
 }
 

@@ -12,7 +12,7 @@ import { buildApp } from './app.js';
 import { createLogger, flushLogs } from './logging.js';
 import { loadAdminToken, loadMasterKey } from './bootstrap.js';
 import { createDemoSandbox } from './domain/accounts-tenants/demo.js';
-import { fsBlobStore } from './blobs/index.js';
+import { openBlobStore } from './blobs/open.js';
 import { firstStartBanner } from './banner.js';
 
 async function main() {
@@ -30,7 +30,9 @@ async function main() {
     masterKey,
     onIdleConnectionError: (err) => logger.warn({ reason: err.message }, 'database closed an idle connection; it will be replaced'),
   });
-  const blobs = fsBlobStore(path.join(config.dataDir, 'blobs'));
+  const blobStore = openBlobStore(config);
+  await blobStore.check();
+  const { blobs } = blobStore;
   const hookSecret = createHmac('sha256', masterKey).update('bluebubbles-webhook').digest();
   let started = false;
   const { app, services } = await buildApp({ config, store, clock, adminToken, logger, blobs, hookSecret, isStarted: () => started });
@@ -38,7 +40,7 @@ async function main() {
   const address = await app.listen({ port: config.port, host: config.host });
   for (const line of await store.lines.list()) services.connectLine(line);
   const baseUrl = config.publicBaseUrl ?? address;
-  logger.info({ address, store: store.database.dialect, data_dir: config.dataDir, test_clock: config.testClock }, 'blueline listening');
+  logger.info({ address, store: store.database.dialect, blobs: blobStore.where, data_dir: config.dataDir, test_clock: config.testClock }, 'blueline listening');
 
   if ((await store.accounts.count()) === 0) {
     const demo = await createDemoSandbox(services, { baseUrl, adminToken });
@@ -58,6 +60,7 @@ async function main() {
     try {
       await app.close();
       await store.close();
+      blobStore.close();
     } finally {
       clearTimeout(force);
       await flushLogs(logger);

@@ -29,6 +29,8 @@ import { chatList } from './domain/messaging/chat-list.js';
 import { voiceNoteAudio } from './domain/media/voice-note-audio.js';
 import { inboundIntake } from './intake/index.js';
 import type { AddressGuard } from './net/index.js';
+import type { ServiceObserver } from './metrics/observer.js';
+import { observeDrivers, observeDriverState, observeLineEvents } from './metrics/wrap.js';
 
 export interface ServiceDeps {
   config: Config;
@@ -40,6 +42,8 @@ export interface ServiceDeps {
   hookSecret: Buffer;
   /** Which addresses outbound targets may have; tests script DNS with it. Default: the real policy and resolver. */
   addressGuard?: AddressGuard;
+  /** Told of sends, inbound messages, restarts and webhook attempts (metrics); none → nothing is wrapped. */
+  observer?: ServiceObserver;
 }
 
 /** Delays before a stored webhook's attempts 2 to 6 (its Mac may be restarting). */
@@ -53,15 +57,19 @@ export function buildServices(deps: ServiceDeps) {
   // The envelope's crm_deep_link is a URL (spec) that works: the operator's CRM page for the chat, else
   // the chat's messages in this API; absolute even without PUBLIC_BASE_URL.
   const deepLinkTemplate = config.deepLinkTemplate ?? `${publicBaseUrl(config)}/api/v1/chats/{chat_id}/messages`;
-  const events = lineEvents({ store, clock, blobs, bus, deepLinkTemplate });
+  const { observer } = deps;
+  const lineEventsOnly = lineEvents({ store, clock, blobs, bus, deepLinkTemplate });
+  const events = observer ? observeLineEvents(lineEventsOnly, observer) : lineEventsOnly;
   const attempt = { timeoutMs: config.webhookTimeoutMs, allowPrivateNetworks: config.allowPrivateNetworks, brand: config.headerBrand };
   // A driver keeps its line's service epoch (line runtime) and, the simulator, its device log.
-  const driverState = {
+  const storedState = {
     serviceEpoch: (lineId: string) => store.lineRuntime.serviceEpoch(lineId),
     setServiceEpoch: (lineId: string, epoch: string, nowMs: number) => store.lineRuntime.setServiceEpoch(lineId, epoch, nowMs),
     appendDeviceLog: (id: string, lineId: string, entry: unknown, nowMs: number) => store.simulatorLog.append(id, lineId, entry, nowMs),
   };
-  const drivers = driverRegistry({ events, state: driverState, now: () => clock.now() }, { bluebubbles: (ctx) => bluebubblesDriver(ctx) });
+  const state = observer ? observeDriverState(storedState, observer) : storedState;
+  const registry = driverRegistry({ events, state, now: () => clock.now() }, { bluebubbles: (ctx) => bluebubblesDriver(ctx) });
+  const drivers = observer ? observeDrivers(registry, observer) : registry;
   const inbound = inboundIntake(
     { store, clock, drivers, logger: deps.logger },
     {
@@ -88,6 +96,8 @@ export function buildServices(deps: ServiceDeps) {
     lines: linesService({ store, clock, onLineSaved: connectLine }),
     connectLine,
     inbound,
+    /** What drivers keep in the store (service epochs, the simulator's log), as the drivers see it. */
+    driverState: state,
     auth,
     events,
     drivers,
@@ -97,13 +107,14 @@ export function buildServices(deps: ServiceDeps) {
     subscriptions: subscriptionsService({ store, clock, allowPrivateNetworks: config.allowPrivateNetworks, addressGuard: deps.addressGuard }),
     // The replay's attempts are delivery's (signing, POSTing), handed to the domain here.
     eventLog: eventsService({ store, clock, attempt: (event, sub, nowMs) => attemptDelivery(event, sub, attempt, nowMs) }),
-    simulator: simulatorControls({ store, clock, events, blobs }),
+    // Restarts go through the drivers' (observed) state, so a simulated restart counts like a real one.
+    simulator: simulatorControls({ store, clock, events, blobs, state }),
     // What the console needs beyond the original API (issue 20).
     subscriptionChanges: subscriptionChanges({ store, clock, allowPrivateNetworks: config.allowPrivateNetworks, attempt: (event, sub, nowMs) => attemptDelivery(event, sub, attempt, nowMs) }),
     stats: statsService({ store, clock }),
     chatList: chatList({ store }),
     voiceNoteAudio: voiceNoteAudio({ store, blobs }),
-    worker: deliveryWorker({ store, clock, bus, logger: deps.logger }, { ...attempt, backoffMs: config.webhookBackoffMs, pollMs: config.workerPollMs, leaseMs: Math.max(config.webhookLeaseMs, config.webhookTimeoutMs * 2), batch: 32 }),
+    worker: deliveryWorker({ store, clock, bus, logger: deps.logger, observer }, { ...attempt, backoffMs: config.webhookBackoffMs, pollMs: config.workerPollMs, leaseMs: Math.max(config.webhookLeaseMs, config.webhookTimeoutMs * 2), batch: 32 }),
     sse: sseHub({ store, bus }, { maxMs: config.sseMaxMs, heartbeatMs: config.sseHeartbeatMs, pollMs: config.ssePollMs }),
     messaging: messaging({
       store,

@@ -76,8 +76,20 @@ export async function startBlueline(port: number, env: Record<string, string> = 
   const url = `http://127.0.0.1:${port}`;
   await waitForUrl(`${url}/healthz`, child);
   const demoFile = path.join(dataDir, 'demo.json');
-  for (let i = 0; i < 100 && !fs.existsSync(demoFile); i++) await new Promise((r) => setTimeout(r, 100));
-  const demo = JSON.parse(fs.readFileSync(demoFile, 'utf8'));
+  // The file appears before its content is written: wait until it parses.
+  const readDemo = () => {
+    try {
+      return JSON.parse(fs.readFileSync(demoFile, 'utf8'));
+    } catch {
+      return undefined;
+    }
+  };
+  let demo = readDemo();
+  for (let i = 0; i < 100 && !demo; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    demo = readDemo();
+  }
+  if (!demo) throw new Error(`no demo sandbox in ${demoFile}`);
   return { url, child, dataDir, demo, stop: stopper(child, dataDir) };
 }
 

@@ -1,6 +1,6 @@
 /**
- * Blob storage behind a small interface (a filesystem implementation here; an
- * S3-compatible one can slot in). Writes stream to a temporary file, fsync,
+ * Blob storage behind a small interface: the filesystem implementation here, an
+ * S3-compatible one in `s3.ts` (`open.ts` picks one from the configuration). Writes stream to a temporary file, fsync,
  * then rename, so a reader never sees half a file and a failed write leaves
  * nothing behind.
  */
@@ -31,15 +31,18 @@ const EARLY_FLUSH_BYTES = 8 * 1024 * 1024;
 
 const SAFE_KEY = /^[a-z0-9_][a-z0-9_./-]*$/i;
 
+/** Keys are ours (`att/<id>.<hex>`), never a client's; anything else is a bug, refused before it names a path. */
+export function safeBlobKey(key: string): string {
+  if (!SAFE_KEY.test(key) || key.includes('..')) throw new Error(`unsafe blob key ${key}`);
+  return key;
+}
+
 export function fsBlobStore(root: string): BlobStore {
   fs.mkdirSync(root, { recursive: true });
   const tmpDir = path.join(root, '.tmp');
   fs.mkdirSync(tmpDir, { recursive: true });
 
-  const pathOf = (key: string) => {
-    if (!SAFE_KEY.test(key) || key.includes('..')) throw new Error(`unsafe blob key ${key}`);
-    return path.join(root, key);
-  };
+  const pathOf = (key: string) => path.join(root, safeBlobKey(key));
 
   /** Moves a fully written, fsynced temporary file to its key. */
   async function place(tmp: string, key: string) {
@@ -50,6 +53,7 @@ export function fsBlobStore(root: string): BlobStore {
 
   return {
     async put(key, source, maxBytes) {
+      pathOf(key); // an unsafe key fails before anything is written
       const tmp = path.join(tmpDir, `${randomBytes(8).toString('hex')}.part`);
       const fh = await fs.promises.open(tmp, 'wx');
       let bytes = 0;
@@ -84,6 +88,7 @@ export function fsBlobStore(root: string): BlobStore {
       }
     },
     async putBuffer(key, bytes) {
+      pathOf(key);
       const tmp = path.join(tmpDir, `${randomBytes(8).toString('hex')}.part`);
       const fh = await fs.promises.open(tmp, 'wx');
       try {

@@ -15,6 +15,7 @@ import type { Store, DeliveryJob } from '../store/index.js';
 import type { EventBus } from '../domain/events/bus.js';
 import { isRetryable, isSuccess, recordAttempt, refreshEventStatus } from '../domain/events/attempts.js';
 import { attemptDelivery, type AttemptSettings } from './attempt.js';
+import { noObserver, type ServiceObserver } from '../metrics/observer.js';
 
 export const MAX_ATTEMPTS = 3;
 
@@ -31,9 +32,10 @@ export interface WorkerSettings extends AttemptSettings {
 /** A worker's name in `locked_by`: unique per worker, and says which process held a job. */
 export const workerName = (kind: string) => `${kind}:${process.pid}:${randomUUID().slice(0, 8)}`;
 
-export function deliveryWorker(deps: { store: Store; clock: Clock; bus: EventBus; logger?: Logger }, settings: WorkerSettings) {
+export function deliveryWorker(deps: { store: Store; clock: Clock; bus: EventBus; logger?: Logger; observer?: ServiceObserver }, settings: WorkerSettings) {
   const { store, clock, bus } = deps;
   const owner = settings.name ?? workerName('delivery');
+  const observer = deps.observer ?? noObserver;
   let running = false;
   let timer: NodeJS.Timeout | undefined;
   let wake: (() => void) | undefined;
@@ -59,8 +61,13 @@ export function deliveryWorker(deps: { store: Store; clock: Clock; bus: EventBus
     const attempts = job.attempts + 1;
     const { next_attempt_at } = job;
     let next: Parameters<typeof store.events.releaseJob>[2] = { state: 'failed', attempts, next_attempt_at };
-    if (isSuccess(result)) next = { state: 'delivered', attempts, next_attempt_at };
-    else if (isRetryable(result) && attempts < MAX_ATTEMPTS) next = { state: 'pending', attempts, next_attempt_at: Date.now() + backoff(attempts) };
+    let outcome: 'delivered' | 'retry' | 'failed' = 'failed';
+    if (isSuccess(result)) [next, outcome] = [{ state: 'delivered', attempts, next_attempt_at }, 'delivered'];
+    else if (isRetryable(result) && attempts < MAX_ATTEMPTS) [next, outcome] = [{ state: 'pending', attempts, next_attempt_at: Date.now() + backoff(attempts) }, 'retry'];
+    // The attempt happened whoever holds the job now: it counts.
+    observer.webhookAttempt(outcome, result.status, result.durationMs);
+    // From the event's recording (the job's creation) to the receiver's 2xx, on the service's clock.
+    if (outcome === 'delivered') observer.webhookDelivered(clock.now() - job.created_at);
     if (!(await store.events.releaseJob(job.id, owner, next))) {
       // Our lease ran out and the job is another worker's now (or a replay ended it): its result stands.
       deps.logger?.warn({ job: job.id }, 'webhook delivery finished after its lease ran out; the result of the worker that holds it stands');

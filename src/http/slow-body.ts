@@ -44,8 +44,15 @@ type Tracked = FastifyRequest & { [ENTRY]?: InFlight };
 export function watchedBody(req: FastifyRequest): Readable {
   const entry = (req as Tracked)[ENTRY];
   if (!entry) return req.raw;
-  entry.body = req.raw.pipe(new PassThrough({ highWaterMark: 64 * 1024 }));
-  return entry.body;
+  const body = req.raw.pipe(new PassThrough({ highWaterMark: 64 * 1024 }));
+  // pipe() passes no failure on: a client that goes away mid-body must fail the reader, or it waits forever.
+  const aborted = () => {
+    if (!req.raw.complete) body.destroy(new Error('the client closed the connection before the whole body arrived'));
+  };
+  req.raw.once('close', aborted);
+  req.raw.once('error', aborted);
+  entry.body = body;
+  return body;
 }
 
 export function slowBodyError(timeoutMs: number, minRate?: number): HttpFailure {

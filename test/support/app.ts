@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { fsBlobStore } from '../../src/blobs/index.js';
+import { openBlobStore } from '../../src/blobs/open.js';
 import { createHmac } from 'node:crypto';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp, type Services } from '../../src/app.js';
@@ -55,8 +56,10 @@ export async function startTestApp(kind: StoreKind = 'sqlite', env: Record<strin
   });
   const logger = createLogger({ level: config.logLevel, brand: config.headerBrand, stream });
   const appClock = config.testClock ? clock : systemClock();
+  // BLUELINE_BLOB_URL in `env` (see support/s3.ts) puts the blobs in a bucket; else a temp directory.
   const blobDir = fs.mkdtempSync(path.join(os.tmpdir(), 'blueline-blobs-'));
-  const blobs = fsBlobStore(blobDir);
+  const s3 = config.blobs.kind === 's3' ? openBlobStore(config) : undefined;
+  const blobs = s3?.blobs ?? fsBlobStore(blobDir);
   const { app, services } = await buildApp({ config, store: testStore.store, clock: appClock, adminToken: ADMIN_TOKEN, logger, blobs, hookSecret: HOOK_SECRET, addressGuard: opts.addressGuard });
   const demo = opts.join ? opts.join.demo : await createDemoSandbox(services, { baseUrl: 'http://127.0.0.1', adminToken: ADMIN_TOKEN });
   const request = (opts: InjectOptions) => app.inject(opts);
@@ -86,6 +89,7 @@ export async function startTestApp(kind: StoreKind = 'sqlite', env: Record<strin
     async close() {
       await app.close();
       await testStore.cleanup();
+      s3?.close();
       fs.rmSync(blobDir, { recursive: true, force: true });
     },
   };

@@ -9,7 +9,7 @@ import { DomainError } from '../../errors/registry.js';
 import type { Clock } from '../../clock.js';
 import type { Store, PhoneLine } from '../../store/index.js';
 import type { BlobStore } from '../../blobs/index.js';
-import type { DriverEvents } from '../../drivers/types.js';
+import type { DriverEvents, DriverStatePort } from '../../drivers/types.js';
 import { restartSimulatedService } from '../../drivers/simulator/index.js';
 import { normalizeHandle } from '../handles.js';
 
@@ -35,7 +35,7 @@ export interface SimulatedInbound {
   guid?: string;
 }
 
-export function simulatorControls(deps: { store: Store; clock: Clock; events: DriverEvents; blobs: BlobStore }) {
+export function simulatorControls(deps: { store: Store; clock: Clock; events: DriverEvents; blobs: BlobStore; state: DriverStatePort }) {
   const { store, clock, blobs } = deps;
 
   async function simulatedLine(id: string): Promise<PhoneLine> {
@@ -70,7 +70,7 @@ export function simulatorControls(deps: { store: Store; clock: Clock; events: Dr
     /** Restarts the line's messaging service: a new service epoch (staged voice notes are void). */
     async restart(lineId: string): Promise<string> {
       await simulatedLine(lineId);
-      return restartSimulatedService({ lineId, state: store.lineRuntime, now: clock.now });
+      return restartSimulatedService({ lineId, state: deps.state, now: clock.now });
     },
 
     /** Delivers a message to the line as the driver would report it; answers its guid. */

@@ -1,0 +1,28 @@
+/**
+ * What the service reports as it works, without knowing how it is counted: services.ts hands
+ * an observer to the parts that see these moments (the delivery worker, the wrappers of
+ * `wrap.ts`), and `registry.ts` implements it with Prometheus metrics. No prom-client here,
+ * so nothing but the metrics area depends on it.
+ */
+export type SentKind = 'text' | 'media' | 'voice_note' | 'group';
+
+export interface ServiceObserver {
+  /** A message handed to a line's driver: it accepted it (`sent`) or failed. */
+  messageSent(kind: SentKind, result: 'sent' | 'failed'): void;
+  /** An inbound message a line's driver reported. */
+  messageReceived(): void;
+  /** A line's messaging service restarted (its service epoch changed). */
+  serviceEpochChanged(): void;
+  /** One webhook attempt; `status` null for a network failure or timeout. */
+  webhookAttempt(outcome: 'delivered' | 'retry' | 'failed', status: number | null, durationMs: number): void;
+  /** A webhook delivered, `latencyMs` after its event was recorded. */
+  webhookDelivered(latencyMs: number): void;
+}
+
+export const noObserver: ServiceObserver = {
+  messageSent() {},
+  messageReceived() {},
+  serviceEpochChanged() {},
+  webhookAttempt() {},
+  webhookDelivered() {},
+};

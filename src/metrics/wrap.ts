@@ -1,0 +1,71 @@
+/**
+ * Observation at the edges of the domain: the drivers' sends, the lines' inbound messages and
+ * service epochs. Each wrapper keeps the wrapped object's shape, so the domain is unchanged.
+ */
+import type { DriverEvents, DriverStatePort, LineDriver } from '../drivers/types.js';
+import type { DriverRegistry } from '../drivers/registry.js';
+import type { ServiceObserver, SentKind } from './observer.js';
+
+function counted<A extends unknown[], R>(observer: ServiceObserver, kind: SentKind, send: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+  return async (...args) => {
+    try {
+      const r = await send(...args);
+      observer.messageSent(kind, 'sent');
+      return r;
+    } catch (err) {
+      observer.messageSent(kind, 'failed');
+      throw err;
+    }
+  };
+}
+
+/** The registry with every line driver's sends counted (one wrapper per driver instance). */
+export function observeDrivers(registry: DriverRegistry, observer: ServiceObserver): DriverRegistry {
+  const wrapped = new WeakMap<LineDriver, LineDriver>();
+  return {
+    ...registry,
+    forLine(line) {
+      const driver = registry.forLine(line);
+      let w = wrapped.get(driver);
+      if (!w) {
+        // Prototype-chained, so every other method (and any a driver adds) behaves as before.
+        w = Object.create(driver, {
+          sendText: { value: counted(observer, 'text', driver.sendText.bind(driver)) },
+          sendMedia: { value: counted(observer, 'media', driver.sendMedia.bind(driver)) },
+          sendVoiceNote: { value: counted(observer, 'voice_note', driver.sendVoiceNote.bind(driver)) },
+          createGroup: { value: counted(observer, 'group', driver.createGroup.bind(driver)) },
+        }) as LineDriver;
+        wrapped.set(driver, w);
+      }
+      return w;
+    },
+  };
+}
+
+/** Line events with each inbound message counted once it is recorded. */
+export function observeLineEvents<E extends DriverEvents>(events: E, observer: ServiceObserver): E {
+  return {
+    ...events,
+    async inbound(lineId, message) {
+      await events.inbound(lineId, message);
+      observer.messageReceived();
+    },
+  };
+}
+
+/**
+ * The drivers' state port, counting a service epoch that replaces another. A first epoch is no
+ * change, nor is replacing 'initial', the placeholder a first-touch reservation writes into a
+ * line's state row before any driver named an epoch.
+ */
+export function observeDriverState(state: DriverStatePort, observer: ServiceObserver): DriverStatePort {
+  return {
+    serviceEpoch: (lineId) => state.serviceEpoch(lineId),
+    appendDeviceLog: (id, lineId, entry, nowMs) => state.appendDeviceLog(id, lineId, entry, nowMs),
+    async setServiceEpoch(lineId, epoch, nowMs) {
+      const before = await state.serviceEpoch(lineId);
+      await state.setServiceEpoch(lineId, epoch, nowMs);
+      if (before !== undefined && before !== 'initial' && before !== epoch) observer.serviceEpochChanged();
+    },
+  };
+}
