@@ -33,6 +33,6 @@ export const Chat = Type.Object({
   display_name: Nullable(Type.String()),
   created_at: DateTime(),
   lead_id: Type.Optional(Type.String({ description: 'direct chats: the lead' })),
-  left_at: Type.Optional(DateTime({ description: 'groups the line left (POST /chats/{id}/leave): when; such a chat takes no more messages' })),
+  left_at: Type.Optional(DateTime('groups the line left (POST /chats/{id}/leave): when; such a chat takes no more messages')),
 });
 export type Chat = Static<typeof Chat>;
