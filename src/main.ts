@@ -39,6 +39,8 @@ async function main() {
 
   const address = await app.listen({ port: config.port, host: config.host });
   for (const line of await store.lines.list()) services.connectLine(line);
+  // Sends a crash left between record and the line's answer: settled from the lines themselves.
+  void services.sendReconciler.start();
   const baseUrl = config.publicBaseUrl ?? address;
   logger.info({ address, store: store.database.dialect, blobs: blobStore.where, data_dir: config.dataDir, test_clock: config.testClock }, 'blueline listening');
 
@@ -58,6 +60,7 @@ async function main() {
     logger.info({ signal }, 'shutting down');
     const force = setTimeout(() => process.exit(1), 10_000).unref();
     try {
+      services.sendReconciler.stop();
       await app.close();
       await store.close();
       blobStore.close();

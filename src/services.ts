@@ -12,6 +12,7 @@ import { authenticator } from './domain/accounts-tenants/auth.js';
 import { linesService } from './domain/lines/service.js';
 import { lineEvents } from './domain/messaging/line-events.js';
 import { messaging } from './domain/messaging/index.js';
+import { sendReconciler } from './domain/messaging/reconcile.js';
 import { attachmentsService } from './domain/media/attachments.js';
 import { voiceNotesService } from './domain/media/voice-notes.js';
 import { eventBus } from './domain/events/bus.js';
@@ -66,6 +67,7 @@ export function buildServices(deps: ServiceDeps) {
     serviceEpoch: (lineId: string) => store.lineRuntime.serviceEpoch(lineId),
     setServiceEpoch: (lineId: string, epoch: string, nowMs: number) => store.lineRuntime.setServiceEpoch(lineId, epoch, nowMs),
     appendDeviceLog: (id: string, lineId: string, entry: unknown, nowMs: number) => store.simulatorLog.append(id, lineId, entry, nowMs),
+    findDeviceLog: (lineId: string, ref: string, sinceMs: number) => store.simulatorLog.findByRef(lineId, ref, sinceMs),
   };
   const state = observer ? observeDriverState(storedState, observer) : storedState;
   const registry = driverRegistry({ events, state, now: () => clock.now() }, { bluebubbles: (ctx) => bluebubblesDriver(ctx) });
@@ -116,6 +118,8 @@ export function buildServices(deps: ServiceDeps) {
     voiceNoteAudio: voiceNoteAudio({ store, blobs }),
     worker: deliveryWorker({ store, clock, bus, logger: deps.logger, observer }, { ...attempt, backoffMs: config.webhookBackoffMs, pollMs: config.workerPollMs, leaseMs: Math.max(config.webhookLeaseMs, config.webhookTimeoutMs * 2), batch: 32 }),
     sse: sseHub({ store, bus }, { maxMs: config.sseMaxMs, heartbeatMs: config.sseHeartbeatMs, pollMs: config.ssePollMs }),
+    /** Settles sends a crash left `sending` (main starts it). */
+    sendReconciler: sendReconciler({ store, clock, drivers, log: deps.logger }),
     messaging: messaging({
       store,
       clock,

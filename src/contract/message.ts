@@ -19,8 +19,12 @@ export const MessagePart = Type.Union(
 );
 export type MessagePart = Static<typeof MessagePart>;
 
-export const MessageStatus = Type.Enum(['sent', 'delivered', 'read', 'edited', 'failed', 'received'], {
-  description: 'sent → delivered → read, edited or failed (outbound); received (inbound)',
+export const MessageStatus = Type.Enum(['sending', 'sent', 'delivered', 'read', 'edited', 'failed', 'received'], {
+  description:
+    'outbound: sending → sent → delivered → read (or edited), or failed; inbound: received. ' +
+    '`sending`: recorded and handed to the line, which has not confirmed it yet (a send interrupted by a restart is ' +
+    'settled at the next start from the line itself: `sent` if it went out, `failed` with error_code 4001 if not). ' +
+    'Before retrying an ambiguous send, check the status: retry only on `failed`; on `sending`, look again shortly.',
 });
 
 export const Message = Type.Object({

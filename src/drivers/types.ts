@@ -63,6 +63,8 @@ export interface DriverStatePort {
   serviceEpoch(lineId: string): Promise<string | undefined>;
   setServiceEpoch(lineId: string, epoch: string, nowMs: number): Promise<void>;
   appendDeviceLog(id: string, lineId: string, entry: unknown, nowMs: number): Promise<void>;
+  /** The simulator's device log entry made under `ref` since `sinceMs`, if any. */
+  findDeviceLog(lineId: string, ref: string, sinceMs: number): Promise<Record<string, unknown> | undefined>;
 }
 
 export interface DriverContext {
@@ -78,7 +80,27 @@ export interface SendOptions {
   /** Apple's effect id (`com.apple.MobileSMS.expressivesend.impact`, `com.apple.messages.effect.CKEchoEffect`…: domain/effects.ts). */
   effect?: string;
   richLinkUrl?: string;
+  /** Our id for this send (the message id): a driver that can be asked later (lookupSend) keeps it with the send. */
+  ref?: string;
 }
+
+/** What a send carried, for a driver that finds a send by its content (BlueBubbles). */
+export interface SendProbe {
+  target: Target;
+  /** When the message was recorded, just before the driver was called (epoch ms). */
+  recordedAt: number;
+  texts: string[];
+  filenames: string[];
+  /** The line's guids already known to belong to other messages: never the answer. */
+  isClaimed(guid: string): Promise<boolean>;
+}
+
+/**
+ * Whether a send the service lost track of (it stopped between recording the message and the
+ * driver's answer) reached the line: `sent` with its guid, `not_sent`, or `unknown` (the line
+ * cannot tell now, e.g. it is unreachable: ask again later).
+ */
+export type SendLookup = { state: 'sent'; guid: string } | { state: 'not_sent' } | { state: 'unknown'; reason: string };
 
 export interface LineDriver {
   capabilities(): ReadonlySet<DriverCapability>;
@@ -90,8 +112,15 @@ export interface LineDriver {
   /** Changes whenever the line's messaging service restarts. */
   serviceEpoch(): Promise<string>;
   sendText(target: Target, text: string, opts?: SendOptions): Promise<{ guid: string }>;
-  sendMedia(target: Target, files: OutboundFile[], opts: { grouped: boolean }): Promise<{ guids: string[] }>;
-  sendVoiceNote(target: Target, file: OutboundFile): Promise<{ guid: string }>;
+  sendMedia(target: Target, files: OutboundFile[], opts: { grouped: boolean; ref?: string }): Promise<{ guids: string[] }>;
+  sendVoiceNote(target: Target, file: OutboundFile, opts?: { ref?: string }): Promise<{ guid: string }>;
+  /** Finds the send made under `ref` (see SendLookup). */
+  lookupSend(ref: string, probe: SendProbe): Promise<SendLookup>;
+  /**
+   * The longest a send can take before its answer (every timeout involved): a send recorded
+   * longer ago than this and not found on the line did not go out.
+   */
+  sendWindowMs(files: number): number;
   edit(guid: string, partIndex: number, newText: string): Promise<void>;
   react(guid: string, tapback: Tapback, remove: boolean): Promise<void>;
   addParticipant(chatKey: string, handle: string): Promise<void>;

@@ -62,6 +62,7 @@ export function observeDriverState(state: DriverStatePort, observer: ServiceObse
   return {
     serviceEpoch: (lineId) => state.serviceEpoch(lineId),
     appendDeviceLog: (id, lineId, entry, nowMs) => state.appendDeviceLog(id, lineId, entry, nowMs),
+    findDeviceLog: (lineId, ref, sinceMs) => state.findDeviceLog(lineId, ref, sinceMs),
     async setServiceEpoch(lineId, epoch, nowMs) {
       const before = await state.serviceEpoch(lineId);
       await state.setServiceEpoch(lineId, epoch, nowMs);

@@ -81,7 +81,7 @@ export function chatsRepo(db: Kysely<DB>) {
 
     /** Inserts unless a chat with that id exists; returns the stored chat. */
     async ensureChat(chat: Chat): Promise<Chat> {
-      if (inserted(await insertChatQ(db, { ...chat, is_group: chat.is_group ? 1 : 0 }))) return chat;
+      if (inserted(await insertChatQ(db, { ...chat, is_group: chat.is_group ? 1 : 0, left_at: chat.left_at ?? null }))) return chat;
       return (await this.getChat(chat.tenant_id, chat.id))!;
     },
 

@@ -34,8 +34,12 @@ const messageByGuidQ = prepared<{ lineId: string; guid: string }, DB['messages']
   db.selectFrom('messages').selectAll().where('line_id', '=', p.lineId).where('provider_guid', '=', p.guid),
 );
 
-const setProviderGuidQ = prepared<{ id: string; guid: string }>(['id', 'guid'], (db, p) =>
-  db.updateTable('messages').set({ provider_guid: p.guid }).where('id', '=', p.id),
+// The line answered a send: its guid, and `sent` unless a receipt or edit already moved it on.
+const markSentQ = prepared<{ id: string; guid: string }>(['id', 'guid'], (db, p) =>
+  db
+    .updateTable('messages')
+    .set({ provider_guid: p.guid, error_code: null, status: sql`case when status in ('sending', 'failed') then 'sent' else status end` })
+    .where('id', '=', p.id),
 );
 // Receipts can arrive together: each is one statement, and neither may undo the other.
 type Receipt = { lineId: string; guid: string; atMs: number };
@@ -87,8 +91,24 @@ export function messagesRepo(db: Kysely<DB>) {
       return rows.map(toMessage);
     },
 
-    async setProviderGuid(id: string, guid: string): Promise<void> {
-      await setProviderGuidQ(db, { id, guid });
+    /** Outbound messages still `sending` (the line has not answered), oldest first. */
+    async sending(limit: number): Promise<Message[]> {
+      const rows = await db.selectFrom('messages').selectAll().where('status', '=', 'sending').orderBy('sent_at').orderBy('id').limit(limit).execute();
+      return rows.map(toMessage);
+    },
+
+    /**
+     * The line answered: the message went out as `guid`. A reconciliation that gave up on it
+     * (`failed`) is corrected: the line's answer is the truth. Later states stay.
+     */
+    async markSent(id: string, guid: string): Promise<void> {
+      await markSentQ(db, { id, guid });
+    },
+
+    /** Settles a message still `sending`; false when something else settled it first. */
+    async settleSending(id: string, patch: { status: 'sent'; provider_guid: string } | { status: 'failed'; error_code: number }): Promise<boolean> {
+      const r = await db.updateTable('messages').set(patch).where('id', '=', id).where('status', '=', 'sending').executeTakeFirst();
+      return Number(r.numUpdatedRows) > 0;
     },
 
     /** The line's message known by `from` is known by `to` from now on; false when there is none. */

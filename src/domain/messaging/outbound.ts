@@ -1,9 +1,11 @@
 /**
  * The one path every outbound message takes: choose the line (a conversation
  * sticks to its line; a first touch gets a free line under the limits),
- * record the message, hand it to the driver, record the outcome. The message
+ * record the message as `sending`, hand it to the driver under the message id
+ * (its ref), record the outcome: `sent` with the line's guid, or `failed`. The
  * row exists before the driver is called, so a crash never leaves a sent
- * message unrecorded.
+ * message unrecorded, and never one called sent that did not go out: what a
+ * crash leaves `sending` is settled at the next start (reconcile.ts).
  */
 import { DomainError } from '../../errors/registry.js';
 import type { Chat, Message, MessagePart, PhoneLine, Tenant } from '../../store/index.js';
@@ -44,16 +46,16 @@ function partsOf(c: OutboundContent): MessagePart[] {
   }
 }
 
-async function deliver(driver: LineDriver, target: Target, c: OutboundContent): Promise<string> {
+async function deliver(driver: LineDriver, target: Target, c: OutboundContent, ref: string): Promise<string> {
   switch (c.kind) {
     case 'text':
-      return (await driver.sendText(target, c.text, { effect: c.effect && appleEffectId(c.effect), richLinkUrl: c.richLinkUrl })).guid;
+      return (await driver.sendText(target, c.text, { effect: c.effect && appleEffectId(c.effect), richLinkUrl: c.richLinkUrl, ref })).guid;
     case 'rich_link':
-      return (await driver.sendText(target, c.url, { richLinkUrl: c.url })).guid;
+      return (await driver.sendText(target, c.url, { richLinkUrl: c.url, ref })).guid;
     case 'media':
-      return (await driver.sendMedia(target, c.files, { grouped: c.grouped })).guids[0]!;
+      return (await driver.sendMedia(target, c.files, { grouped: c.grouped, ref })).guids[0]!;
     case 'voice_note':
-      return (await driver.sendVoiceNote(target, c.file)).guid;
+      return (await driver.sendVoiceNote(target, c.file, { ref })).guid;
   }
 }
 
@@ -157,7 +159,7 @@ export function outbound(deps: MessagingDeps, lim: Limits) {
       sender_handle: line.phone_number,
       parts: partsOf(content),
       effect: content.kind === 'text' ? content.effect ?? null : null,
-      status: 'sent',
+      status: 'sending',
       provider_guid: null,
       first_touch: firstTouch !== undefined,
       error_code: null,
@@ -171,13 +173,15 @@ export function outbound(deps: MessagingDeps, lim: Limits) {
       ? { kind: 'group', chatKey: chat.chat_key ?? '' }
       : { kind: 'direct', handle: opts.recipient ?? (await store.chats.participants(chat.id))[0] ?? '' };
     try {
-      const guid = await deliver(drivers.forLine(line), target, content);
-      await store.messages.setProviderGuid(message.id, guid);
+      const guid = await deliver(drivers.forLine(line), target, content, message.id);
+      await store.messages.markSent(message.id, guid);
       message.provider_guid = guid;
+      message.status = 'sent';
     } catch (err) {
       const failure = fromDriverFailure(err, content.kind === 'voice_note' ? 'voice notes' : undefined);
       const code = failure instanceof DomainError && typeof failure.code === 'number' ? failure.code : 3001;
       await store.messages.update(message.id, { status: 'failed', error_code: code });
+      message.status = 'failed';
       // A failed first touch pins nothing: the next attempt chooses a line afresh.
       if (firstTouch) {
         await store.chats.releaseLine(chat.id, line.id);

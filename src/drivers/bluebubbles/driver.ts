@@ -27,6 +27,7 @@ import { BlueBubblesClient } from './client.js';
 import { parseConfig, type BlueBubblesConfig } from './config.js';
 import { isPrivateApiOff, isServerDown, toDriverFailure, type Operation } from './errors.js';
 import { isAppleEffectId, chatGuidFor, editFallbackText, reactionValue } from './mapping.js';
+import { lookupSentMessage } from './lookup.js';
 
 /** How long a server/info answer is trusted for capabilities and method choice. */
 export const INFO_TTL_MS = 30_000;
@@ -50,7 +51,8 @@ export interface BlueBubblesDriverOptions {
   probeOnStart?: boolean;
 }
 
-const newTempGuid = () => `temp-${randomUUID()}`;
+/** Our send's ref in its tempGuid (one per request BlueBubbles gets), for its logs and webhooks. */
+const newTempGuid = (ref?: string, part?: number) => (ref ? `temp-${ref}${part === undefined ? '' : `-${part}`}` : `temp-${randomUUID()}`);
 const enc = encodeURIComponent;
 
 async function readAll(stream: Readable): Promise<Buffer> {
@@ -186,10 +188,9 @@ export function bluebubblesDriver(ctx: DriverContext, options: BlueBubblesDriver
   /** Attachments take longer: BlueBubbles waits up to 60 s for Messages to confirm one. */
   const uploadTimeout = () => cfg!.timeoutMs * 2;
 
-  async function sendAttachment(target: Target, file: OutboundFile, audio: boolean): Promise<string> {
+  async function sendAttachment(target: Target, file: OutboundFile, audio: boolean, tempGuid: string): Promise<string> {
     const bytes = await readAll(file.open());
     const name = audio && !file.filename.toLowerCase().endsWith('.caf') ? `${file.filename.replace(/\.[^./]*$/, '')}.caf` : file.filename;
-    const tempGuid = newTempGuid();
     const form = new FormData();
     form.append('attachment', new Blob([bytes], { type: file.mimeType || 'application/octet-stream' }), name);
     form.append('chatGuid', chatGuidFor(target));
@@ -201,7 +202,7 @@ export function bluebubblesDriver(ctx: DriverContext, options: BlueBubblesDriver
     return reportSend(tempGuid, env.data);
   }
 
-  async function sendGrouped(target: Target, files: OutboundFile[]): Promise<string> {
+  async function sendGrouped(target: Target, files: OutboundFile[], ref?: string): Promise<string> {
     const parts: { partIndex: number; attachment: string; name: string }[] = [];
     for (const [i, file] of files.entries()) {
       const bytes = await readAll(file.open());
@@ -212,7 +213,7 @@ export function bluebubblesDriver(ctx: DriverContext, options: BlueBubblesDriver
       if (typeof path !== 'string' || path === '') throw new DriverFailure('rejected', 'BlueBubbles accepted an upload but named no path for it');
       parts.push({ partIndex: i, attachment: path, name: file.filename });
     }
-    const tempGuid = newTempGuid();
+    const tempGuid = newTempGuid(ref);
     const env = await call('send', (c) =>
       c.request<BBMessage>('POST', '/api/v1/message/multipart', { json: { chatGuid: chatGuidFor(target), tempGuid, parts }, timeoutMs: uploadTimeout() }),
     );
@@ -294,7 +295,7 @@ export function bluebubblesDriver(ctx: DriverContext, options: BlueBubblesDriver
       } else {
         await ensureInfoForSend();
       }
-      const tempGuid = newTempGuid();
+      const tempGuid = newTempGuid(opts.ref);
       const pa = privateApiOn();
       const body: Record<string, unknown> = { chatGuid: chatGuidFor(target), tempGuid, message: text, method: pa ? 'private-api' : 'apple-script' };
       if (effectId) body.effectId = effectId;
@@ -306,17 +307,31 @@ export function bluebubblesDriver(ctx: DriverContext, options: BlueBubblesDriver
     async sendMedia(target, files, opts) {
       if (files.length === 0) throw new DriverFailure('rejected', 'no files to send');
       await ensureInfoForSend();
-      if (opts.grouped && files.length > 1 && privateApiOn()) return { guids: [await sendGrouped(target, files)] };
+      if (opts.grouped && files.length > 1 && privateApiOn()) return { guids: [await sendGrouped(target, files, opts.ref)] };
       // Without the Private API a group of images goes out one by one, in order.
       const guids: string[] = [];
-      for (const f of files) guids.push(await sendAttachment(target, f, false));
+      for (const [i, f] of files.entries()) guids.push(await sendAttachment(target, f, false, newTempGuid(opts.ref, files.length > 1 ? i : undefined)));
       return { guids };
     },
 
-    async sendVoiceNote(target, file) {
+    async sendVoiceNote(target, file, opts = {}) {
       await requirePrivateApi('voice notes');
-      return { guid: await sendAttachment(target, file, true) };
+      return { guid: await sendAttachment(target, file, true, newTempGuid(opts.ref)) };
     },
+
+    async lookupSend(_ref, probe) {
+      if (!client) return { state: 'unknown', reason: invalid().message };
+      try {
+        return await lookupSentMessage(client, probe);
+      } catch (err) {
+        noteFailure(err);
+        const failure = toDriverFailure(err, 'lookup');
+        return { state: 'unknown', reason: failure instanceof Error ? failure.message : 'BlueBubbles could not be asked' };
+      }
+    },
+
+    /** Each attachment is uploaded (and sent) within twice the timeout; a text or the multipart send within that too. */
+    sendWindowMs: (files) => (cfg ? cfg.timeoutMs * 2 * (files + 1) : 0),
 
     async edit(guid, partIndex, newText) {
       await requirePrivateApi('editing');

@@ -12,6 +12,12 @@ import { DRIVER_CAPABILITIES, DriverFailure } from '../types.js';
 import { SIMULATOR_RECIPIENTS } from './reserved.js';
 
 const DEFAULT_RECEIPT_DELAY_MS = 250;
+/** A simulated send is one database write: anything older and not in the log never reached the device. */
+const SEND_WINDOW_MS = 2_000;
+/** Device log entries are searched from a little before the message was recorded (clock steps between the two). */
+const LOOKUP_SLACK_MS = 60_000;
+
+const never = () => new Promise<never>(() => {});
 
 /** The admin path that serves the exact bytes of a file the device was asked to send. */
 export const deviceContentPath = (lineId: string, attachmentId: string) =>
@@ -35,8 +41,9 @@ export function simulatorDriver(ctx: DriverContext): LineDriver {
     return target.kind === 'direct' ? target.handle : undefined;
   }
 
-  function checkReachable(target: Target) {
+  async function checkReachable(target: Target) {
     const to = recipientOf(target);
+    if (to === SIMULATOR_RECIPIENTS.stallsBeforeDevice) await never();
     if (to === SIMULATOR_RECIPIENTS.unreachable) throw new DriverFailure('unreachable', `simulated: ${to} is not reachable on iMessage`);
     if (to === SIMULATOR_RECIPIENTS.lineDown) throw new DriverFailure('line_down', 'simulated: the line is down');
   }
@@ -45,7 +52,8 @@ export function simulatorDriver(ctx: DriverContext): LineDriver {
     await ctx.state.appendDeviceLog(logId(), ctx.lineId, { ...entry, at: new Date(ctx.now()).toISOString() }, ctx.now());
   }
 
-  function scheduleReceipts(target: Target, guid: string) {
+  async function scheduleReceipts(target: Target, guid: string) {
+    if (recipientOf(target) === SIMULATOR_RECIPIENTS.stallsAfterDevice) await never();
     if (recipientOf(target) === SIMULATOR_RECIPIENTS.undelivered) return;
     const fire = (kind: 'delivered' | 'read', delay: number) =>
       setTimeout(() => {
@@ -67,6 +75,7 @@ export function simulatorDriver(ctx: DriverContext): LineDriver {
     }, receiptDelay * 3).unref();
   }
 
+  const ref = (r: string | undefined) => (r ? { ref: r } : {});
   const describeTarget = (target: Target) => (target.kind === 'direct' ? { to: target.handle } : { chat_key: target.chatKey });
   const describeFile = (f: OutboundFile) => ({
     attachment_id: f.attachmentId,
@@ -92,41 +101,49 @@ export function simulatorDriver(ctx: DriverContext): LineDriver {
     },
 
     async sendText(target, text, opts: SendOptions = {}) {
-      checkReachable(target);
+      await checkReachable(target);
       const guid = newGuid();
-      await log({ kind: 'text', guid, ...describeTarget(target), text, ...(opts.effect && { effect: opts.effect }), ...(opts.richLinkUrl && { rich_link: opts.richLinkUrl }) });
-      scheduleReceipts(target, guid);
+      await log({ kind: 'text', guid, ...ref(opts.ref), ...describeTarget(target), text, ...(opts.effect && { effect: opts.effect }), ...(opts.richLinkUrl && { rich_link: opts.richLinkUrl }) });
+      await scheduleReceipts(target, guid);
       maybeAutoReply(target);
       return { guid };
     },
 
     async sendMedia(target, files, opts) {
       require('media', 'media');
-      checkReachable(target);
+      await checkReachable(target);
       if (opts.grouped) {
         const guid = newGuid();
-        await log({ kind: 'media_group', guid, ...describeTarget(target), parts: files.map(describeFile) });
-        scheduleReceipts(target, guid);
+        await log({ kind: 'media_group', guid, ...ref(opts.ref), ...describeTarget(target), parts: files.map(describeFile) });
+        await scheduleReceipts(target, guid);
         return { guids: [guid] };
       }
       const guids: string[] = [];
       for (const f of files) {
         const guid = newGuid();
-        await log({ kind: 'media', guid, ...describeTarget(target), parts: [describeFile(f)] });
-        scheduleReceipts(target, guid);
+        await log({ kind: 'media', guid, ...ref(opts.ref), ...describeTarget(target), parts: [describeFile(f)] });
+        await scheduleReceipts(target, guid);
         guids.push(guid);
       }
       return { guids };
     },
 
-    async sendVoiceNote(target, file) {
+    async sendVoiceNote(target, file, opts = {}) {
       require('voice_notes', 'voice notes');
-      checkReachable(target);
+      await checkReachable(target);
       const guid = newGuid();
-      await log({ kind: 'voice_note', guid, ...describeTarget(target), is_audio_message: true, parts: [describeFile(file)] });
-      scheduleReceipts(target, guid);
+      await log({ kind: 'voice_note', guid, ...ref(opts.ref), ...describeTarget(target), is_audio_message: true, parts: [describeFile(file)] });
+      await scheduleReceipts(target, guid);
       return { guid };
     },
+
+    /** The device log tells: an entry under `ref` (the first bubble's guid) is a send that went out. */
+    async lookupSend(sendRef, probe) {
+      const entry = await ctx.state.findDeviceLog(ctx.lineId, sendRef, probe.recordedAt - LOOKUP_SLACK_MS);
+      return entry && typeof entry.guid === 'string' ? { state: 'sent', guid: entry.guid } : { state: 'not_sent' };
+    },
+
+    sendWindowMs: () => SEND_WINDOW_MS,
 
     async edit(guid, partIndex, newText) {
       require('edit', 'editing');
@@ -172,7 +189,7 @@ export function simulatorDriver(ctx: DriverContext): LineDriver {
       const chatKey = `iMessage;+;chat${randomUUID().replace(/-/g, '').slice(0, 18)}`;
       const guid = newGuid();
       await log({ kind: 'create_group', guid, chat_key: chatKey, handles, text });
-      scheduleReceipts({ kind: 'group', chatKey }, guid);
+      await scheduleReceipts({ kind: 'group', chatKey }, guid);
       return { chatKey, guid };
     },
   };

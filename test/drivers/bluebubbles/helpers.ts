@@ -14,6 +14,9 @@ export function memoryState(): DriverStatePort & { epochs: Map<string, string> }
       epochs.set(lineId, epoch);
     },
     async appendDeviceLog() {},
+    async findDeviceLog() {
+      return undefined;
+    },
   };
 }
 

@@ -63,7 +63,11 @@ interface StoredMessage {
   error: number;
 }
 
-type Injected = { status: number; body: unknown } | { hangMs: number } | { reset: true } | { html: number };
+/**
+ * `storeThenHangMs`: the Mac does the work (a send is stored) but the answer is held that long,
+ * as when the service dies between its request and BlueBubbles' answer.
+ */
+type Injected = { status: number; body: unknown } | { hangMs: number } | { storeThenHangMs: number } | { reset: true } | { html: number };
 
 const WEBHOOK_EVENTS = [
   '*', 'new-message', 'updated-message', 'message-send-error', 'group-name-change', 'group-icon-changed', 'group-icon-removed',
@@ -119,6 +123,8 @@ export class StandIn {
   attachments = new Map<string, StoredAttachment>();
   uploads = new Map<string, { name: string; bytes: Buffer }>();
   webhooks: { id: number; url: string; events: string[] }[] = [];
+  /** Group chats the Mac's user left (POST /chat/:guid/leave). */
+  left = new Set<string>();
   private nextWebhookId = 1;
   private sendCache = new Set<string>();
   private injected = new Map<string, Injected>();
@@ -332,6 +338,12 @@ export class StandIn {
     const injected = this.injected.get(`${rec.method} ${rec.path}`);
     if (injected) {
       this.injected.delete(`${rec.method} ${rec.path}`);
+      if ('storeThenHangMs' in injected) {
+        this.route(rec);
+        await new Promise((r) => setTimeout(r, injected.storeThenHangMs));
+        if (!res.destroyed) res.destroy();
+        return;
+      }
       if ('hangMs' in injected) {
         await new Promise((r) => setTimeout(r, injected.hangMs));
         if (res.destroyed) return;
@@ -514,6 +526,21 @@ export class StandIn {
       return ok(this.serializeMessage(sent.guid, { forNotification: false, withChats: false, withParticipants: false, withAttachments: false }), 'Reaction sent!');
     }
 
+    // MessageRouter.query (MessageValidator.queryBodyRules): chatGuid, after/before (epoch ms), sort, offset, limit, with.
+    if (r.method === 'POST' && p === '/api/v1/message/query') {
+      if (body.sort !== undefined && !['ASC', 'DESC'].includes(body.sort)) return badRequest('The selected sort is invalid.');
+      if (body.limit !== undefined && (typeof body.limit !== 'number' || body.limit < 1 || body.limit > 1000)) return badRequest('The limit must be between 1 and 1000.');
+      if (body.chatGuid && !this.chats.has(body.chatGuid)) return ok([], `No chat found with GUID: ${body.chatGuid}`);
+      const withQuery = (Array.isArray(body.with) ? body.with : []).map((w: string) => String(w).toLowerCase());
+      let list = [...this.messages.values()].filter(
+        (x) => (!body.chatGuid || x.chatGuid === body.chatGuid) && (body.after === undefined || x.dateCreated >= body.after) && (body.before === undefined || x.dateCreated <= body.before),
+      );
+      list.sort((a, b) => (body.sort === 'ASC' ? a.dateCreated - b.dateCreated : b.dateCreated - a.dateCreated));
+      list = list.slice(body.offset ?? 0, (body.offset ?? 0) + (body.limit ?? 100));
+      const withAttachments = withQuery.includes('attachment') || withQuery.includes('attachments');
+      return ok(list.map((x) => this.serializeMessage(x.guid, { forNotification: false, withChats: false, withParticipants: false, withAttachments })));
+    }
+
     if ((m = /^\/api\/v1\/message\/([^/]+)\/edit$/.exec(p)) && r.method === 'POST') {
       if (typeof body.editedMessage !== 'string' || !body.editedMessage) return badRequest('The editedMessage field is required.');
       if (typeof body.backwardsCompatibilityMessage !== 'string' || !body.backwardsCompatibilityMessage) return badRequest('The backwardsCompatibilityMessage field is required.');
@@ -548,6 +575,42 @@ export class StandIn {
       if (chat.participants.length === 1) return serverError('Chat is not a group chat!');
       if (!chat.participants.includes(body.address)) chat.participants.push(body.address);
       return ok(this.serializeChat(chat.guid, true, false));
+    }
+
+    // ChatRouter.removeParticipant → ChatInterface.toggleParticipant(chat, address, 'remove')
+    if ((m = /^\/api\/v1\/chat\/([^/]+)\/participant\/remove$/.exec(p)) && r.method === 'POST') {
+      const denied = privateApiMiddleware(this);
+      if (denied) return denied;
+      if (typeof body.address !== 'string' || !body.address) return badRequest('The address field is required.');
+      const chat = this.chats.get(m[1]!);
+      if (!chat) return notFound('Chat does not exist!');
+      if (chat.participants.length === 1) return serverError('Chat is not a group chat!');
+      if (this.unreachable.has(body.address)) return serverError(`Failed to remove participant: ${body.address}`);
+      chat.participants = chat.participants.filter((a) => a !== body.address);
+      return ok(this.serializeChat(chat.guid, true, false));
+    }
+
+    // ChatRouter.update (ChatValidator.updateRules: displayName "string|min:1") → ChatInterface.setDisplayName
+    if ((m = /^\/api\/v1\/chat\/([^/]+)$/.exec(p)) && r.method === 'PUT') {
+      const denied = privateApiMiddleware(this);
+      if (denied) return denied;
+      if (body.displayName !== undefined && (typeof body.displayName !== 'string' || body.displayName.length < 1)) {
+        return badRequest('The displayName must be at least 1 characters.');
+      }
+      const chat = this.chats.get(m[1]!);
+      if (!chat) return notFound('Chat does not exist!');
+      if (!body.displayName) return ok(this.serializeChat(chat.guid, true, false), 'Chat not updated! No update information provided!');
+      if (chat.participants.length <= 1) return imessageError('Cannot rename a non-group chat!', 'Chat is not a group');
+      chat.displayName = body.displayName;
+      return ok(this.serializeChat(chat.guid, true, false), 'Successfully updated the following fields: displayName');
+    }
+
+    // ChatRouter.leaveChat → ChatInterface.leave: an unknown guid is quietly nothing to leave.
+    if ((m = /^\/api\/v1\/chat\/([^/]+)\/leave$/.exec(p)) && r.method === 'POST') {
+      const denied = privateApiMiddleware(this);
+      if (denied) return denied;
+      if (this.chats.has(m[1]!)) this.left.add(m[1]!);
+      return ok(undefined, 'Successfully left chat!');
     }
 
     if (r.method === 'POST' && p === '/api/v1/chat/new') {

@@ -1,0 +1,263 @@
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link, useParams } from '@tanstack/react-router';
+import type { ChatMessage, ChatSummary } from '@blueline/sdk';
+import { client, describeError, uploadClient } from '../api.js';
+import { Badge, Empty, ErrorBanner, Spinner, ago, shortTime } from '../ui.js';
+import { DownloadButton, InlineImage, VoiceNote } from './media.js';
+import { wavFromRecording } from './record.js';
+
+const EFFECTS = ['celebration', 'balloons', 'confetti', 'fireball', 'heart', 'lasers', 'shootingstar', 'sparkles', 'spotlight'];
+
+function preview(m: ChatSummary['last_message']): string {
+  if (!m) return 'No messages yet';
+  for (const p of m.parts) {
+    if (p.type === 'text') return p.value;
+    if (p.type === 'voice_note') return '🎙 Voice note';
+    if (p.type === 'media') return `📎 ${p.filename ?? 'Attachment'}`;
+    if (p.type === 'rich_link') return `🔗 ${p.url}`;
+  }
+  return '';
+}
+
+function ChatList({ active }: { active?: string }) {
+  const [q, setQ] = useState('');
+  const chats = useInfiniteQuery({
+    queryKey: ['chats', q],
+    queryFn: ({ pageParam }) => client.chatList.list({ limit: 30, ...(q && { q }), ...(pageParam && { cursor: pageParam }) }).page(),
+    initialPageParam: '' as string,
+    getNextPageParam: (p) => p.next_cursor ?? undefined,
+    refetchInterval: 10_000,
+  });
+  const all = chats.data?.pages.flatMap((p) => p.chats) ?? [];
+  return (
+    <aside className="chatlist" aria-label="Chats">
+      <div className="chatlist-search">
+        <input type="search" placeholder="Search by handle" aria-label="Search chats by handle" value={q} onChange={(e) => setQ(e.target.value)} />
+      </div>
+      <ErrorBanner error={chats.error} />
+      <ul>
+        {all.map((c) => (
+          <li key={c.chat.id}>
+            <Link to="/conversations/$chatId" params={{ chatId: c.chat.id }} className={`chatrow ${active === c.chat.id ? 'active' : ''}`}>
+              <div className="avatar" aria-hidden="true">{(c.chat.display_name ?? c.chat.handles[0] ?? '?').replace(/[^\w]/g, '').slice(-2)}</div>
+              <div className="chatrow-body">
+                <div className="chatrow-top">
+                  <strong>{c.chat.display_name ?? c.chat.handles.join(', ')}</strong>
+                  <span className="muted small">{ago(c.last_activity_at)}</span>
+                </div>
+                <div className="muted small ellipsis">
+                  {c.last_message?.direction === 'outbound' ? 'You: ' : ''}
+                  {preview(c.last_message)}
+                </div>
+              </div>
+            </Link>
+          </li>
+        ))}
+      </ul>
+      {chats.isPending && <Spinner />}
+      {!chats.isPending && all.length === 0 && <Empty>No conversations{q ? ` matching “${q}”` : ''}.</Empty>}
+      {chats.hasNextPage && (
+        <button type="button" className="btn small wide" onClick={() => void chats.fetchNextPage()}>
+          Load more
+        </button>
+      )}
+    </aside>
+  );
+}
+
+function Bubble({ m }: { m: ChatMessage }) {
+  const out = m.direction === 'outbound';
+  const mark = m.status === 'read' ? 'Read' : m.status === 'delivered' ? 'Delivered' : m.status === 'failed' ? `Failed${m.error_code ? ` (${m.error_code})` : ''}` : m.status === 'received' ? '' : 'Sent';
+  return (
+    <div className={`bubble-row ${out ? 'out' : 'in'}`} data-message-id={m.id}>
+      <div className={`bubble ${out ? 'out' : 'in'} ${m.status === 'failed' ? 'failed' : ''}`}>
+        {m.parts.map((p, i) => {
+          if (p.type === 'text') return <p key={i}>{p.value}</p>;
+          if (p.type === 'rich_link') return <a key={i} href={p.url} rel="noreferrer noopener" target="_blank">{p.url}</a>;
+          if (p.type === 'voice_note') return <VoiceNote key={i} id={p.voice_note_id} durationSeconds={p.duration_seconds} />;
+          if (p.type === 'media') {
+            if (p.mime_type?.startsWith('image/')) return <InlineImage key={i} id={p.attachment_id} alt={p.filename ?? 'image'} />;
+            if (p.mime_type?.includes('caf')) return <VoiceNote key={i} id={p.attachment_id} />;
+            return <DownloadButton key={i} id={p.attachment_id} filename={p.filename ?? p.attachment_id} />;
+          }
+          return null;
+        })}
+        {m.effect && <span className="effect">✨ {m.effect}</span>}
+      </div>
+      <div className="bubble-meta muted small">
+        {shortTime(m.sent_at)}
+        {m.edited_at && ' · Edited'}
+        {out && mark && <> · <span className={m.status === 'failed' ? 'bad' : ''}>{mark}</span></>}
+      </div>
+    </div>
+  );
+}
+
+function Composer({ chat, onSent }: { chat: ChatSummary['chat']; onSent: () => void }) {
+  const [text, setText] = useState('');
+  const [files, setFiles] = useState<File[]>([]);
+  const [voice, setVoice] = useState<File | null>(null);
+  const [effect, setEffect] = useState('');
+  const [progress, setProgress] = useState<number | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [recording, setRecording] = useState<MediaRecorder | null>(null);
+  const lines = useQuery({ queryKey: ['lines'], queryFn: () => client.lines.list() });
+
+  async function send(e: FormEvent) {
+    e.preventDefault();
+    setError(null);
+    try {
+      const attachments: string[] = [];
+      for (const [i, f] of files.entries()) {
+        setProgress(i / files.length);
+        const up = uploadClient((x) => setProgress((i + x) / files.length));
+        const a = await up.attachments.upload(f, { filename: f.name, contentType: (f.type || undefined) as never }); // the API names the types it takes (5003)
+        attachments.push(a.attachment_id);
+      }
+      setProgress(null);
+      const lineId = chat.phone_line_id ?? lines.data?.[0]?.phone_line_id;
+      if (chat.is_group) {
+        const parts = [...(text ? [{ type: 'text' as const, value: text }] : []), ...attachments.map((id) => ({ type: 'media' as const, attachment_id: id }))];
+        await client.chats.send(chat.id, { message: { parts } } as never);
+      } else {
+        const phone = chat.handles[0]!;
+        if (voice) {
+          if (!lineId) throw new Error('no line to stage the voice note on');
+          const staged = await client.voiceNotes.stage({ file: voice, mime_type: voice.type === 'audio/wav' || voice.name.endsWith('.wav') ? 'audio/wav' : 'audio/caf', phone_line_id: lineId });
+          await client.messages.send({ phone, phone_line_id: staged.phone_line_id, voice_note: { voice_note_id: staged.voice_note_id } });
+        }
+        if (text || attachments.length) {
+          await client.messages.send({ phone, ...(text && { body: text }), ...(attachments.length && { attachments }), ...(effect && { effect }), ...(chat.phone_line_id && { phone_line_id: chat.phone_line_id }) });
+        }
+      }
+      setText('');
+      setFiles([]);
+      setVoice(null);
+      setEffect('');
+      onSent();
+    } catch (err) {
+      setProgress(null);
+      setError(describeError(err));
+    }
+  }
+
+  async function toggleRecording() {
+    if (recording) {
+      recording.stop();
+      return;
+    }
+    try {
+      const stream = await navigator.mediaDevices.getUserMedia({ audio: true });
+      const rec = new MediaRecorder(stream);
+      const chunks: Blob[] = [];
+      rec.ondataavailable = (e) => chunks.push(e.data);
+      rec.onstop = () => {
+        stream.getTracks().forEach((t) => t.stop());
+        setRecording(null);
+        void wavFromRecording(new Blob(chunks, { type: rec.mimeType })).then((wav) => setVoice(new File([wav], 'recording.wav', { type: 'audio/wav' })), (err: unknown) => setError(describeError(err)));
+      };
+      rec.start();
+      setRecording(rec);
+    } catch (err) {
+      setError(`microphone unavailable: ${describeError(err)}`);
+    }
+  }
+
+  return (
+    <form className="composer" onSubmit={(e) => void send(e)} aria-label="Send a message">
+      {error && <div className="banner error" role="alert">{error}</div>}
+      {(files.length > 0 || voice) && (
+        <div className="chips">
+          {files.map((f) => (
+            <span className="chip" key={f.name}>📎 {f.name}</span>
+          ))}
+          {voice && <span className="chip">🎙 {voice.name}</span>}
+          {progress !== null && (
+            <span className="upload-progress">
+              <progress value={progress} max={1} aria-label="Upload progress" /> {Math.round(progress * 100)}%
+            </span>
+          )}
+        </div>
+      )}
+      <div className="composer-row">
+        <label className="btn small filebtn">
+          📎<span className="sr-only">Attach files</span>
+          <input type="file" multiple aria-label="Attach files" onChange={(e) => setFiles([...(e.target.files ?? [])])} />
+        </label>
+        <label className="btn small filebtn">
+          🎙<span className="sr-only">Voice note file</span>
+          <input type="file" accept="audio/wav,audio/x-wav,audio/x-caf,.caf,.wav" aria-label="Voice note file" onChange={(e) => setVoice(e.target.files?.[0] ?? null)} />
+        </label>
+        <button type="button" className={`btn small ${recording ? 'danger' : ''}`} onClick={() => void toggleRecording()} aria-pressed={!!recording}>
+          {recording ? '■ Stop' : '● Record'}
+        </button>
+        <input className="grow" placeholder="iMessage" aria-label="Message text" value={text} onChange={(e) => setText(e.target.value)} />
+        <select aria-label="Effect" value={effect} onChange={(e) => setEffect(e.target.value)}>
+          <option value="">No effect</option>
+          {EFFECTS.map((x) => (
+            <option key={x} value={x}>{x}</option>
+          ))}
+        </select>
+        <button className="btn primary" type="submit" disabled={!text && files.length === 0 && !voice}>
+          Send
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function Thread({ chatId }: { chatId: string }) {
+  const qc = useQueryClient();
+  const summary = useQuery({
+    queryKey: ['chat-summary', chatId],
+    queryFn: async () => {
+      for await (const c of client.chatList.list({ limit: 200 })) if (c.chat.id === chatId) return c;
+      return null;
+    },
+  });
+  const messages = useQuery({ queryKey: ['messages', chatId], queryFn: () => client.chats.messages(chatId, { limit: 100 }).page(), refetchInterval: 5_000 });
+  const end = useRef<HTMLDivElement>(null);
+  const ordered = [...(messages.data?.messages ?? [])].reverse();
+  useEffect(() => end.current?.scrollIntoView({ block: 'end' }), [ordered.length]);
+  const chat = summary.data?.chat;
+  return (
+    <section className="thread" aria-label="Thread">
+      <header className="thread-head">
+        <div>
+          <h2>{chat ? chat.display_name ?? chat.handles.join(', ') : chatId}</h2>
+          {chat && <span className="muted small">{chat.is_group ? `group · ${chat.handles.length} people` : 'direct'} · line {chat.phone_line_id?.slice(0, 8) ?? '—'}</span>}
+        </div>
+        {chat?.is_group && <Badge>group</Badge>}
+      </header>
+      <div className="bubbles">
+        <ErrorBanner error={messages.error} />
+        {messages.isPending && <Spinner />}
+        {ordered.map((m) => (
+          <Bubble key={m.id} m={m} />
+        ))}
+        <div ref={end} />
+      </div>
+      {chat && (
+        <Composer
+          chat={chat}
+          onSent={() => {
+            void qc.invalidateQueries({ queryKey: ['messages', chatId] });
+            void qc.invalidateQueries({ queryKey: ['chats'] });
+          }}
+        />
+      )}
+    </section>
+  );
+}
+
+export function Conversations() {
+  const params = useParams({ strict: false }) as { chatId?: string };
+  return (
+    <div className="conversations">
+      <h1 className="sr-only">Conversations</h1>
+      <ChatList active={params.chatId} />
+      {params.chatId ? <Thread chatId={params.chatId} /> : <div className="thread empty-thread"><Empty>Select a conversation</Empty></div>}
+    </div>
+  );
+}

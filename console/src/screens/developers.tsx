@@ -1,0 +1,158 @@
+import { useState, type FormEvent } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { DEV_INBOX_URL, type Subscription, type SubscriptionTestResult } from '@blueline/sdk';
+import { client, describeError } from '../api.js';
+import { useSession } from '../session.js';
+import { Badge, Card, CopyButton, Empty, ErrorBanner, Notice, Page, Spinner, ago, time } from '../ui.js';
+
+const EVENT_TYPES = ['message.received'];
+
+function SecretOnce({ secret, onDone }: { secret: string; onDone: () => void }) {
+  return (
+    <div className="secret-once" role="status">
+      <div>
+        <strong>Copy this secret now.</strong> It is shown only once.
+      </div>
+      <code className="mono">{secret}</code>
+      <div className="row">
+        <CopyButton text={secret} />
+        <button type="button" className="btn small" onClick={onDone}>
+          Done
+        </button>
+      </div>
+    </div>
+  );
+}
+
+function Endpoint({ sub, onSecret }: { sub: Subscription; onSecret: (s: string) => void }) {
+  const qc = useQueryClient();
+  const [result, setResult] = useState<SubscriptionTestResult | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const refresh = () => qc.invalidateQueries({ queryKey: ['subscriptions'] });
+  const run = (fn: () => Promise<unknown>) => () => {
+    setError(null);
+    fn().then(refresh, (e: unknown) => setError(describeError(e)));
+  };
+  const isInbox = sub.url === DEV_INBOX_URL;
+  return (
+    <li className="endpoint" data-subscription-id={sub.id}>
+      <div className="endpoint-main">
+        <div className="mono url">{isInbox ? 'Dev inbox (pull mode)' : sub.url}</div>
+        <div className="muted small">
+          {sub.events.join(', ')} · added {ago(sub.created_at)} · <span className="mono">{sub.id}</span>
+        </div>
+        {result && (
+          <div className={`test-result ${result.ok ? 'good' : 'bad'}`} role="status">
+            Test {result.ok ? 'delivered' : 'failed'}: HTTP {result.status || 'no answer'} in {Math.round(result.duration_ms)} ms{result.error ? ` — ${result.error}` : ''}
+          </div>
+        )}
+        {error && <div className="banner error" role="alert">{error}</div>}
+      </div>
+      <div className="endpoint-actions">
+        {sub.enabled ? <Badge tone="good">enabled</Badge> : <Badge tone="muted">disabled</Badge>}
+        {!isInbox && (
+          <button type="button" className="btn small" onClick={() => { setError(null); client.webhookSubscriptions.test(sub.id).then(setResult, (e: unknown) => setError(describeError(e))); }}>
+            Send test
+          </button>
+        )}
+        <button type="button" className="btn small" onClick={run(async () => onSecret((await client.webhookSubscriptions.rotateSecret(sub.id, { overlap_hours: 24 })).secret))}>
+          Rotate secret
+        </button>
+        <button type="button" className="btn small" onClick={run(() => client.webhookSubscriptions.update(sub.id, { enabled: !sub.enabled }))}>
+          {sub.enabled ? 'Disable' : 'Enable'}
+        </button>
+        <button type="button" className="btn small danger" onClick={run(async () => { if (confirm('Delete this endpoint? Deliveries to it stop.')) await client.webhookSubscriptions.delete(sub.id); })}>
+          Delete
+        </button>
+      </div>
+    </li>
+  );
+}
+
+function DevInbox() {
+  const inbox = useQuery({ queryKey: ['dev-inbox'], queryFn: () => client.devInbox.pull({ limit: 20 }), refetchInterval: 5_000 });
+  return (
+    <Card title="Dev inbox">
+      <ErrorBanner error={inbox.error} />
+      {inbox.data && inbox.data.events.length === 0 && <Empty>No events in the dev inbox yet.</Empty>}
+      <ul className="list">
+        {inbox.data?.events.map((e) => (
+          <li key={e.id} className="mono small">
+            {time(e.created_at)} · {e.type} · {e.event_id}
+          </li>
+        ))}
+      </ul>
+    </Card>
+  );
+}
+
+export function Developers() {
+  const { session } = useSession();
+  const qc = useQueryClient();
+  const subs = useQuery({ queryKey: ['subscriptions'], queryFn: () => client.webhookSubscriptions.list() });
+  const [secret, setSecret] = useState<string | null>(null);
+  const [url, setUrl] = useState('');
+  const [events, setEvents] = useState<string[]>(['message.received']);
+  const create = useMutation({
+    mutationFn: (u: string) => client.webhookSubscriptions.create({ url: u, events: events as never }),
+    onSuccess: (s) => {
+      setSecret(s.secret);
+      setUrl('');
+      void qc.invalidateQueries({ queryKey: ['subscriptions'] });
+    },
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    create.mutate(url);
+  };
+  const hasInbox = subs.data?.some((s) => s.url === DEV_INBOX_URL);
+  return (
+    <Page title="Developers" subtitle="API credentials and webhook endpoints">
+      <Card title="API credentials">
+        <dl className="kv">
+          <dt>Tenant</dt>
+          <dd className="mono">{session.tenant?.slug}</dd>
+          <dt>Base URL</dt>
+          <dd className="mono">{window.location.origin}/api/v1</dd>
+          <dt>Authentication</dt>
+          <dd>Bearer signing secret, or HMAC (<span className="mono">x-service-signature</span>) with the tenant header</dd>
+        </dl>
+        <Notice>Signing-secret rotation is done by your operator (the API has no tenant route for it yet); during a rotation both secrets work until the overlap ends.</Notice>
+      </Card>
+      <Card title="Webhook endpoints">
+        {secret && <SecretOnce secret={secret} onDone={() => setSecret(null)} />}
+        <form className="row wrap" onSubmit={submit} aria-label="Add an endpoint">
+          <label className="grow">
+            Endpoint URL
+            <input name="webhook_url" type="url" required placeholder="https://example.com/webhooks/blueline" value={url} onChange={(e) => setUrl(e.target.value)} />
+          </label>
+          <fieldset className="events-pick">
+            <legend>Events</legend>
+            {EVENT_TYPES.map((t) => (
+              <label key={t} className="check">
+                <input type="checkbox" checked={events.includes(t)} onChange={(e) => setEvents(e.target.checked ? [...events, t] : events.filter((x) => x !== t))} /> {t}
+              </label>
+            ))}
+          </fieldset>
+          <button className="btn primary" type="submit" disabled={create.isPending}>
+            Add endpoint
+          </button>
+          {!hasInbox && (
+            <button type="button" className="btn" onClick={() => create.mutate(DEV_INBOX_URL)}>
+              Use dev inbox
+            </button>
+          )}
+        </form>
+        <ErrorBanner error={create.error ?? subs.error} />
+        {subs.isPending && <Spinner />}
+        {subs.data?.length === 0 && <Empty>No endpoints yet. Add one to receive message.received events.</Empty>}
+        <ul className="endpoints">
+          {subs.data?.map((s) => (
+            <Endpoint key={s.id} sub={s} onSecret={setSecret} />
+          ))}
+        </ul>
+      </Card>
+      {hasInbox && <DevInbox />}
+    </Page>
+  );
+}

@@ -1,0 +1,183 @@
+import { useEffect, useRef, useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { Link } from '@tanstack/react-router';
+import type { EventRecord, StreamEvent } from '@blueline/sdk';
+import { client, describeError } from '../api.js';
+import { Badge, Card, Empty, ErrorBanner, Page, Spinner, shortTime, statusTone, time } from '../ui.js';
+
+const PAGE = 50;
+/** Rows the live tail keeps on screen; older ones drop off (the list below pages through everything). */
+const TAIL_ROWS = 200;
+
+type Filters = { type: string; status: string; lead_id: string; since: string };
+
+function textOf(e: { payload: unknown }): string {
+  const parts = (e.payload as { data?: { message?: { parts?: { type: string; value?: string }[] } } }).data?.message?.parts ?? [];
+  return parts.map((p) => (p.type === 'text' ? p.value : `[${p.type}]`)).join(' ');
+}
+
+/**
+ * The live tail: SSE frames are buffered and drawn at most four times a second, so a burst of
+ * hundreds of events per second costs a few renders, not one per event.
+ */
+function LiveTail() {
+  const [on, setOn] = useState(false);
+  const [rows, setRows] = useState<StreamEvent[]>([]);
+  const [count, setCount] = useState(0);
+  const [error, setError] = useState<string | null>(null);
+  const buffer = useRef<StreamEvent[]>([]);
+  useEffect(() => {
+    if (!on) return;
+    const abort = new AbortController();
+    let total = 0;
+    const timer = setInterval(() => {
+      if (buffer.current.length === 0) return;
+      const fresh = buffer.current.reverse();
+      buffer.current = [];
+      setRows((r) => [...fresh, ...r].slice(0, TAIL_ROWS));
+      setCount(total);
+    }, 250);
+    (async () => {
+      try {
+        for await (const e of client.events.stream({ signal: abort.signal })) {
+          buffer.current.push(e);
+          total++;
+        }
+      } catch (err) {
+        if (!abort.signal.aborted) setError(describeError(err));
+      }
+    })();
+    return () => {
+      abort.abort();
+      clearInterval(timer);
+    };
+  }, [on]);
+  return (
+    <Card
+      title={
+        <>
+          Live tail {on && <span className="live-dot" aria-hidden="true" />}
+        </>
+      }
+      actions={
+        <>
+          <span className="muted small" aria-live="polite">{on ? `${count} received` : 'paused'}</span>
+          <button type="button" className={`btn small ${on ? '' : 'primary'}`} onClick={() => setOn(!on)} aria-pressed={on}>
+            {on ? 'Pause' : 'Start live tail'}
+          </button>
+        </>
+      }
+    >
+      {error && <div className="banner error" role="alert">{error}</div>}
+      {on && rows.length === 0 && <Empty>Waiting for events…</Empty>}
+      {rows.length > 0 && (
+        <ol className="tail" aria-label="Live events">
+          {rows.map((e) => (
+            <li key={e.id} className="tail-row" data-event-id={e.id}>
+              <span className="mono muted">{shortTime(e.created_at)}</span>
+              <Badge>{e.type}</Badge>
+              <span className="ellipsis">{textOf(e)}</span>
+              <Link to="/events/$eventId" params={{ eventId: e.id }} className="small">
+                Details
+              </Link>
+            </li>
+          ))}
+        </ol>
+      )}
+    </Card>
+  );
+}
+
+export function Events() {
+  const [filters, setFilters] = useState<Filters>({ type: '', status: '', lead_id: '', since: '' });
+  const [cursors, setCursors] = useState<string[]>([]);
+  const cursor = cursors[cursors.length - 1];
+  const query = {
+    limit: PAGE,
+    ...(filters.type && { type: filters.type }),
+    ...(filters.status && { status: filters.status as never }),
+    ...(filters.lead_id && { lead_id: filters.lead_id }),
+    ...(filters.since && { since: new Date(filters.since).toISOString() }),
+    ...(cursor && { cursor }),
+  };
+  const page = useQuery({ queryKey: ['events', query], queryFn: () => client.events.list(query).page(), placeholderData: (p) => p });
+  const set = (k: keyof Filters) => (e: { target: { value: string } }) => {
+    setCursors([]);
+    setFilters({ ...filters, [k]: e.target.value });
+  };
+  return (
+    <Page title="Events" subtitle="Every event, its deliveries and replays">
+      <LiveTail />
+      <Card title="History">
+        <div className="filters" role="search">
+          <label>
+            Type
+            <select value={filters.type} onChange={set('type')}>
+              <option value="">Any type</option>
+              <option value="message.received">message.received</option>
+            </select>
+          </label>
+          <label>
+            Status
+            <select value={filters.status} onChange={set('status')}>
+              <option value="">Any status</option>
+              {['pending', 'delivered', 'failed', 'dev_inbox'].map((s) => (
+                <option key={s} value={s}>{s}</option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Lead
+            <input value={filters.lead_id} onChange={set('lead_id')} placeholder="lead id" />
+          </label>
+          <label>
+            After
+            <input type="datetime-local" value={filters.since} onChange={set('since')} />
+          </label>
+        </div>
+        <ErrorBanner error={page.error} />
+        {page.isPending ? (
+          <Spinner />
+        ) : page.data?.events.length === 0 ? (
+          <Empty>No events match.</Empty>
+        ) : (
+          <table className="table" aria-label="Events">
+            <thead>
+              <tr>
+                <th scope="col">Time</th>
+                <th scope="col">Type</th>
+                <th scope="col">Delivery</th>
+                <th scope="col">Message</th>
+                <th scope="col">Attempts</th>
+              </tr>
+            </thead>
+            <tbody>
+              {page.data?.events.map((e: EventRecord) => (
+                <tr key={e.id} data-event-id={e.id}>
+                  <td className="nowrap">
+                    <Link to="/events/$eventId" params={{ eventId: e.id }}>{time(e.created_at)}</Link>
+                  </td>
+                  <td>{e.type}</td>
+                  <td>
+                    <Badge tone={statusTone(e.delivery.status)}>{e.delivery.status}</Badge>
+                  </td>
+                  <td className="ellipsis max40">{textOf(e)}</td>
+                  <td>{e.delivery.attempts.length}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        <div className="pager">
+          <button type="button" className="btn small" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
+            ← Newer
+          </button>
+          <span className="muted small">Page {cursors.length + 1}</span>
+          <button type="button" className="btn small" disabled={!page.data?.next_cursor} onClick={() => page.data?.next_cursor && setCursors([...cursors, page.data.next_cursor])}>
+            Older →
+          </button>
+        </div>
+      </Card>
+    </Page>
+  );
+}

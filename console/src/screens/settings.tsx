@@ -1,0 +1,83 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { client } from '../api.js';
+import { Card, ErrorBanner, Notice, Page, Spinner } from '../ui.js';
+
+const ZONES: string[] = (Intl as { supportedValuesOf?: (k: string) => string[] }).supportedValuesOf?.('timeZone') ?? ['UTC'];
+
+export function Settings() {
+  const qc = useQueryClient();
+  const settings = useQuery({ queryKey: ['settings'], queryFn: () => client.settings.get() });
+  const [form, setForm] = useState({ timezone: '', start: '', end: '', cap: '' });
+  useEffect(() => {
+    const s = settings.data;
+    if (s) setForm({ timezone: s.timezone, start: s.sending_window.start, end: s.sending_window.end, cap: String(s.daily_first_touch_cap) });
+  }, [settings.data]);
+  const save = useMutation({
+    mutationFn: () => client.settings.update({ timezone: form.timezone, sending_window: { start: form.start, end: form.end }, daily_first_touch_cap: Number(form.cap) }),
+    onSuccess: (s) => qc.setQueryData(['settings'], s),
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    save.mutate();
+  };
+  const s = settings.data;
+  return (
+    <Page title="Settings" subtitle="When and how much your project may start new conversations">
+      <ErrorBanner error={settings.error} />
+      {!s ? (
+        <Spinner />
+      ) : (
+        <form onSubmit={submit} className="stack">
+          <Card title="Sending window">
+            <p className="muted">First touches (a message to someone who never wrote to you) go out only inside this window, in the project's time zone. Replies are never held.</p>
+            <div className="grid3">
+              <label>
+                Time zone
+                <input list="zones" value={form.timezone} onChange={(e) => setForm({ ...form, timezone: e.target.value })} name="timezone" />
+                <datalist id="zones">
+                  {ZONES.map((z) => (
+                    <option key={z} value={z} />
+                  ))}
+                </datalist>
+              </label>
+              <label>
+                Opens at
+                <input name="window_start" value={form.start} onChange={(e) => setForm({ ...form, start: e.target.value })} placeholder="09:00" pattern="\d\d:\d\d" />
+              </label>
+              <label>
+                Closes at
+                <input name="window_end" value={form.end} onChange={(e) => setForm({ ...form, end: e.target.value })} placeholder="18:00" pattern="\d\d:\d\d" />
+              </label>
+            </div>
+          </Card>
+          <Card title="Daily first-touch cap">
+            <div className="grid3">
+              <label>
+                First touches per day (project)
+                <input name="daily_cap" type="number" min={0} value={form.cap} onChange={(e) => setForm({ ...form, cap: e.target.value })} />
+              </label>
+              <div className="readonly">
+                <span className="muted small">Per line per day</span>
+                <strong>{s.first_touches_per_line_per_day}</strong>
+              </div>
+              <div className="readonly">
+                <span className="muted small">Rate limit (set by your operator)</span>
+                <strong>
+                  {s.rate_limit.per_second}/s, burst {s.rate_limit.burst}
+                </strong>
+              </div>
+            </div>
+          </Card>
+          <ErrorBanner error={save.error} />
+          {save.isSuccess && <Notice kind="success">Saved. New sends follow these settings now.</Notice>}
+          <div className="row">
+            <button className="btn primary" type="submit" disabled={save.isPending}>
+              {save.isPending ? 'Saving…' : 'Save settings'}
+            </button>
+          </div>
+        </form>
+      )}
+    </Page>
+  );
+}

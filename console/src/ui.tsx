@@ -1,0 +1,106 @@
+/** Small shared pieces: page frame, cards, banners, buttons, formatters. */
+import { useState, type ReactNode } from 'react';
+import { describeError } from './api.js';
+
+export function Page(props: { title: string; subtitle?: ReactNode; actions?: ReactNode; children: ReactNode }) {
+  return (
+    <div className="page">
+      <header className="page-head">
+        <div>
+          <h1>{props.title}</h1>
+          {props.subtitle && <p className="muted">{props.subtitle}</p>}
+        </div>
+        {props.actions && <div className="row">{props.actions}</div>}
+      </header>
+      {props.children}
+    </div>
+  );
+}
+
+export function Card(props: { title?: ReactNode; actions?: ReactNode; children: ReactNode; className?: string }) {
+  return (
+    <section className={`card ${props.className ?? ''}`}>
+      {(props.title || props.actions) && (
+        <div className="card-head">
+          {props.title && <h2>{props.title}</h2>}
+          {props.actions && <div className="row">{props.actions}</div>}
+        </div>
+      )}
+      {props.children}
+    </section>
+  );
+}
+
+export function ErrorBanner({ error }: { error: unknown }) {
+  if (!error) return null;
+  return (
+    <div className="banner error" role="alert">
+      {describeError(error)}
+    </div>
+  );
+}
+
+export function Notice({ children, kind = 'info' }: { children: ReactNode; kind?: 'info' | 'success' | 'warn' }) {
+  return (
+    <div className={`banner ${kind}`} role="status">
+      {children}
+    </div>
+  );
+}
+
+export function Stat(props: { label: string; value: ReactNode; hint?: ReactNode; tone?: 'good' | 'bad' | 'warn' }) {
+  return (
+    <div className={`stat ${props.tone ?? ''}`}>
+      <div className="stat-label">{props.label}</div>
+      <div className="stat-value">{props.value}</div>
+      {props.hint && <div className="stat-hint">{props.hint}</div>}
+    </div>
+  );
+}
+
+export function Badge({ children, tone }: { children: ReactNode; tone?: string }) {
+  return <span className={`badge ${tone ?? ''}`}>{children}</span>;
+}
+
+export const statusTone = (s: string) =>
+  ({ delivered: 'good', read: 'good', received: 'info', sent: 'info', pending: 'warn', failed: 'bad', dev_inbox: 'muted', active: 'good', suspended: 'bad', edited: 'info' })[s] ?? '';
+
+export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
+  const [done, setDone] = useState(false);
+  return (
+    <button
+      type="button"
+      className="btn small"
+      onClick={() => {
+        void navigator.clipboard?.writeText(text).then(() => {
+          setDone(true);
+          setTimeout(() => setDone(false), 1500);
+        });
+      }}
+    >
+      {done ? 'Copied' : label}
+    </button>
+  );
+}
+
+export function Empty({ children }: { children: ReactNode }) {
+  return <div className="empty">{children}</div>;
+}
+
+export function Spinner() {
+  return <div className="spinner" role="progressbar" aria-label="Loading" />;
+}
+
+const rtf = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
+export function ago(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  const s = (Date.parse(iso) - Date.now()) / 1000;
+  const abs = Math.abs(s);
+  if (abs < 60) return rtf.format(Math.round(s), 'second');
+  if (abs < 3600) return rtf.format(Math.round(s / 60), 'minute');
+  if (abs < 86400) return rtf.format(Math.round(s / 3600), 'hour');
+  return rtf.format(Math.round(s / 86400), 'day');
+}
+
+export const time = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—');
+export const shortTime = (iso: string) => new Date(iso).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });

@@ -1,0 +1,166 @@
+/**
+ * Settling sends the service lost track of (issue 16 item 3). A message is recorded `sending`
+ * before its line is called and marked `sent` when the line answers; a crash in between leaves
+ * it `sending`. At start, and then every SWEEP_INTERVAL_MS while the service runs, each such
+ * message is looked up on its line by its ref (the message id the driver got): the simulator's
+ * device log tells, BlueBubbles is asked for our own messages in the chat since then.
+ *
+ * - Found: `sent`, with the line's guid (receipts and edits find it from then on).
+ * - Not found, and recorded longer ago than the line's longest send (sendWindowMs): `failed`
+ *   with 4001 — it never left, and a retry is safe. Younger ones may still be in flight in
+ *   another process on the same database: they are looked at again when their window ends.
+ * - The line cannot tell now (unreachable): stays `sending`, asked again at the next sweep.
+ *
+ * A process that does get its line's answer after a sweep gave up on the message corrects it
+ * to `sent` (store markSent): the line's answer is the truth.
+ */
+import type { Message, Store } from '../../store/index.js';
+import type { Clock } from '../../clock.js';
+import type { DriverRegistry } from '../../drivers/registry.js';
+import type { SendProbe, Target } from '../../drivers/types.js';
+
+export const SWEEP_INTERVAL_MS = 60_000;
+/** A sweep settles this many at most, then goes on at once. */
+const BATCH = 200;
+/** Why a message that never reached its line failed: delivery failed downstream (retryable). */
+export const NOT_SENT_CODE = 4001;
+
+export interface ReconcileLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+export interface SweepResult {
+  sent: number;
+  failed: number;
+  /** Still `sending`: in flight elsewhere, or the line could not tell. */
+  pending: number;
+  /** When the earliest pending message's window ends (epoch ms), if any. */
+  nextAt?: number;
+}
+
+export function sendReconciler(deps: { store: Store; clock: Clock; drivers: DriverRegistry; log?: ReconcileLog }) {
+  const { store, clock, drivers } = deps;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<SweepResult> | undefined;
+  let stopped = false;
+
+  async function targetOf(m: Message): Promise<Target | undefined> {
+    const chat = await store.chats.getChat(m.tenant_id, m.chat_id);
+    if (!chat) return undefined;
+    if (chat.is_group) return chat.chat_key ? { kind: 'group', chatKey: chat.chat_key } : undefined;
+    const [handle] = await store.chats.participants(chat.id);
+    return handle ? { kind: 'direct', handle } : undefined;
+  }
+
+  function probeOf(m: Message, target: Target, lineId: string): SendProbe {
+    const texts: string[] = [];
+    const filenames: string[] = [];
+    for (const p of m.parts) {
+      if (p.type === 'text') texts.push(p.value);
+      else if (p.type === 'rich_link' && !m.parts.some((q) => q.type === 'text')) texts.push(p.url);
+      else if (p.type === 'media' && p.filename) filenames.push(p.filename);
+    }
+    return {
+      target,
+      recordedAt: m.sent_at,
+      texts,
+      filenames,
+      isClaimed: async (guid) => (await store.messages.byProviderGuid(lineId, guid)) !== undefined,
+    };
+  }
+
+  /** One message: `sent`, `failed` or still pending (with when to look again). */
+  async function settle(m: Message): Promise<'sent' | 'failed' | { until: number }> {
+    const line = m.line_id ? await store.lines.get(m.line_id) : undefined;
+    const target = line && (await targetOf(m));
+    if (!line || !target) {
+      // Nothing to ask: the line or the chat's address is gone, so it cannot have been sent from here since.
+      return (await store.messages.settleSending(m.id, { status: 'failed', error_code: NOT_SENT_CODE })) ? 'failed' : 'sent';
+    }
+    const driver = drivers.forLine(line);
+    const found = await driver.lookupSend(m.id, probeOf(m, target, line.id));
+    if (found.state === 'sent') {
+      await store.messages.settleSending(m.id, { status: 'sent', provider_guid: found.guid });
+      return 'sent';
+    }
+    const until = m.sent_at + driver.sendWindowMs(m.parts.filter((p) => p.type === 'media' || p.type === 'voice_note').length);
+    if (found.state === 'unknown') {
+      deps.log?.warn({ message_id: m.id, line_id: line.id, reason: found.reason }, 'cannot tell yet whether an interrupted send went out; asking again later');
+      return { until: Math.max(until, clock.now() + SWEEP_INTERVAL_MS) };
+    }
+    if (clock.now() < until) return { until };
+    await store.messages.settleSending(m.id, { status: 'failed', error_code: NOT_SENT_CODE });
+    return 'failed';
+  }
+
+  async function sweepOnce(): Promise<SweepResult> {
+    const result: SweepResult = { sent: 0, failed: 0, pending: 0 };
+    const seen = new Set<string>();
+    for (;;) {
+      const batch = (await store.messages.sending(BATCH + seen.size)).filter((m) => !seen.has(m.id));
+      if (batch.length === 0) break;
+      for (const m of batch) {
+        seen.add(m.id);
+        let outcome: Awaited<ReturnType<typeof settle>>;
+        try {
+          outcome = await settle(m);
+        } catch (err) {
+          deps.log?.warn({ message_id: m.id, reason: (err as Error).message }, 'could not settle an interrupted send; asking again later');
+          outcome = { until: clock.now() + SWEEP_INTERVAL_MS };
+        }
+        if (outcome === 'sent') result.sent++;
+        else if (outcome === 'failed') result.failed++;
+        else {
+          result.pending++;
+          result.nextAt = Math.min(result.nextAt ?? Infinity, outcome.until);
+        }
+      }
+      if (batch.length < BATCH) break;
+    }
+    if (result.sent || result.failed) deps.log?.info({ ...result }, 'settled sends interrupted by a restart');
+    return result;
+  }
+
+  function schedule(nextAt?: number) {
+    if (stopped) return;
+    const inMs = nextAt === undefined ? SWEEP_INTERVAL_MS : Math.min(SWEEP_INTERVAL_MS, Math.max(100, nextAt - clock.now() + 50));
+    timer = setTimeout(() => void run(), inMs);
+    timer.unref();
+  }
+
+  async function run(): Promise<SweepResult | undefined> {
+    try {
+      const r = await sweep();
+      schedule(r.nextAt);
+      return r;
+    } catch (err) {
+      deps.log?.warn({ reason: (err as Error).message }, 'the sweep of interrupted sends failed; trying again later');
+      schedule();
+      return undefined;
+    }
+  }
+
+  /** One sweep at a time in this process. */
+  function sweep(): Promise<SweepResult> {
+    running ??= sweepOnce().finally(() => {
+      running = undefined;
+    });
+    return running;
+  }
+
+  return {
+    sweep,
+    /** Sweeps now, then keeps sweeping while the service runs. */
+    start(): Promise<SweepResult | undefined> {
+      stopped = false;
+      return run();
+    },
+    stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+    },
+  };
+}
+
+export type SendReconciler = ReturnType<typeof sendReconciler>;

@@ -1,0 +1,25 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { it } from 'vitest';
+import { startServerProcess } from '/work/main/test/support/server-process.js';
+import { launch } from '/work/main/test/console/browser.js';
+it('dbg', async () => {
+  const server = await startServerProcess({ prefix: 'dbg-', env: { ADMIN_TOKEN: 'x'.repeat(32) } });
+  const demo = JSON.parse(fs.readFileSync(path.join(server.dataDir, 'demo.json'), 'utf8'));
+  await fetch(`${server.url}/admin/v1/lines/${demo.phone_line_ids[0]}/simulate/inbound`, { method: 'POST', headers: { authorization: `Bearer ${'x'.repeat(32)}`, 'content-type': 'application/json' }, body: JSON.stringify({ from: '+14155550177', text: 'hi' }) });
+  const b = await launch();
+  const page = await b.context.newPage();
+  page.on('console', (m) => console.log('CONSOLE', m.type(), m.text()));
+  page.on('pageerror', (e) => console.log('PAGEERROR', e.message));
+  page.on('response', (r) => r.status() >= 400 && console.log('HTTP', r.status(), r.url()));
+  await page.goto(`${server.url}/console/`);
+  await page.getByLabel('Tenant slug').fill(demo.tenant);
+  await page.getByLabel('Signing secret').fill(demo.signing_secret);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  await page.getByRole('link', { name: 'Conversations' }).click();
+  await page.waitForTimeout(1000); await page.locator('.chatrow').first().click(); await page.waitForTimeout(2000); console.log(page.url());
+  console.log((await page.locator('body').innerText()).slice(0, 800));
+  await b.close();
+  server.cleanup();
+}, 60000);
