@@ -13,8 +13,10 @@ export const client = new Blueline({ baseUrl: base, auth: 'session', maxRetries:
  * progress, XHR can. The SDK takes any fetch-compatible function (its `fetch` option).
  */
 export function uploadClient(onProgress: (fraction: number) => void): Blueline {
-  const xhrFetch: typeof fetch = (input, init = {}) =>
-    new Promise<Response>((resolve, reject) => {
+  const xhrFetch: typeof fetch = async (input, init = {}) => {
+    // The SDK streams a File's bytes; XHR sends a Blob (and reports its progress).
+    const body = init.body instanceof ReadableStream ? await new Response(init.body).blob() : init.body;
+    return new Promise<Response>((resolve, reject) => {
       const xhr = new XMLHttpRequest();
       xhr.open(init.method ?? 'GET', String(input));
       xhr.withCredentials = true;
@@ -33,8 +35,9 @@ export function uploadClient(onProgress: (fraction: number) => void): Blueline {
       };
       xhr.onerror = () => reject(new TypeError('network error'));
       init.signal?.addEventListener('abort', () => xhr.abort());
-      xhr.send((init.body ?? null) as XMLHttpRequestBodyInit | null);
+      xhr.send((body ?? null) as XMLHttpRequestBodyInit | null);
     });
+  };
   const c = new Blueline({ baseUrl: base, auth: 'session', fetch: xhrFetch, maxRetries: 0, timeoutMs: 0 });
   c.core.csrfToken = client.core.csrfToken;
   return c;

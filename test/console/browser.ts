@@ -7,6 +7,9 @@ import { createRequire } from 'node:module';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { projectRoot } from '../support/server-process.js';
 
+// Evaluated in the page, not in Node: its globals, loosely typed (the test project has no DOM lib).
+declare const window: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 /** The system Chromium: CHROMIUM_PATH, else the Debian package's binary. */

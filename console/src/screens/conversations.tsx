@@ -219,7 +219,9 @@ function Thread({ chatId }: { chatId: string }) {
   const messages = useQuery({ queryKey: ['messages', chatId], queryFn: () => client.chats.messages(chatId, { limit: 100 }).page(), refetchInterval: 5_000 });
   const end = useRef<HTMLDivElement>(null);
   const ordered = [...(messages.data?.messages ?? [])].reverse();
-  useEffect(() => end.current?.scrollIntoView({ block: 'end' }), [ordered.length]);
+  useEffect(() => {
+    end.current?.scrollIntoView({ block: 'end' });
+  }, [ordered.length]);
   const chat = summary.data?.chat;
   return (
     <section className="thread" aria-label="Thread">

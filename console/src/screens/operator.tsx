@@ -263,8 +263,9 @@ function Lines() {
                 <td>{l.driver}</td>
                 <td>{l.capabilities.join(', ')}</td>
                 <td>
-                  <button type="button" className="btn small" onClick={() => void run(() => client.admin.updateLine(l.phone_line_id, { is_active: !l.is_active } as never))} aria-label={`${l.is_active ? 'Deactivate' : 'Activate'} ${l.phone_number}`}>
+                  <button type="button" className="btn small" onClick={() => void run(() => client.admin.updateLine(l.phone_line_id, { is_active: !l.is_active } as never))}>
                     {l.is_active ? 'Active ✓' : 'Inactive'}
+                    <span className="sr-only"> (toggle {l.phone_number})</span>
                   </button>
                 </td>
                 <td>
