@@ -70,7 +70,7 @@ describe('attachments.upload, 20 MB', () => {
     const file = path.join(dir, 'clip.mp4');
     const written = crypto.createHash('sha256');
     const out = fs.createWriteStream(file);
-    for (const c of chunks(1, written)) if (!out.write(c)) await new Promise((r) => out.once('drain', r));
+    for (const c of chunks(1, written)) if (!out.write(c)) await new Promise<void>((r) => out.once('drain', () => r()));
     await new Promise<void>((r) => out.end(() => r()));
     const expected = written.digest('hex');
 
