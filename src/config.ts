@@ -40,6 +40,39 @@ export interface Config {
   logLevel: string;
   /** Request lines (method, path, status, ms): every request, only 4xx/5xx, or none. */
   logRequests: 'all' | 'errors' | 'off';
+  /** The operator's HubSpot app; undefined when HUBSPOT_CLIENT_ID/SECRET are unset (the routes answer 404). */
+  hubspot: HubSpotConfig | undefined;
+}
+
+export interface HubSpotConfig {
+  clientId: string;
+  clientSecret: string;
+  /** When set, card requests naming another appId are refused. */
+  appId: string | undefined;
+  /** Operator-set, hence trusted: not subject to the private-network guard. */
+  apiBase: string;
+  authBase: string;
+  scopes: string;
+}
+
+function hubspotConfig(env: Env): HubSpotConfig | undefined {
+  const clientId = env.HUBSPOT_CLIENT_ID || undefined;
+  const clientSecret = env.HUBSPOT_CLIENT_SECRET || undefined;
+  if (!clientId && !clientSecret) return undefined;
+  if (!clientId || !clientSecret) throw new ConfigError('HUBSPOT_CLIENT_ID and HUBSPOT_CLIENT_SECRET go together: set both (or neither, to turn the HubSpot integration off)');
+  const base = (name: string, fallback: string) => {
+    const raw = (env[name] || fallback).replace(/\/+$/, '');
+    if (!/^https?:\/\//i.test(raw) || !URL.canParse(raw)) throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`);
+    return raw;
+  };
+  return {
+    clientId,
+    clientSecret,
+    appId: env.HUBSPOT_APP_ID || undefined,
+    apiBase: base('HUBSPOT_API_BASE', 'https://api.hubapi.com'),
+    authBase: base('HUBSPOT_AUTH_BASE', 'https://app.hubspot.com'),
+    scopes: (env.HUBSPOT_SCOPES || 'oauth crm.objects.contacts.read crm.objects.contacts.write automation').trim().split(/\s+/).join(' '),
+  };
 }
 
 export class ConfigError extends Error {}
@@ -127,6 +160,7 @@ export function loadConfig(env: Env = process.env): Config {
     deliveryWorker: bool(env, 'BLUELINE_DELIVERY_WORKER', true),
     logLevel: oneOf(env, 'LOG_LEVEL', ['info', 'fatal', 'error', 'warn', 'debug', 'trace', 'silent'] as const),
     logRequests: oneOf(env, 'BLUELINE_LOG_REQUESTS', ['errors', 'all', 'off'] as const),
+    hubspot: hubspotConfig(env),
   };
 }
 

@@ -13,6 +13,7 @@ import { idempotencyRepo } from './idempotency.js';
 import { lineRuntimeRepo } from './line-runtime.js';
 import { mediaRepo } from './media.js';
 import { eventsRepo } from './events.js';
+import { hubspotRepo } from './hubspot.js';
 import type { Kysely } from 'kysely';
 import type { DB } from './schema.js';
 import type { Dialect } from './db.js';
@@ -29,6 +30,7 @@ function repos(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
     lineRuntime: lineRuntimeRepo(db, dialect),
     media: mediaRepo(db),
     events: eventsRepo(db, dialect, box),
+    hubspot: hubspotRepo(db, dialect, box),
   };
 }
 
@@ -64,3 +66,4 @@ export type { Message, MessagePart } from './messages.js';
 export type { IdempotencyRecord } from './idempotency.js';
 export type { Attachment, VoiceNote } from './media.js';
 export type { Subscription, EventRow, DeliveredEvent, DeliveryJob, DeliveryAttempt } from './events.js';
+export type { HubSpotInstall, HubSpotAutoSend, HubSpotTokens } from './hubspot.js';

@@ -36,6 +36,8 @@ export interface TenantsTable {
   rate_burst: number;
   status: 'active' | 'suspended';
   created_at: number;
+  /** production HubSpot portals the tenant may connect (migration 008) */
+  crm_install_slots?: number;
 }
 
 export interface PhoneLinesTable {
@@ -223,7 +225,78 @@ export interface DeliveryAttemptsTable {
   error: string | null;
 }
 
+export interface HubSpotInstallsTable {
+  portal_id: string;
+  tenant_id: string;
+  /** HubSpot's accountType: STANDARD, SANDBOX, DEVELOPER_TEST, APP_DEVELOPER */
+  account_type: string;
+  sandbox: number;
+  status: 'active' | 'uninstalled' | 'token_invalid';
+  /** sealed; null once uninstalled (the tokens are deleted, not flagged) */
+  access_token_enc: string | null;
+  refresh_token_enc: string | null;
+  /** business-clock ms when the access token expires */
+  expires_at: number | null;
+  /** bumped by every token change: a refresh is a compare-and-set on it */
+  token_version: number;
+  /** real-time ms until which one process holds the right to refresh */
+  refresh_lease_until: number | null;
+  auto_send_enabled: number;
+  auto_send_template: string | null;
+  auto_send_line_id: string | null;
+  installed_at: number;
+  updated_at: number;
+}
+
+export interface HubSpotOAuthStatesTable {
+  /** sha256 of the state handed out: the state itself is a credential */
+  state_hash: string;
+  tenant_id: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
+export interface HubSpotCallCountsTable {
+  portal_id: string;
+  /** YYYY-MM-DD in the tenant's timezone */
+  day: string;
+  kind: string;
+  count: number;
+}
+
+export interface HubSpotAutoSendsTable {
+  id: string;
+  tenant_id: string;
+  portal_id: string;
+  object_id: string;
+  event_id: string;
+  status: 'pending' | 'sent' | 'failed' | 'skipped';
+  reason: string | null;
+  code: number | null;
+  message_id: string | null;
+  attempts: number;
+  /** real-time ms */
+  next_attempt_at: number;
+  lease_until: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface HubSpotContactLinksTable {
+  tenant_id: string;
+  handle: string;
+  portal_id: string;
+  contact_id: string;
+  linked_at: number;
+}
+
 export interface DB {
+  hubspot_installs: HubSpotInstallsTable;
+  hubspot_oauth_states: HubSpotOAuthStatesTable;
+  hubspot_call_counts: HubSpotCallCountsTable;
+  hubspot_auto_sends: HubSpotAutoSendsTable;
+  hubspot_contact_links: HubSpotContactLinksTable;
   webhook_subscriptions: WebhookSubscriptionsTable;
   events: EventsTable;
   delivery_jobs: DeliveryJobsTable;

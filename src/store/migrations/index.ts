@@ -5,6 +5,7 @@ import * as m003 from './003_media.js';
 import * as m004 from './004_events.js';
 import * as m005 from './005_first_touch_index.js';
 import * as m006 from './006_upload_token_voice_note_use.js';
+import * as m008 from './008_hubspot.js';
 
 /** Numbered migrations, applied in key order; never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '004_events': m004,
   '005_first_touch_index': m005,
   '006_upload_token_voice_note_use': m006,
+  '008_hubspot': m008,
 };

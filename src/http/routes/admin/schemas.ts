@@ -28,6 +28,7 @@ export const TenantSettings = {
   daily_first_touch_cap: Type.Optional(Type.Integer({ minimum: 0 })),
   rate_limit: Type.Optional(RateLimit),
   status: Type.Optional(Status),
+  crm_install_slots: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000, description: 'production HubSpot portals the tenant may connect; sandbox portals take none (default 1)' })),
 };
 
 export const TenantSchema = Type.Object({
@@ -40,6 +41,7 @@ export const TenantSchema = Type.Object({
   daily_first_touch_cap: Type.Integer(),
   rate_limit: RateLimit,
   status: Status,
+  crm_install_slots: Type.Integer(),
   created_at: Type.String({ format: 'date-time' }),
 });
 

@@ -7,7 +7,7 @@ import { isoAt } from '../../../clock.js';
 
 const adminConfig = { auth: 'admin' as const };
 const tags = ['admin'];
-const show = (t: Tenant) => ({ ...t, created_at: isoAt(t.created_at) });
+const show = (t: Tenant) => ({ ...t, crm_install_slots: t.crm_install_slots ?? 1, created_at: isoAt(t.created_at) });
 const SlugParams = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 100 }) });
 const One = Type.Object({ tenant: TenantSchema });
 
