@@ -21,6 +21,7 @@ import { driverRegistry } from './drivers/registry.js';
 import { bluebubblesDriver, registerWebhook, webhookUrlFor } from './drivers/bluebubbles/index.js';
 import { deliveryWorker } from './delivery/worker.js';
 import { sseHub } from './delivery/sse.js';
+import { hubspotIntegration } from './crm/hubspot/index.js';
 
 export interface ServiceDeps {
   config: Config;
@@ -54,6 +55,12 @@ export function buildServices(deps: ServiceDeps) {
       deps.logger.warn({ line_id: line.id, reason: err.message }, 'could not register the webhook with BlueBubbles; will retry at the next start or line change'),
     );
   };
+  const messagingArea = messaging({
+    store,
+    clock,
+    drivers,
+    media: { attachments: (tenantId, ids, indexes) => attachments.resolve(tenantId, ids, indexes), voiceNote: (tenantId, lineId, id) => voiceNotes.resolve(tenantId, lineId, id), useVoiceNote: (id, send) => voiceNotes.useFor(id, send) },
+  });
   const voiceNotes = voiceNotesService({ store, clock, blobs, drivers, allowPrivateNetworks: config.allowPrivateNetworks });
   return {
     accounts: accountsService({ store, clock, secretOverlapMs: config.secretOverlapMs, onChange: auth.invalidate }),
@@ -69,12 +76,9 @@ export function buildServices(deps: ServiceDeps) {
     eventLog: eventsService({ store, clock, attempt }),
     worker: deliveryWorker({ store, clock, bus, logger: deps.logger }, { ...attempt, backoffMs: config.webhookBackoffMs, pollMs: config.workerPollMs, leaseMs: Math.max(config.webhookLeaseMs, config.webhookTimeoutMs * 2), batch: 32 }),
     sse: sseHub({ store, bus }, { maxMs: config.sseMaxMs, heartbeatMs: config.sseHeartbeatMs, pollMs: config.ssePollMs }),
-    messaging: messaging({
-      store,
-      clock,
-      drivers,
-      media: { attachments: (tenantId, ids, indexes) => attachments.resolve(tenantId, ids, indexes), voiceNote: (tenantId, lineId, id) => voiceNotes.resolve(tenantId, lineId, id), useVoiceNote: (id, send) => voiceNotes.useFor(id, send) },
-    }),
+    messaging: messagingArea,
+    /** undefined unless HUBSPOT_CLIENT_ID/SECRET are set */
+    hubspot: hubspotIntegration({ config, store, clock, messaging: messagingArea, logger: deps.logger }),
   };
 }
 
