@@ -28,6 +28,7 @@ import { attachmentRoutes } from './http/routes/attachments/routes.js';
 import { voiceNoteRoutes } from './http/routes/attachments/voice-notes.js';
 import { eventRoutes } from './http/routes/events/routes.js';
 import { bluebubblesWebhookRoute } from './drivers/bluebubbles/index.js';
+import { hubspotRoutes } from './http/routes/crm/hubspot/register.js';
 import { buildServices, type ServiceDeps, type Services } from './services.js';
 import type { PhoneLine } from './store/index.js';
 
@@ -140,6 +141,8 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
     contextFor: (line) => services.drivers.contextFor(line as PhoneLine),
   });
 
+  await hubspotRoutes(app, services);
+
   // With PostgreSQL, wake-ups cross processes by LISTEN/NOTIFY; the database stays the truth.
   const notifier = store.database.notifier;
   let unlisten: (() => Promise<void>) | undefined;
@@ -147,12 +150,16 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
     unlisten = await notifier.listen(EVENTS_CHANNEL, (tenantId) => services.bus.fromRemote(tenantId));
     services.bus.connect({ publish: (tenantId) => void notifier.notify(EVENTS_CHANNEL, tenantId).catch(() => {}) });
   }
-  if (config.deliveryWorker) services.worker.start();
+  if (config.deliveryWorker) {
+    services.worker.start();
+    services.hubspot?.autoSends.start();
+  }
   // Before the server waits for open connections to end: an SSE stream would otherwise hold
   // shutdown until the process is killed, the store never closed.
   app.addHook('preClose', async () => services.sse.closeAll());
   app.addHook('onClose', async () => {
     await services.worker.stop();
+    await services.hubspot?.autoSends.stop();
     await unlisten?.();
   });
 

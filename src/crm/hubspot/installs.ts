@@ -146,7 +146,17 @@ export function hubspotInstalls(deps: { store: Store; clock: Clock; config: HubS
       return this.get(tenant, portalId);
     },
 
-    ownInstall,
+    /** The portal's contact-creation records, newest first; the cursor is the last row's id. */
+    async autoSends(tenant: Tenant, portalId: string, q: { status?: 'pending' | 'sent' | 'failed' | 'skipped'; cursor?: string; limit?: number }) {
+      await ownInstall(tenant, portalId);
+      const limit = q.limit ?? 50;
+      const rows = await store.hubspot.listAutoSends(portalId, { status: q.status, before: q.cursor, limit: limit + 1 });
+      const page = rows.slice(0, limit);
+      return {
+        auto_sends: page.map((a) => ({ object_id: a.object_id, status: a.status, reason: a.reason, code: a.code, message_id: a.message_id, created_at: new Date(a.created_at).toISOString() })),
+        next_cursor: rows.length > limit ? page[page.length - 1]!.id : null,
+      };
+    },
   };
 }
 
