@@ -91,7 +91,8 @@ export async function crmContext(app: TypedApp, hs: HubSpotIntegration, routes: 
       const apiErr = toApiError(err);
       if (apiErr.code === 3001) req.log.error({ err, trace_id: req.id }, 'unhandled error');
       const status = signatureFailures.has(apiErr) ? 401 : 200;
-      return reply.status(status).send(req.routeOptions.url === WORKFLOW_PATH && status === 200 ? workflowFailure(apiErr, req.id) : crmFailure(apiErr, req.id));
+      // The route's response schema describes its success; the failure body is its own shape.
+      return reply.status(status).serializer((p: unknown) => JSON.stringify(p)).send(req.routeOptions.url === WORKFLOW_PATH && status === 200 ? workflowFailure(apiErr, req.id) : crmFailure(apiErr, req.id));
     });
     routes(crm);
   });
