@@ -153,6 +153,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
   if (config.deliveryWorker) {
     services.worker.start();
     services.hubspot?.autoSends.start();
+    services.hubspot?.replyPush.start();
   }
   // Before the server waits for open connections to end: an SSE stream would otherwise hold
   // shutdown until the process is killed, the store never closed.
@@ -160,6 +161,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
   app.addHook('onClose', async () => {
     await services.worker.stop();
     await services.hubspot?.autoSends.stop();
+    await services.hubspot?.replyPush.stop();
     await unlisten?.();
   });
 

@@ -42,6 +42,8 @@ export interface Config {
   logRequests: 'all' | 'errors' | 'off';
   /** The operator's HubSpot app; undefined when HUBSPOT_CLIENT_ID/SECRET are unset (the routes answer 404). */
   hubspot: HubSpotConfig | undefined;
+  /** How often each tenant's HubSpot replies are pushed (business clock). */
+  crmPushIntervalMs: number;
 }
 
 export interface HubSpotConfig {
@@ -161,6 +163,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: oneOf(env, 'LOG_LEVEL', ['info', 'fatal', 'error', 'warn', 'debug', 'trace', 'silent'] as const),
     logRequests: oneOf(env, 'BLUELINE_LOG_REQUESTS', ['errors', 'all', 'off'] as const),
     hubspot: hubspotConfig(env),
+    crmPushIntervalMs: int(env, 'BLUELINE_CRM_PUSH_INTERVAL_MS', 120_000, 100, 86_400_000),
   };
 }
 

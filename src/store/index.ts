@@ -14,6 +14,7 @@ import { lineRuntimeRepo } from './line-runtime.js';
 import { mediaRepo } from './media.js';
 import { eventsRepo } from './events.js';
 import { hubspotRepo } from './hubspot.js';
+import { hubspotPushRepo } from './hubspot-push.js';
 import type { Kysely } from 'kysely';
 import type { DB } from './schema.js';
 import type { Dialect } from './db.js';
@@ -31,6 +32,7 @@ function repos(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
     media: mediaRepo(db),
     events: eventsRepo(db, dialect, box),
     hubspot: hubspotRepo(db, dialect, box),
+    hubspotPush: hubspotPushRepo(db, dialect),
   };
 }
 
@@ -67,3 +69,4 @@ export type { IdempotencyRecord } from './idempotency.js';
 export type { Attachment, VoiceNote } from './media.js';
 export type { Subscription, EventRow, DeliveredEvent, DeliveryJob, DeliveryAttempt } from './events.js';
 export type { HubSpotInstall, HubSpotAutoSend, HubSpotTokens } from './hubspot.js';
+export type { PushCandidate, ReplyPush, PushState, PushKey } from './hubspot-push.js';

@@ -246,6 +246,8 @@ export interface HubSpotInstallsTable {
   auto_send_line_id: string | null;
   installed_at: number;
   updated_at: number;
+  /** business-clock ms: reply push waits for HubSpot's 429 window until then */
+  push_paused_until: number | null;
 }
 
 export interface HubSpotOAuthStatesTable {
@@ -291,7 +293,42 @@ export interface HubSpotContactLinksTable {
   linked_at: number;
 }
 
+export interface HubSpotReplyPushesTable {
+  message_id: string;
+  portal_id: string;
+  tenant_id: string;
+  contact_id: string;
+  /** pending: no communication known; created: communication_id known, association due; pushed; failed: given up */
+  state: 'pending' | 'created' | 'pushed' | 'failed';
+  /** 1 when a create may have reached HubSpot without its answer reaching us: look it up before creating again */
+  create_unknown: number;
+  communication_id: string | null;
+  attempts: number;
+  /** business-clock ms until which one process owns this push */
+  lease_until: number | null;
+  last_error: string | null;
+  /** the reply's time: the push order and the communication's hs_timestamp */
+  sent_at: number;
+  created_at: number;
+  updated_at: number;
+  pushed_at: number | null;
+}
+
+export interface HubSpotPushStateTable {
+  tenant_id: string;
+  /** business-clock ms: one process runs the tenant's reply push at a time */
+  lease_until: number | null;
+  next_run_at: number;
+  breaker_state: 'closed' | 'open';
+  consecutive_failures: number;
+  opened_at: number | null;
+  last_error: string | null;
+  last_push_at: number | null;
+}
+
 export interface DB {
+  hubspot_reply_pushes: HubSpotReplyPushesTable;
+  hubspot_push_state: HubSpotPushStateTable;
   hubspot_installs: HubSpotInstallsTable;
   hubspot_oauth_states: HubSpotOAuthStatesTable;
   hubspot_call_counts: HubSpotCallCountsTable;

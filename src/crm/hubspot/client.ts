@@ -69,7 +69,28 @@ function describe(body: unknown): string {
   return parts.filter(Boolean).join(': ') || 'no details';
 }
 
-export function hubspotApi(deps: { config: HubSpotConfig; store: Store; clock: Clock; timeoutMs?: number }) {
+/** What HubSpot's X-HubSpot-RateLimit-* headers said about a portal's budget. */
+export interface RateInfo {
+  max: number;
+  remaining: number;
+  intervalMs: number;
+}
+
+export interface ApiHooks {
+  /** Called right before a paced call leaves (reply push): waits for room in the portal's budget. */
+  pace?: (portalId: string) => Promise<void>;
+  /** Every answer's rate-limit headers, per portal. */
+  observe?: (portalId: string, info: RateInfo) => void;
+}
+
+function rateInfoOf(h: Headers): RateInfo | undefined {
+  const [max, remaining, interval] = ['max', 'remaining', 'interval-milliseconds'].map((k) => h.get(`x-hubspot-ratelimit-${k}`));
+  if (!max || !remaining || !interval) return undefined;
+  const info = { max: Number(max), remaining: Number(remaining), intervalMs: Number(interval) };
+  return Object.values(info).every(Number.isFinite) ? info : undefined;
+}
+
+export function hubspotApi(deps: { config: HubSpotConfig; store: Store; clock: Clock; timeoutMs?: number; hooks?: ApiHooks }) {
   const { config, store, clock } = deps;
 
   async function count(as: CountAs): Promise<void> {
@@ -77,8 +98,9 @@ export function hubspotApi(deps: { config: HubSpotConfig; store: Store; clock: C
   }
 
   /** One HTTP call; `what` names it in errors (never the URL: one path holds a token). */
-  async function call(what: string, as: CountAs | undefined, init: { method: string; path: string; token?: string; form?: Record<string, string>; json?: unknown }): Promise<unknown> {
+  async function call(what: string, as: CountAs | undefined, init: { method: string; path: string; token?: string; form?: Record<string, string>; json?: unknown; paced?: boolean }): Promise<unknown> {
     if (as) await count(as);
+    if (as && init.paced) await deps.hooks?.pace?.(as.portalId);
     const headers: Record<string, string> = { accept: 'application/json' };
     if (init.token) headers.authorization = `Bearer ${init.token}`;
     let body: string | undefined;
@@ -96,6 +118,9 @@ export function hubspotApi(deps: { config: HubSpotConfig; store: Store; clock: C
       const timedOut = (err as Error).name === 'TimeoutError';
       throw new HubSpotError('network', `HubSpot ${what}: ${timedOut ? 'no answer in time' : 'could not connect'}`);
     }
+    // A refusal's headers (429: remaining 0) are the refusal's business: reply push pauses the portal for its window.
+    const info = as && res.ok && rateInfoOf(res.headers);
+    if (info) deps.hooks?.observe?.(as.portalId, info);
     const text = await res.text().catch(() => '');
     let parsed: unknown;
     try {
@@ -167,16 +192,31 @@ export function hubspotApi(deps: { config: HubSpotConfig; store: Store; clock: C
       return { id: String(b?.id ?? contactId), properties: b?.properties ?? {} };
     },
 
-    /** Reply push (issue 18): a communication on the timeline, then its association to the contact. */
+    /** Reply push: a communication on the timeline, then its association to the contact (paced to the portal's budget). */
     async createCommunication(accessToken: string, properties: Record<string, string>, as: CountAs): Promise<{ id: string }> {
-      const b = (await call('communication create', as, { method: 'POST', path: '/crm/v3/objects/communications', token: accessToken, json: { properties } })) as { id?: unknown };
+      const b = (await call('communication create', as, { method: 'POST', path: '/crm/v3/objects/communications', token: accessToken, json: { properties }, paced: true })) as { id?: unknown };
       if (b?.id === undefined) throw new HubSpotError('server', 'HubSpot communication create answered without id');
       return { id: String(b.id) };
     },
 
     async associateCommunication(accessToken: string, communicationId: string, contactId: string, as: CountAs): Promise<void> {
       const path = `/crm/v4/objects/communications/${encodeURIComponent(communicationId)}/associations/default/contacts/${encodeURIComponent(contactId)}`;
-      await call('association', as, { method: 'PUT', path, token: accessToken });
+      await call('association', as, { method: 'PUT', path, token: accessToken, paced: true });
+    },
+
+    /** Communications logged at exactly `timestampMs` on `channel` (CRM search): finds a create whose answer was lost. */
+    async searchCommunications(accessToken: string, timestampMs: number, channel: string, as: CountAs): Promise<{ id: string; properties: Record<string, string | null> }[]> {
+      const json = {
+        filterGroups: [{ filters: [
+          { propertyName: 'hs_timestamp', operator: 'EQ', value: String(timestampMs) },
+          { propertyName: 'hs_communication_channel_type', operator: 'EQ', value: channel },
+        ] }],
+        properties: ['hs_communication_body', 'hs_timestamp', 'hs_communication_channel_type'],
+        limit: 100,
+      };
+      const b = (await call('communication search', as, { method: 'POST', path: '/crm/v3/objects/communications/search', token: accessToken, json, paced: true })) as { results?: unknown };
+      if (!Array.isArray(b?.results)) throw new HubSpotError('server', 'HubSpot communication search answered without results');
+      return (b.results as { id: unknown; properties?: Record<string, string | null> }[]).map((r) => ({ id: String(r.id), properties: r.properties ?? {} }));
     },
   };
 }

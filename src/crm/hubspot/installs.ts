@@ -14,6 +14,7 @@ import { localDayStart } from '../../domain/messaging/limits.js';
 import { sendsFrom } from '../../domain/lines/service.js';
 import { dayIn, HubSpotError, type HubSpotApi } from './client.js';
 import { fromHubSpot } from './errors.js';
+import type { ReplyPushJob } from './push-job.js';
 
 export const STATE_TTL_MS = 10 * 60_000;
 export const SANDBOX_ACCOUNT_TYPES = new Set(['SANDBOX', 'DEVELOPER_TEST', 'APP_DEVELOPER']);
@@ -21,7 +22,7 @@ const COUNTED_KINDS = ['sidebar_load', 'sidebar_send', 'contact_created', 'reply
 
 const hashState = (state: string) => createHash('sha256').update(state).digest('hex');
 
-export function hubspotInstalls(deps: { store: Store; clock: Clock; config: HubSpotConfig; api: HubSpotApi; redirectUri: string; logger?: Logger }) {
+export function hubspotInstalls(deps: { store: Store; clock: Clock; config: HubSpotConfig; api: HubSpotApi; redirectUri: string; logger?: Logger; replyPush: Pick<ReplyPushJob, 'status'> }) {
   const { store, clock, config, api } = deps;
 
   async function ownInstall(tenant: Tenant, portalId: string): Promise<HubSpotInstall> {
@@ -111,7 +112,7 @@ export function hubspotInstalls(deps: { store: Store; clock: Clock; config: HubS
     async list(tenant: Tenant) {
       const installs = await store.hubspot.listInstalls(tenant.id);
       const reached = await capReached(tenant);
-      return { installs: await Promise.all(installs.map((i) => view(tenant, i, reached))) };
+      return { installs: await Promise.all(installs.map((i) => view(tenant, i, reached))), ...(await deps.replyPush.status(tenant.id)) };
     },
 
     async get(tenant: Tenant, portalId: string) {

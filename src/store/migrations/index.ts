@@ -6,6 +6,7 @@ import * as m004 from './004_events.js';
 import * as m005 from './005_first_touch_index.js';
 import * as m006 from './006_upload_token_voice_note_use.js';
 import * as m008 from './008_hubspot.js';
+import * as m008b from './008_hubspot_reply_push.js';
 
 /** Numbered migrations, applied in key order; never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '005_first_touch_index': m005,
   '006_upload_token_voice_note_use': m006,
   '008_hubspot': m008,
+  '008_hubspot_reply_push': m008b,
 };

@@ -5,7 +5,8 @@
  * `error: "invalid_grant"`), token metadata (GET /oauth/v1/access-tokens/{token}),
  * account details (GET /account-info/v3/details), contacts (GET
  * /crm/v3/objects/contacts/{id}?properties=…), communications (POST
- * /crm/v3/objects/communications) and their default association (PUT
+ * /crm/v3/objects/communications; POST …/communications/search with EQ filters,
+ * datetime values compared as instants) and their default association (PUT
  * /crm/v4/objects/communications/{id}/associations/default/contacts/{contactId}).
  * Error bodies take HubSpot's `{status: "error", message, correlationId, category}`.
  *
@@ -28,9 +29,20 @@ export type RouteKey =
   | 'account-details'
   | 'contact-read'
   | 'communication-create'
+  | 'communication-search'
   | 'association-put';
 
-export type Fault = { status: 401 | 403 | 404 | 429 | 500 | 502 | 503 | 504; retryAfterSeconds?: number } | { delayMs: number };
+/**
+ * A status fault refuses the request before any work (as HubSpot does for 401/429/…); with
+ * `afterWork` the work is done and the answer is replaced (a lost or failed answer after the fact).
+ */
+export type Fault = { status: 401 | 403 | 404 | 429 | 500 | 502 | 503 | 504; retryAfterSeconds?: number; afterWork?: boolean } | { delayMs: number };
+
+interface Gate {
+  headers: Record<string, string>;
+  over: boolean;
+  fault?: Fault;
+}
 
 interface Portal {
   portalId: number;
@@ -124,7 +136,16 @@ export async function startHubSpotStandin(opts: StandinOptions) {
     return { headers, over };
   }
 
-  type Answer = { status: number; body?: unknown; headers?: Record<string, string> };
+  type Answer = { status: number; body?: unknown; headers?: Record<string, string>; gate?: Gate };
+
+  /** Rate limit and faults decided before the work of an API route (a refused request changes nothing). */
+  function gateFor(route: RouteKey, portalId: number): Gate & { refusal?: Answer } {
+    const limit = rateHeaders(portalId);
+    const fault = takeFault(route, portalId);
+    if (limit.over) return { ...limit, fault, refusal: { status: 429, headers: { 'Retry-After': '1' }, body: hubError('You have reached your ten_secondly_rolling limit.', undefined, { errorType: 'RATE_LIMIT', policyName: 'TEN_SECONDLY_ROLLING' }) } };
+    if (fault && 'status' in fault && !fault.afterWork) return { ...limit, fault, refusal: faultAnswer(fault) };
+    return { ...limit, fault };
+  }
 
   function bearer(req: http.IncomingMessage): (Grant & { expiresAt: number }) | 'expired' | undefined {
     const m = /^Bearer (.+)$/.exec(req.headers.authorization ?? '');
@@ -148,6 +169,7 @@ export async function startHubSpotStandin(opts: StandinOptions) {
     if (method === 'GET' && path === '/account-info/v3/details') return { key: 'account-details', params: [] };
     if (method === 'GET' && (m = /^\/crm\/v3\/objects\/contacts\/([^/]+)$/.exec(path))) return { key: 'contact-read', params: [m[1]!] };
     if (method === 'POST' && path === '/crm/v3/objects/communications') return { key: 'communication-create', params: [] };
+    if (method === 'POST' && path === '/crm/v3/objects/communications/search') return { key: 'communication-search', params: [] };
     if (method === 'PUT' && (m = /^\/crm\/v4\/objects\/communications\/([^/]+)\/associations\/default\/contacts\/([^/]+)$/.exec(path))) {
       return { key: 'association-put', params: [m[1]!, m[2]!] };
     }
@@ -221,7 +243,12 @@ export async function startHubSpotStandin(opts: StandinOptions) {
     const portalOf = typeof auth === 'object' ? auth.portalId : 0;
     if (!auth || auth === 'expired') return { ...unauthorized(auth === 'expired'), portalId: portalOf, route: r.key };
     const portal = portals.get(auth.portalId)!;
+    const gate = gateFor(r.key, portal.portalId);
+    if (gate.refusal) return { ...gate.refusal, portalId: portal.portalId, route: r.key, gate };
+    return { ...apiAnswer(r, portal, raw, q), gate };
+  }
 
+  function apiAnswer(r: { key: RouteKey; params: string[] }, portal: Portal, raw: string, q: URLSearchParams): Answer & { portalId: number; route: RouteKey } {
     if (r.key === 'account-details') {
       const body = { portalId: portal.portalId, accountType: portal.accountType, timeZone: portal.timeZone, companyCurrency: 'USD', additionalCurrencies: [], utcOffset: '-05:00', utcOffsetMilliseconds: -18_000_000, uiDomain: 'app.hubspot.com', dataHostingLocation: 'na1' };
       return { status: 200, body, portalId: portal.portalId, route: r.key };
@@ -246,6 +273,33 @@ export async function startHubSpotStandin(opts: StandinOptions) {
       const properties = { ...input.properties, hs_createdate: at, hs_lastmodifieddate: at, hs_object_id: id };
       portal.communications.set(id, properties);
       return { status: 201, body: { id, properties, createdAt: at, updatedAt: at, archived: false }, portalId: portal.portalId, route: r.key };
+    }
+    if (r.key === 'communication-search') {
+      let input: { filterGroups?: { filters?: { propertyName: string; operator: string; value?: string }[] }[]; properties?: string[]; limit?: number };
+      try {
+        input = JSON.parse(raw);
+      } catch {
+        return { status: 400, body: hubError('Invalid input JSON', 'VALIDATION_ERROR'), portalId: portal.portalId, route: r.key };
+      }
+      // HubSpot datetimes are compared as instants: ms or ISO on either side.
+      const same = (a: string | undefined, b: string | undefined) => {
+        if (a === b) return true;
+        const ms = (v?: string) => (v === undefined ? NaN : /^\d+$/.test(v) ? Number(v) : Date.parse(v));
+        return !Number.isNaN(ms(a)) && ms(a) === ms(b);
+      };
+      const groups = input.filterGroups ?? [];
+      const hits = [...portal.communications].filter(([, props]) =>
+        groups.length === 0 || groups.some((g) => (g.filters ?? []).every((f) => f.operator === 'EQ' && same(props[f.propertyName], f.value))),
+      );
+      const wanted = input.properties ?? [];
+      const results = hits.slice(0, input.limit ?? 10).map(([id, props]) => ({
+        id,
+        properties: Object.fromEntries([...wanted, 'hs_object_id'].map((k) => [k, props[k] ?? null])),
+        createdAt: props.hs_createdate,
+        updatedAt: props.hs_lastmodifieddate,
+        archived: false,
+      }));
+      return { status: 200, body: { total: hits.length, results }, portalId: portal.portalId, route: r.key };
     }
     // association-put
     const [commId, contactId] = r.params as [string, string];
@@ -273,15 +327,16 @@ export async function startHubSpotStandin(opts: StandinOptions) {
       if (key) {
         count(portalId, key);
         requests.push({ route: key, portalId, method: req.method ?? '', url: req.url ?? '', body: raw });
-        const limit = rateHeaders(portalId);
-        const fault = takeFault(key, portalId);
+        const gated = answer.gate !== undefined;
+        const gate: Gate = answer.gate ?? { ...rateHeaders(portalId), fault: takeFault(key, portalId) };
+        const fault = gate.fault;
         if (fault && 'delayMs' in fault) await new Promise((r) => setTimeout(r, fault.delayMs));
-        if (limit.over) {
+        if (!gated && gate.over) {
           out = { status: 429, headers: { 'Retry-After': '1' }, body: hubError('You have reached your ten_secondly_rolling limit.', undefined, { errorType: 'RATE_LIMIT', policyName: 'TEN_SECONDLY_ROLLING' }) };
-        } else if (fault && 'status' in fault) {
+        } else if (fault && 'status' in fault && (!gated || fault.afterWork)) {
           out = faultAnswer(fault);
         }
-        out = { ...out, headers: { ...limit.headers, ...out.headers } };
+        out = { status: out.status, body: out.body, headers: { ...gate.headers, ...out.headers } };
       }
       if (res.destroyed) return;
       res.writeHead(out.status, { ...(out.body !== undefined && { 'content-type': 'application/json;charset=utf-8' }), ...out.headers });
