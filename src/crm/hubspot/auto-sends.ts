@@ -105,7 +105,7 @@ export function autoSends(deps: { store: Store; clock: Clock; api: HubSpotApi; t
     const text = renderTemplate(install.auto_send.template!, contact.properties);
     if (!text) return fail('the template rendered empty for this contact', 1001);
     try {
-      const sent = await sendForCrm(deps.messaging, tenant, {
+      const sent = await sendForCrm(deps, tenant, {
         phone: phone.normalized,
         text,
         phone_line_id: install.auto_send.line_id ?? undefined,

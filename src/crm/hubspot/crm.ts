@@ -102,7 +102,7 @@ export function hubspotCrm(deps: { store: Store; clock: Clock; config: HubSpotCo
         const contact = await readContact(tenant, b.portalId, b.objectId, 'sidebar_send');
         const phone = contactPhone(contact.properties);
         if (!phone.normalized) throw new ApiError(1013, `contact ${b.objectId} has no usable phone number: ${phone.reason}`);
-        const sent = await sendForCrm(deps.messaging, tenant, { phone: phone.normalized, text: b.text, phone_line_id: b.phone_line_id, idempotency_key: `hubspot:card:${key}` });
+        const sent = await sendForCrm(deps, tenant, { phone: phone.normalized, text: b.text, phone_line_id: b.phone_line_id, idempotency_key: `hubspot:card:${key}` });
         await link(tenant, phone.normalized, b.portalId, b.objectId);
         return { ...sent, phone: phone.normalized };
       });
@@ -121,7 +121,7 @@ export function hubspotCrm(deps: { store: Store; clock: Clock; config: HubSpotCo
         const template = typeof input.message === 'string' ? input.message : '';
         const text = renderTemplate(template, props);
         if (!text) throw new ApiError(1001, 'the action\'s message input is empty');
-        const sent = await sendForCrm(deps.messaging, tenant, { phone, text, idempotency_key: `hubspot:workflow:${portalId}:${p.callbackId}` });
+        const sent = await sendForCrm(deps, tenant, { phone, text, idempotency_key: `hubspot:workflow:${portalId}:${p.callbackId}` });
         await link(tenant, phone, portalId, String(p.object.objectId));
         return { ...sent, phone };
       });

@@ -5,9 +5,11 @@
  * so a change of its return type is a change of this file only.
  */
 import { ApiError } from '../../errors/registry.js';
+import type { Clock } from '../../clock.js';
 import type { Messaging } from '../../domain/messaging/index.js';
 import type { SendResult } from '../../domain/messaging/send.js';
-import type { Tenant } from '../../store/index.js';
+import { localDayStart, msUntilWindowOpens } from '../../domain/messaging/limits.js';
+import type { Store, Tenant } from '../../store/index.js';
 
 export interface CrmSend {
   phone: string;
@@ -20,15 +22,45 @@ export interface CrmSend {
 export type CrmSent = Pick<SendResult, 'message_id' | 'lead_id' | 'chat_id' | 'lead_created' | 'phone_line_id'>;
 
 /** The error name the spec gives a reached project daily first-touch cap. */
-export const DAILY_CAP_REACHED = 'daily cap reached';
+export const DAILY_CAP_REACHED = 'daily cap reached' as const;
 
-export async function sendForCrm(messaging: Messaging, tenant: Tenant, req: CrmSend): Promise<CrmSent> {
-  const outcome = await messaging.send.send(tenant, { phone: req.phone, body: req.text, phone_line_id: req.phone_line_id, idempotency_key: req.idempotency_key });
-  const b = outcome.body as SendResult;
-  return { message_id: b.message_id, lead_id: b.lead_id, chat_id: b.chat_id, lead_created: b.lead_created, phone_line_id: b.phone_line_id };
+/** Which first-touch limit a pipeline refusal was: the CRM answers name it. */
+export type LimitReached = 'daily cap reached' | 'outside sending window' | 'lines saturated';
+const limitOf = new WeakMap<object, LimitReached>();
+
+export async function sendForCrm(deps: { messaging: Messaging; store: Store; clock: Clock }, tenant: Tenant, req: CrmSend): Promise<CrmSent> {
+  try {
+    const outcome = await deps.messaging.send.send(tenant, { phone: req.phone, body: req.text, phone_line_id: req.phone_line_id, idempotency_key: req.idempotency_key });
+    const b = outcome.body as SendResult;
+    return { message_id: b.message_id, lead_id: b.lead_id, chat_id: b.chat_id, lead_created: b.lead_created, phone_line_id: b.phone_line_id };
+  } catch (err) {
+    if (isLimitRefusal(err)) limitOf.set(err as object, await limitReached(deps, tenant));
+    throw err;
+  }
 }
 
-/** Whether a pipeline failure is the project's daily first-touch cap (its 4002 says so first). */
+/**
+ * The pipeline's first-touch refusal (4002) says which limit only in words; which one it was is read
+ * from the state instead (the order the pipeline checks them: window, project cap, lines). The one
+ * place that knows the pipeline's error type: re-point here when its errors become typed.
+ */
+function isLimitRefusal(err: unknown): boolean {
+  return err instanceof ApiError && err.code === 4002;
+}
+
+async function limitReached(deps: { store: Store; clock: Clock }, tenant: Tenant): Promise<LimitReached> {
+  const now = deps.clock.now();
+  if (msUntilWindowOpens(now, tenant) > 0) return 'outside sending window';
+  if ((await deps.store.messages.tenantFirstTouches(tenant.id, localDayStart(now, tenant.timezone))) >= tenant.daily_first_touch_cap) return DAILY_CAP_REACHED;
+  return 'lines saturated';
+}
+
+/** The first-touch limit a sendForCrm failure hit, if it was one. */
+export function limitReachedBy(err: unknown): LimitReached | undefined {
+  return typeof err === 'object' && err !== null ? limitOf.get(err) : undefined;
+}
+
+/** Whether a sendForCrm failure is the project's daily first-touch cap. */
 export function isDailyCapReached(err: unknown): boolean {
-  return err instanceof ApiError && err.code === 4002 && err.message.startsWith(DAILY_CAP_REACHED);
+  return limitReachedBy(err) === DAILY_CAP_REACHED;
 }

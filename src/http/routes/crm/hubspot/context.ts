@@ -11,7 +11,7 @@ import { ApiError } from '../../../../errors/registry.js';
 import { toApiError } from '../../../errors.js';
 import { verifyHubSpotSignature, type SignatureVersion } from '../../../../crm/hubspot/signature.js';
 import type { HubSpotIntegration } from '../../../../crm/hubspot/index.js';
-import { DAILY_CAP_REACHED, isDailyCapReached } from '../../../../crm/hubspot/send.js';
+import { limitReachedBy } from '../../../../crm/hubspot/send.js';
 import type { TypedApp } from '../../../typed.js';
 
 const jsonErrors = new WeakMap<FastifyRequest, Error>();
@@ -28,12 +28,13 @@ export const ACCEPTS: Record<string, SignatureVersion[]> = {
 export const WORKFLOW_PATH = '/crm/hubspot/workflow/send';
 
 function errorName(err: ApiError): string {
-  if (isDailyCapReached(err)) return DAILY_CAP_REACHED;
+  const limit = limitReachedBy(err);
+  if (limit) return limit;
   const names: Record<string, string> = {
     1001: 'missing field', 1002: 'invalid request', 1003: 'invalid phone', 1004: 'invalid json', 1005: 'url in first message', 1007: 'rate limited',
     1009: 'text too long', 1012: 'in progress', 1013: 'no usable phone', 2001: 'not connected', 2004: 'invalid signature', 2005: 'forbidden',
     2006: 'line not assigned', 2010: 'reconnect hubspot', 2011: 'not found', 3001: 'internal error', 3002: 'no line available', 3004: 'hubspot unavailable',
-    4001: 'send failed', 4002: err.message.startsWith('outside') ? 'outside sending window' : 'lines saturated', 4099: 'unsupported',
+    4001: 'send failed', 4002: 'limit reached', 4099: 'unsupported',
   };
   return names[String(err.code)] ?? 'failed';
 }
