@@ -84,7 +84,9 @@ export async function startHubSpotStandin(opts: StandinOptions) {
   const counts = new Map<string, number>();
   const faults: { route: RouteKey; portalId?: number; fault: Fault }[] = [];
   const windows = new Map<number, number[]>();
-  const requests: { route: RouteKey; portalId: number; method: string; url: string; body: string }[] = [];
+  const requests: { route: RouteKey; portalId: number; method: string; url: string; body: string; at: number }[] = [];
+  /** 429s the per-portal budget answered. */
+  const overBudget = new Map<number, number>();
   let nextPortal: number | undefined;
   let denyNext: { error: string; description: string } | undefined;
   let nextId = 1000;
@@ -142,6 +144,7 @@ export async function startHubSpotStandin(opts: StandinOptions) {
   function gateFor(route: RouteKey, portalId: number): Gate & { refusal?: Answer } {
     const limit = rateHeaders(portalId);
     const fault = takeFault(route, portalId);
+    if (limit.over) overBudget.set(portalId, (overBudget.get(portalId) ?? 0) + 1);
     if (limit.over) return { ...limit, fault, refusal: { status: 429, headers: { 'Retry-After': '1' }, body: hubError('You have reached your ten_secondly_rolling limit.', undefined, { errorType: 'RATE_LIMIT', policyName: 'TEN_SECONDLY_ROLLING' }) } };
     if (fault && 'status' in fault && !fault.afterWork) return { ...limit, fault, refusal: faultAnswer(fault) };
     return { ...limit, fault };
@@ -326,12 +329,13 @@ export async function startHubSpotStandin(opts: StandinOptions) {
       let out: Answer = answer;
       if (key) {
         count(portalId, key);
-        requests.push({ route: key, portalId, method: req.method ?? '', url: req.url ?? '', body: raw });
+        requests.push({ route: key, portalId, method: req.method ?? '', url: req.url ?? '', body: raw, at: Date.now() });
         const gated = answer.gate !== undefined;
         const gate: Gate = answer.gate ?? { ...rateHeaders(portalId), fault: takeFault(key, portalId) };
         const fault = gate.fault;
         if (fault && 'delayMs' in fault) await new Promise((r) => setTimeout(r, fault.delayMs));
         if (!gated && gate.over) {
+          overBudget.set(portalId, (overBudget.get(portalId) ?? 0) + 1);
           out = { status: 429, headers: { 'Retry-After': '1' }, body: hubError('You have reached your ten_secondly_rolling limit.', undefined, { errorType: 'RATE_LIMIT', policyName: 'TEN_SECONDLY_ROLLING' }) };
         } else if (fault && 'status' in fault && (!gated || fault.afterWork)) {
           out = faultAnswer(fault);
@@ -386,6 +390,8 @@ export async function startHubSpotStandin(opts: StandinOptions) {
       requests.length = 0;
     },
     requests,
+    /** How many requests the per-portal budget (rateLimit) refused with 429. */
+    overBudget: (portalId: number) => overBudget.get(portalId) ?? 0,
     /** Every token issued so far (access and refresh), to look for them where they must not be. */
     issuedTokens: () => [...accessTokens.keys(), ...refreshTokens.keys()],
     /** Revokes every refresh token of a portal (an uninstall on HubSpot's side). */
