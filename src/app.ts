@@ -74,6 +74,7 @@ import { consoleSessions } from './domain/accounts-tenants/console-sessions.js';
 import { registerConsole } from './http/console.js';
 import { registerSlowBodyGuard } from './http/slow-body.js';
 import { registerMethodNotAllowed } from './http/method-not-allowed.js';
+import { hubspotRoutes } from './http/routes/crm/hubspot/register.js';
 import { buildServices, type ServiceDeps, type Services } from './services.js';
 import { publicBaseUrl } from './config.js';
 import { createMetrics } from './metrics/registry.js';
@@ -263,6 +264,8 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
     accept: (line, body) => services.inbound.accept(line, body),
   });
 
+  await hubspotRoutes(app, services);
+
   // With PostgreSQL, wake-ups cross processes by LISTEN/NOTIFY; the database stays the truth.
   const notifier = store.database.notifier;
   let unlisten: (() => Promise<void>) | undefined;
@@ -273,7 +276,11 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
     unlistenIntake = await notifier.listen(INTAKE_CHANNEL, () => services.inbound.wake.fromRemote());
     services.inbound.wake.connect({ publish: () => void notifier.notify(INTAKE_CHANNEL, '').catch(() => {}) });
   }
-  if (config.deliveryWorker) services.worker.start();
+  if (config.deliveryWorker) {
+    services.worker.start();
+    services.hubspot?.autoSends.start();
+    services.hubspot?.replyPush.start();
+  }
   if (config.inboundWorker) services.inbound.start();
   // Before the server waits for open connections to end: an SSE stream would otherwise hold
   // shutdown until the process is killed, the store never closed.
@@ -281,6 +288,8 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
   app.addHook('onClose', async () => {
     await services.worker.stop();
     await services.inbound.stop();
+    await services.hubspot?.autoSends.stop();
+    await services.hubspot?.replyPush.stop();
     await unlisten?.();
     await unlistenIntake?.();
   });

@@ -55,6 +55,41 @@ export interface Config {
   blobs: BlobConfig;
   /** Bearer token that opens GET /metrics; unset → /metrics does not exist (404). */
   metricsToken: string | undefined;
+  /** The operator's HubSpot app; undefined when HUBSPOT_CLIENT_ID/SECRET are unset (the routes answer 404). */
+  hubspot: HubSpotConfig | undefined;
+  /** How often each tenant's HubSpot replies are pushed (business clock). */
+  crmPushIntervalMs: number;
+}
+
+export interface HubSpotConfig {
+  clientId: string;
+  clientSecret: string;
+  /** When set, card requests naming another appId are refused. */
+  appId: string | undefined;
+  /** Operator-set, hence trusted: not subject to the private-network guard. */
+  apiBase: string;
+  authBase: string;
+  scopes: string;
+}
+
+function hubspotConfig(env: Env): HubSpotConfig | undefined {
+  const clientId = env.HUBSPOT_CLIENT_ID || undefined;
+  const clientSecret = env.HUBSPOT_CLIENT_SECRET || undefined;
+  if (!clientId && !clientSecret) return undefined;
+  if (!clientId || !clientSecret) throw new ConfigError('HUBSPOT_CLIENT_ID and HUBSPOT_CLIENT_SECRET go together: set both (or neither, to turn the HubSpot integration off)');
+  const base = (name: string, fallback: string) => {
+    const raw = (env[name] || fallback).replace(/\/+$/, '');
+    if (!/^https?:\/\//i.test(raw) || !URL.canParse(raw)) throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`);
+    return raw;
+  };
+  return {
+    clientId,
+    clientSecret,
+    appId: env.HUBSPOT_APP_ID || undefined,
+    apiBase: base('HUBSPOT_API_BASE', 'https://api.hubapi.com'),
+    authBase: base('HUBSPOT_AUTH_BASE', 'https://app.hubspot.com'),
+    scopes: (env.HUBSPOT_SCOPES || 'oauth crm.objects.contacts.read crm.objects.contacts.write automation').trim().split(/\s+/).join(' '),
+  };
 }
 
 export type BlobConfig =
@@ -198,6 +233,8 @@ export function loadConfig(env: Env = process.env): Config {
     logRequests: oneOf(env, 'BLUELINE_LOG_REQUESTS', ['errors', 'all', 'off'] as const),
     blobs: blobConfig(env),
     metricsToken,
+    hubspot: hubspotConfig(env),
+    crmPushIntervalMs: int(env, 'BLUELINE_CRM_PUSH_INTERVAL_MS', 120_000, 100, 86_400_000),
   };
 }
 

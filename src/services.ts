@@ -32,6 +32,7 @@ import { inboundIntake } from './intake/index.js';
 import type { AddressGuard } from './net/index.js';
 import type { ServiceObserver } from './metrics/observer.js';
 import { observeDrivers, observeDriverState, observeLineEvents } from './metrics/wrap.js';
+import { hubspotIntegration } from './crm/hubspot/index.js';
 
 export interface ServiceDeps {
   config: Config;
@@ -93,6 +94,12 @@ export function buildServices(deps: ServiceDeps) {
     );
   };
   const voiceNotes = voiceNotesService({ store, clock, blobs, drivers, allowPrivateNetworks: config.allowPrivateNetworks });
+  const messagingArea = messaging({
+    store,
+    clock,
+    drivers,
+    media: { attachments: (tenantId, ids, indexes) => attachments.resolve(tenantId, ids, indexes), voiceNote: (tenantId, lineId, id) => voiceNotes.resolve(tenantId, lineId, id), useVoiceNote: (id, send) => voiceNotes.useFor(id, send) },
+  });
   return {
     accounts: accountsService({ store, clock, secretOverlapMs: config.secretOverlapMs, onChange: auth.invalidate }),
     lines: linesService({ store, clock, onLineSaved: connectLine }),
@@ -120,12 +127,9 @@ export function buildServices(deps: ServiceDeps) {
     sse: sseHub({ store, bus }, { maxMs: config.sseMaxMs, heartbeatMs: config.sseHeartbeatMs, pollMs: config.ssePollMs }),
     /** Settles sends a crash left `sending` (main starts it). */
     sendReconciler: sendReconciler({ store, clock, drivers, log: deps.logger }),
-    messaging: messaging({
-      store,
-      clock,
-      drivers,
-      media: { attachments: (tenantId, ids, indexes) => attachments.resolve(tenantId, ids, indexes), voiceNote: (tenantId, lineId, id) => voiceNotes.resolve(tenantId, lineId, id), useVoiceNote: (id, send) => voiceNotes.useFor(id, send) },
-    }),
+    messaging: messagingArea,
+    /** undefined unless HUBSPOT_CLIENT_ID/SECRET are set */
+    hubspot: hubspotIntegration({ config, store, clock, messaging: messagingArea, logger: deps.logger }),
   };
 }
 

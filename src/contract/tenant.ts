@@ -24,6 +24,7 @@ export const TenantSettings = {
   daily_first_touch_cap: Type.Optional(Type.Integer({ minimum: 0 })),
   rate_limit: Type.Optional(RateLimit),
   status: Type.Optional(TenantStatus),
+  crm_install_slots: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000, description: 'production HubSpot portals the tenant may connect; sandbox portals take none (default 1)' })),
 };
 
 export const Tenant = Type.Object({
@@ -36,6 +37,7 @@ export const Tenant = Type.Object({
   daily_first_touch_cap: Type.Integer(),
   rate_limit: RateLimit,
   status: TenantStatus,
+  crm_install_slots: Type.Integer(),
   created_at: DateTime(),
 });
 export type Tenant = Static<typeof Tenant>;

@@ -60,6 +60,8 @@ export const VARIANT_STATUS = {
   context: 422,
   /** 1001 for an upload without Content-Length. */
   length_required: 411,
+  /** 3004 when HubSpot rate-limits us: 503 with retry_after (the service is busy, not broken). */
+  upstream_rate_limited: 503,
 } as const;
 export type ErrorVariant = keyof typeof VARIANT_STATUS;
 

@@ -19,6 +19,8 @@ import { consoleSessionsRepo } from './console-sessions.js';
 import { chatListRepo } from './chat-list.js';
 import { statsRepo } from './stats.js';
 import { intakeRepo } from './intake.js';
+import { hubspotRepo } from './hubspot.js';
+import { hubspotPushRepo } from './hubspot-push.js';
 import type { Kysely } from 'kysely';
 import type { DB } from './schema.js';
 import type { Dialect } from './db.js';
@@ -41,6 +43,8 @@ function repos(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
     chatList: chatListRepo(db),
     stats: statsRepo(db),
     intake: intakeRepo(db, dialect),
+    hubspot: hubspotRepo(db, dialect, box),
+    hubspotPush: hubspotPushRepo(db, dialect),
   };
 }
 
@@ -78,3 +82,5 @@ export type { Attachment, VoiceNote } from './media.js';
 export type { ConsoleSession } from './console-sessions.js';
 export type { IntakeItem, InboundCursor } from './intake.js';
 export type { Subscription, EventRow, DeliveredEvent, DeliveryJob, DeliveryAttempt } from './events.js';
+export type { HubSpotInstall, HubSpotAutoSend, HubSpotTokens } from './hubspot.js';
+export type { PushCandidate, ReplyPush, PushState, PushKey } from './hubspot-push.js';

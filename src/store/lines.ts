@@ -8,7 +8,7 @@ const lineByIdQ = prepared<{ id: string }, DB['phone_lines']>(['id'], (db, p) =>
 
 const TENANT_COLUMNS = columnsOf<DB['tenants']>({
   id: true, account_id: true, slug: true, name: true, timezone: true, sending_window_start: true, sending_window_end: true,
-  daily_first_touch_cap: true, rate_per_second: true, rate_burst: true, status: true, created_at: true,
+  daily_first_touch_cap: true, rate_per_second: true, rate_burst: true, status: true, created_at: true, crm_install_slots: true,
 });
 /** A line and its tenant in one read (the tenant's columns prefixed `t_`), for the inbound path. */
 const lineWithTenantQ = prepared<{ id: string }, DB['phone_lines'] & Record<string, unknown>>(['id'], (db, p) =>

@@ -36,6 +36,8 @@ export interface TenantsTable {
   rate_burst: number;
   status: 'active' | 'suspended';
   created_at: number;
+  /** production HubSpot portals the tenant may connect (migration 008) */
+  crm_install_slots?: number;
 }
 
 export interface PhoneLinesTable {
@@ -271,10 +273,118 @@ export interface InboundCursorsTable {
   updated_at: number;
 }
 
+export interface HubSpotInstallsTable {
+  portal_id: string;
+  tenant_id: string;
+  /** HubSpot's accountType: STANDARD, SANDBOX, DEVELOPER_TEST, APP_DEVELOPER */
+  account_type: string;
+  sandbox: number;
+  status: 'active' | 'uninstalled' | 'token_invalid';
+  /** sealed; null once uninstalled (the tokens are deleted, not flagged) */
+  access_token_enc: string | null;
+  refresh_token_enc: string | null;
+  /** business-clock ms when the access token expires */
+  expires_at: number | null;
+  /** bumped by every token change: a refresh is a compare-and-set on it */
+  token_version: number;
+  /** real-time ms until which one process holds the right to refresh */
+  refresh_lease_until: number | null;
+  auto_send_enabled: number;
+  auto_send_template: string | null;
+  auto_send_line_id: string | null;
+  installed_at: number;
+  updated_at: number;
+  /** business-clock ms: reply push waits for HubSpot's 429 window until then */
+  push_paused_until: number | null;
+}
+
+export interface HubSpotOAuthStatesTable {
+  /** sha256 of the state handed out: the state itself is a credential */
+  state_hash: string;
+  tenant_id: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
+export interface HubSpotCallCountsTable {
+  portal_id: string;
+  /** YYYY-MM-DD in the tenant's timezone */
+  day: string;
+  kind: string;
+  count: number;
+}
+
+export interface HubSpotAutoSendsTable {
+  id: string;
+  tenant_id: string;
+  portal_id: string;
+  object_id: string;
+  event_id: string;
+  status: 'pending' | 'sent' | 'failed' | 'skipped';
+  reason: string | null;
+  code: number | null;
+  message_id: string | null;
+  attempts: number;
+  /** real-time ms */
+  next_attempt_at: number;
+  lease_until: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface HubSpotContactLinksTable {
+  tenant_id: string;
+  handle: string;
+  portal_id: string;
+  contact_id: string;
+  linked_at: number;
+}
+
+export interface HubSpotReplyPushesTable {
+  message_id: string;
+  portal_id: string;
+  tenant_id: string;
+  contact_id: string;
+  /** pending: no communication known; created: communication_id known, association due; pushed; failed: given up */
+  state: 'pending' | 'created' | 'pushed' | 'failed';
+  /** 1 when a create may have reached HubSpot without its answer reaching us: look it up before creating again */
+  create_unknown: number;
+  communication_id: string | null;
+  attempts: number;
+  /** business-clock ms until which one process owns this push */
+  lease_until: number | null;
+  last_error: string | null;
+  /** the reply's time: the push order and the communication's hs_timestamp */
+  sent_at: number;
+  created_at: number;
+  updated_at: number;
+  pushed_at: number | null;
+}
+
+export interface HubSpotPushStateTable {
+  tenant_id: string;
+  /** business-clock ms: one process runs the tenant's reply push at a time */
+  lease_until: number | null;
+  next_run_at: number;
+  breaker_state: 'closed' | 'open';
+  consecutive_failures: number;
+  opened_at: number | null;
+  last_error: string | null;
+  last_push_at: number | null;
+}
+
 export interface DB {
   console_sessions: ConsoleSessionsTable;
   inbound_intake: InboundIntakeTable;
   inbound_cursors: InboundCursorsTable;
+  hubspot_reply_pushes: HubSpotReplyPushesTable;
+  hubspot_push_state: HubSpotPushStateTable;
+  hubspot_installs: HubSpotInstallsTable;
+  hubspot_oauth_states: HubSpotOAuthStatesTable;
+  hubspot_call_counts: HubSpotCallCountsTable;
+  hubspot_auto_sends: HubSpotAutoSendsTable;
+  hubspot_contact_links: HubSpotContactLinksTable;
   webhook_subscriptions: WebhookSubscriptionsTable;
   events: EventsTable;
   delivery_jobs: DeliveryJobsTable;

@@ -12,6 +12,8 @@ export interface Tenant {
   rate_limit: { per_second: number; burst: number };
   status: 'active' | 'suspended';
   created_at: number;
+  /** production HubSpot portals the tenant may connect (sandbox portals take none) */
+  crm_install_slots?: number;
 }
 
 type Row = DB['tenants'];
@@ -26,6 +28,7 @@ export const toTenant = (r: Row): Tenant => ({
   rate_limit: { per_second: Number(r.rate_per_second), burst: Number(r.rate_burst) },
   status: r.status,
   created_at: Number(r.created_at),
+  crm_install_slots: Number(r.crm_install_slots ?? 1),
 });
 
 const toRow = (t: Tenant): Row => ({
@@ -41,6 +44,7 @@ const toRow = (t: Tenant): Row => ({
   rate_burst: t.rate_limit.burst,
   status: t.status,
   created_at: t.created_at,
+  crm_install_slots: t.crm_install_slots ?? 1,
 });
 
 export function tenantsRepo(db: Kysely<DB>) {

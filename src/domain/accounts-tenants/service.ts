@@ -15,6 +15,7 @@ export interface TenantSettingsInput {
   daily_first_touch_cap?: number;
   rate_limit?: { per_second: number; burst: number };
   status?: 'active' | 'suspended';
+  crm_install_slots?: number;
 }
 
 export function accountsService(deps: {
@@ -36,6 +37,7 @@ export function accountsService(deps: {
       ...(s.daily_first_touch_cap !== undefined && { daily_first_touch_cap: s.daily_first_touch_cap }),
       ...(s.rate_limit !== undefined && { rate_limit: s.rate_limit }),
       ...(s.status !== undefined && { status: s.status }),
+      ...(s.crm_install_slots !== undefined && { crm_install_slots: s.crm_install_slots }),
     };
     assertTimezone(next.timezone);
     assertSendingWindow(next.sending_window);

@@ -51,4 +51,5 @@ export const TENANT_DEFAULTS = {
   daily_first_touch_cap: 100,
   rate_limit: { per_second: 20, burst: 40 },
   status: 'active' as const,
+  crm_install_slots: 1,
 };

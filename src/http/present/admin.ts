@@ -6,4 +6,4 @@ import type { Account, Tenant } from '../../store/index.js';
 
 export const accountView = (a: Account): AccountView => ({ ...a, created_at: isoAt(a.created_at) });
 
-export const tenantView = (t: Tenant): TenantView => ({ ...t, created_at: isoAt(t.created_at) });
+export const tenantView = (t: Tenant): TenantView => ({ ...t, crm_install_slots: t.crm_install_slots ?? 1, created_at: isoAt(t.created_at) });

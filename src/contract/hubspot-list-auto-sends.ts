@@ -1,0 +1,27 @@
+import { Type, type Static } from 'typebox';
+import { PortalParams } from './hubspot-common.js';
+
+export const operationId = 'listHubSpotAutoSends';
+export const ListHubSpotAutoSendsParams = PortalParams;
+export const ListHubSpotAutoSendsQuery = Type.Object(
+  {
+    status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('sent'), Type.Literal('failed'), Type.Literal('skipped')])),
+    cursor: Type.Optional(Type.String({ maxLength: 100 })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
+  },
+  { additionalProperties: false },
+);
+export type ListHubSpotAutoSendsQuery = Static<typeof ListHubSpotAutoSendsQuery>;
+export const HubSpotAutoSendView = Type.Object({
+  object_id: Type.String(),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('sent'), Type.Literal('failed'), Type.Literal('skipped')]),
+  reason: Type.Union([Type.String(), Type.Null()]),
+  code: Type.Union([Type.Integer(), Type.Null()]),
+  message_id: Type.Union([Type.String(), Type.Null()]),
+  created_at: Type.String({ format: 'date-time' }),
+});
+export const ListHubSpotAutoSendsResponse = Type.Object({
+  auto_sends: Type.Array(HubSpotAutoSendView),
+  next_cursor: Type.Union([Type.String(), Type.Null()]),
+});
+export type ListHubSpotAutoSendsResponse = Static<typeof ListHubSpotAutoSendsResponse>;

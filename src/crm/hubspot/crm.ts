@@ -1,0 +1,131 @@
+/**
+ * What HubSpot asks of us: the contact card (1 HubSpot call: read the contact),
+ * the card's send (1 call), the workflow action (0 calls: all from the payload).
+ * Sends go through the one adapter into the send pipeline (send.ts).
+ */
+import type { Clock } from '../../clock.js';
+import type { HubSpotConfig } from '../../config.js';
+import { DomainError } from '../../errors/registry.js';
+import type { Messaging } from '../../domain/messaging/index.js';
+import { sendsFrom } from '../../domain/lines/service.js';
+import type { Store, Tenant, HubSpotInstall } from '../../store/index.js';
+import type { HubSpotApi } from './client.js';
+import type { TokenKeeper } from './tokens.js';
+import { fromHubSpot, notConnected } from './errors.js';
+import { CONTACT_PROPERTIES, contactPhone, renderTemplate, normalizePhone } from './contact.js';
+import { firstTouchPreview } from './first-touch.js';
+import { sendForCrm } from './send.js';
+import { once } from './once.js';
+
+const CARD_MESSAGES = 20;
+const CARD_SEND_KEY_TTL_MS = 24 * 3600_000;
+const WORKFLOW_KEY_TTL_MS = 7 * 24 * 3600_000;
+
+export interface WorkflowPayload {
+  callbackId: string;
+  origin: { portalId: number | string };
+  object: { objectId: number | string; objectType?: string; properties?: Record<string, string | null> };
+  inputFields?: Record<string, unknown>;
+}
+
+export function hubspotCrm(deps: { store: Store; clock: Clock; config: HubSpotConfig; api: HubSpotApi; tokens: TokenKeeper; messaging: Messaging }) {
+  const { store, clock, api, tokens } = deps;
+
+  /** The portal's active install and its tenant; anything else is ok:false. */
+  async function connected(portalId: string, appId?: string | number): Promise<{ install: HubSpotInstall; tenant: Tenant }> {
+    if (deps.config.appId && appId !== undefined && String(appId) !== deps.config.appId) {
+      throw new DomainError(2005, `this service serves HubSpot app ${deps.config.appId}, not ${appId}`);
+    }
+    const install = await store.hubspot.getInstall(portalId);
+    if (!install || install.status === 'uninstalled') throw notConnected(portalId);
+    if (install.status === 'token_invalid') throw new DomainError(2010, `HubSpot portal ${portalId} must be reconnected: its tokens were refused`);
+    const tenant = await store.tenants.getById(install.tenant_id);
+    if (!tenant) throw notConnected(portalId);
+    if (tenant.status !== 'active') throw new DomainError(2005, `project "${tenant.slug}" is suspended`);
+    return { install, tenant };
+  }
+
+  async function readContact(tenant: Tenant, portalId: string, objectId: string, kind: 'sidebar_load' | 'sidebar_send') {
+    try {
+      const token = await tokens.accessToken(portalId);
+      return await api.readContact(token, objectId, CONTACT_PROPERTIES, { portalId, timezone: tenant.timezone, kind });
+    } catch (err) {
+      throw fromHubSpot(err);
+    }
+  }
+
+  const link = (tenant: Tenant, handle: string, portalId: string, contactId: string) =>
+    store.hubspot.linkContact({ tenant_id: tenant.id, handle, portal_id: portalId, contact_id: contactId, linked_at: clock.now() });
+
+  return {
+    connected,
+
+    /** Everything the card renders: the contact's phone, its chat, the last messages (records: the route shows them), the lines, first-touch status. */
+    async card(q: { portalId: string; associatedObjectId: string; associatedObjectType?: string; appId?: string }) {
+      if (q.associatedObjectType && q.associatedObjectType.toUpperCase() !== 'CONTACT') {
+        throw new DomainError(4099, `the card shows contacts, not ${q.associatedObjectType}`, { variant: 'context' });
+      }
+      const { tenant } = await connected(q.portalId, q.appId);
+      const contact = await readContact(tenant, q.portalId, q.associatedObjectId, 'sidebar_load');
+      const phone = contactPhone(contact.properties);
+      const lines = (await store.lines.listByTenant(tenant.id)).filter(sendsFrom);
+      const conversation = phone.normalized ? await store.chats.findLeadWithChat(tenant.id, phone.normalized) : undefined;
+      const messages = conversation ? await store.messages.listByChat(conversation.chat.id, CARD_MESSAGES) : [];
+      const pinned = conversation?.chat.line_id ? lines.filter((l) => l.id === conversation.chat.line_id) : undefined;
+      const firstTouch = phone.normalized ? await firstTouchPreview(store, tenant, pinned ?? lines, clock.now(), Boolean(conversation?.chat.line_id)) : undefined;
+      return {
+        portal_id: q.portalId,
+        contact: {
+          id: contact.id,
+          firstname: contact.properties.firstname ?? null,
+          lastname: contact.properties.lastname ?? null,
+          phone: phone.raw,
+          phone_normalized: phone.normalized,
+          phone_usable: phone.normalized !== null,
+          ...(phone.reason && { phone_problem: phone.reason }),
+        },
+        chat_id: conversation?.chat.id ?? null,
+        messages,
+        lines: lines.map((l) => ({ phone_line_id: l.id, phone_number: l.phone_number })),
+        send: firstTouch
+          ? { would_be_first_touch: firstTouch.first_touch, allowed_now: firstTouch.allowed, ...(firstTouch.error && { error: firstTouch.error, code: firstTouch.code, reason: firstTouch.reason }), ...(firstTouch.retry_after !== undefined && { retry_after: firstTouch.retry_after }) }
+          : { would_be_first_touch: null, allowed_now: false, error: 'no usable phone', code: 1013, reason: phone.reason },
+      };
+    },
+
+    /** The card's send: one per tenant, contact and second (`second` is the signed request's). */
+    async cardSend(b: { portalId: string; objectId: string; text: string; phone_line_id?: string }, second: number) {
+      const { tenant } = await connected(b.portalId);
+      const key = `${b.portalId}:${b.objectId}:${second}`;
+      return once({ store, clock }, { tenantId: tenant.id, route: 'crm:hubspot:card_send', key, ttlMs: CARD_SEND_KEY_TTL_MS }, async () => {
+        const contact = await readContact(tenant, b.portalId, b.objectId, 'sidebar_send');
+        const phone = contactPhone(contact.properties);
+        if (!phone.normalized) throw new DomainError(1013, `contact ${b.objectId} has no usable phone number: ${phone.reason}`);
+        const sent = await sendForCrm(deps, tenant, { phone: phone.normalized, text: b.text, phone_line_id: b.phone_line_id, idempotency_key: `hubspot:card:${key}` });
+        await link(tenant, phone.normalized, b.portalId, b.objectId);
+        return { ...sent, phone: phone.normalized };
+      });
+    },
+
+    /** The workflow action: 0 HubSpot calls; idempotent on callbackId. */
+    async workflowSend(p: WorkflowPayload) {
+      const portalId = String(p.origin.portalId);
+      const { tenant } = await connected(portalId);
+      return once({ store, clock }, { tenantId: tenant.id, route: 'crm:hubspot:workflow', key: `${portalId}:${p.callbackId}`, ttlMs: WORKFLOW_KEY_TTL_MS }, async () => {
+        const props = p.object.properties ?? {};
+        const input = p.inputFields ?? {};
+        const rawPhone = typeof input.phone === 'string' && input.phone.trim() ? input.phone : undefined;
+        const phone = rawPhone ? normalizePhone(rawPhone) : contactPhone(props).normalized ?? undefined;
+        if (!phone) throw new DomainError(1013, rawPhone ? `phone "${rawPhone.slice(0, 40)}" is not a phone number in E.164` : 'no phone: set the action\'s phone input or send the contact\'s mobilephone/phone');
+        const template = typeof input.message === 'string' ? input.message : '';
+        const text = renderTemplate(template, props);
+        if (!text) throw new DomainError(1001, 'the action\'s message input is empty');
+        const sent = await sendForCrm(deps, tenant, { phone, text, idempotency_key: `hubspot:workflow:${portalId}:${p.callbackId}` });
+        await link(tenant, phone, portalId, String(p.object.objectId));
+        return { ...sent, phone };
+      });
+    },
+  };
+}
+
+export type HubSpotCrm = ReturnType<typeof hubspotCrm>;

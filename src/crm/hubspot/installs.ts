@@ -1,0 +1,164 @@
+/**
+ * Installing HubSpot for a tenant: a single-use OAuth state (10 minutes, by the
+ * clock; only its hash is stored), the callback (code → tokens → hub_id → account
+ * type → install, within the tenant's slots: sandbox portals take none, a
+ * reinstall replaces the tokens), and the tenant's view of its installs.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import { DomainError } from '../../errors/registry.js';
+import type { Clock } from '../../clock.js';
+import type { HubSpotConfig } from '../../config.js';
+import type { Store, Tenant, HubSpotInstall } from '../../store/index.js';
+import { localDayStart } from '../../domain/messaging/limits.js';
+import { sendsFrom } from '../../domain/lines/service.js';
+import { dayIn, HubSpotError, type HubSpotApi } from './client.js';
+import { fromHubSpot } from './errors.js';
+import type { ReplyPushJob } from './push-job.js';
+
+export const STATE_TTL_MS = 10 * 60_000;
+export const SANDBOX_ACCOUNT_TYPES = new Set(['SANDBOX', 'DEVELOPER_TEST', 'APP_DEVELOPER']);
+const COUNTED_KINDS = ['sidebar_load', 'sidebar_send', 'contact_created', 'reply_push'] as const;
+
+const hashState = (state: string) => createHash('sha256').update(state).digest('hex');
+
+export function hubspotInstalls(deps: { store: Store; clock: Clock; config: HubSpotConfig; api: HubSpotApi; redirectUri: string; logger?: Logger; replyPush: Pick<ReplyPushJob, 'status'> }) {
+  const { store, clock, config, api } = deps;
+
+  async function ownInstall(tenant: Tenant, portalId: string): Promise<HubSpotInstall> {
+    const install = await store.hubspot.getInstall(portalId);
+    if (!install || install.tenant_id !== tenant.id) throw new DomainError(2011, `this project has no HubSpot install for portal ${portalId}`);
+    return install;
+  }
+
+  async function view(tenant: Tenant, i: HubSpotInstall, capReached: boolean) {
+    const counts = await store.hubspot.callCounts(i.portal_id, dayIn(clock.now(), tenant.timezone));
+    const calls = Object.fromEntries(COUNTED_KINDS.map((k) => [k, counts[k] ?? 0])) as Record<(typeof COUNTED_KINDS)[number], number>;
+    return {
+      portal_id: i.portal_id,
+      account_type: i.account_type,
+      sandbox: i.sandbox,
+      status: i.status,
+      installed_at: new Date(i.installed_at).toISOString(),
+      auto_send: { enabled: i.auto_send.enabled, template: i.auto_send.template, line_id: i.auto_send.line_id },
+      calls_today: { ...calls, token_refresh: counts.token_refresh ?? 0, total_counted: COUNTED_KINDS.reduce((n, k) => n + calls[k], 0) },
+      first_touch_cap_reached_today: capReached,
+    };
+  }
+
+  async function capReached(tenant: Tenant): Promise<boolean> {
+    const since = localDayStart(clock.now(), tenant.timezone);
+    return (await store.messages.tenantFirstTouches(tenant.id, since)) >= tenant.daily_first_touch_cap;
+  }
+
+  return {
+    async startInstall(tenant: Tenant): Promise<{ install_url: string; expires_at: string }> {
+      const state = randomBytes(24).toString('base64url');
+      const now = clock.now();
+      await store.hubspot.insertState({ state_hash: hashState(state), tenant_id: tenant.id, created_at: now, expires_at: now + STATE_TTL_MS });
+      const q = [
+        ['client_id', config.clientId],
+        ['redirect_uri', deps.redirectUri],
+        ['scope', config.scopes],
+        ['state', state],
+      ].map(([k, v]) => `${k}=${encodeURIComponent(v!)}`);
+      return { install_url: `${config.authBase}/oauth/authorize?${q.join('&')}`, expires_at: new Date(now + STATE_TTL_MS).toISOString() };
+    },
+
+    /** The OAuth callback; answers which portal is now connected to which tenant. */
+    async completeInstall(q: { code?: string; state?: string; error?: string; error_description?: string }) {
+      if (q.error) throw new DomainError(1002, `HubSpot did not authorize the install: ${q.error}${q.error_description ? ` (${q.error_description.slice(0, 300)})` : ''}`);
+      const tenantId = q.state ? await store.hubspot.consumeState(hashState(q.state), clock.now()) : undefined;
+      if (!tenantId) throw new DomainError(2014, 'OAuth state is unknown, expired (10 minutes) or already used: start the install again');
+      const tenant = await store.tenants.getById(tenantId);
+      if (!tenant) throw new DomainError(2014, 'OAuth state belongs to a project that no longer exists');
+      if (!q.code) throw new DomainError(1001, 'missing required query field \'code\'');
+      try {
+        const tokens = await api.exchangeCode(q.code, deps.redirectUri);
+        const info = await api.tokenInfo(tokens.access_token);
+        const portalId = String(info.hub_id);
+        const as = { portalId, timezone: tenant.timezone, kind: 'install' as const };
+        // The exchange and the metadata read happened before the portal was known: counted now.
+        await api.count(as);
+        await api.count(as);
+        const details = await api.accountDetails(tokens.access_token, as);
+        const sandbox = SANDBOX_ACCOUNT_TYPES.has(details.accountType);
+        const existing = await store.hubspot.getInstall(portalId);
+        if (existing && existing.tenant_id !== tenant.id && existing.status !== 'uninstalled') {
+          throw new DomainError(1012, `HubSpot portal ${portalId} is connected to another project; uninstall it there first`);
+        }
+        if (!sandbox) {
+          const used = await store.hubspot.productionInstalls(tenant.id, portalId);
+          const slots = tenant.crm_install_slots ?? 1;
+          if (used >= slots) throw new DomainError(2008, `project "${tenant.slug}" uses ${used} of ${slots} HubSpot install slot(s); sandbox portals take none. Uninstall a portal or ask the operator for more slots`);
+        }
+        const now = clock.now();
+        await store.hubspot.saveInstall({
+          portal_id: portalId,
+          tenant_id: tenant.id,
+          account_type: details.accountType,
+          sandbox,
+          tokens: { access_token: tokens.access_token, refresh_token: tokens.refresh_token, expires_at: now + tokens.expires_in * 1000 },
+          now,
+        });
+        deps.logger?.info({ tenant: tenant.slug, portal_id: portalId, account_type: details.accountType, reinstall: Boolean(existing) }, 'HubSpot portal connected');
+        return { tenant: tenant.slug, portal_id: portalId, account_type: details.accountType, sandbox };
+      } catch (err) {
+        if (err instanceof HubSpotError && err.failure === 'invalid_grant') throw new DomainError(1002, 'HubSpot refused the authorization code (used, expired or for another redirect URL): start the install again');
+        throw fromHubSpot(err);
+      }
+    },
+
+    async list(tenant: Tenant) {
+      const installs = await store.hubspot.listInstalls(tenant.id);
+      const reached = await capReached(tenant);
+      return { installs: await Promise.all(installs.map((i) => view(tenant, i, reached))), ...(await deps.replyPush.status(tenant.id)) };
+    },
+
+    async get(tenant: Tenant, portalId: string) {
+      return view(tenant, await ownInstall(tenant, portalId), await capReached(tenant));
+    },
+
+    /** Auto-send is off until configured: enabling it needs a non-empty template. */
+    async update(tenant: Tenant, portalId: string, patch: { auto_send?: { enabled?: boolean; template?: string; line_id?: string | null } }) {
+      const install = await ownInstall(tenant, portalId);
+      if (install.status === 'uninstalled') throw new DomainError(1012, `HubSpot portal ${portalId} is uninstalled; install it again first`);
+      const a = patch.auto_send ?? {};
+      const next = {
+        enabled: a.enabled ?? install.auto_send.enabled,
+        template: a.template !== undefined ? a.template : install.auto_send.template,
+        line_id: a.line_id !== undefined ? a.line_id : install.auto_send.line_id,
+      };
+      if (next.enabled && !next.template?.trim()) throw new DomainError(1002, 'auto_send.enabled needs a non-empty auto_send.template (auto-send is off until configured)');
+      if (next.line_id) {
+        const line = await store.lines.get(next.line_id);
+        if (!line || line.tenant_id !== tenant.id) throw new DomainError(2006, `line_id ${next.line_id} is not assigned to this project`);
+        if (!sendsFrom(line)) throw new DomainError(1002, `line ${next.line_id} cannot send (inactive or without the send capability)`);
+      }
+      await store.hubspot.setAutoSend(portalId, next, clock.now());
+      return this.get(tenant, portalId);
+    },
+
+    /** Tokens deleted, not just flagged; later CRM calls for the portal answer 2001. */
+    async uninstall(tenant: Tenant, portalId: string) {
+      await ownInstall(tenant, portalId);
+      await store.hubspot.uninstall(portalId, clock.now());
+      deps.logger?.info({ tenant: tenant.slug, portal_id: portalId }, 'HubSpot portal uninstalled');
+      return this.get(tenant, portalId);
+    },
+
+    /** The portal's contact-creation records, newest first; the cursor is the last row's id. */
+    async autoSends(tenant: Tenant, portalId: string, q: { status?: 'pending' | 'sent' | 'failed' | 'skipped'; cursor?: string; limit?: number }) {
+      await ownInstall(tenant, portalId);
+      const limit = q.limit ?? 50;
+      const rows = await store.hubspot.listAutoSends(portalId, { status: q.status, before: q.cursor, limit: limit + 1 });
+      const page = rows.slice(0, limit);
+      return {
+        auto_sends: page.map((a) => ({ object_id: a.object_id, status: a.status, reason: a.reason, code: a.code, message_id: a.message_id, created_at: new Date(a.created_at).toISOString() })),
+        next_cursor: rows.length > limit ? page[page.length - 1]!.id : null,
+      };
+    },
+  };
+}
+
+export type HubSpotInstalls = ReturnType<typeof hubspotInstalls>;

@@ -1,0 +1,190 @@
+/**
+ * The reply-notify job: every BLUELINE_CRM_PUSH_INTERVAL_MS (business clock,
+ * default two minutes) each tenant with an active HubSpot install gets a run;
+ * one process runs a tenant at a time (a lease on its job row). A run pushes
+ * each portal's replies oldest first, the portals in parallel, each paced to
+ * its HubSpot budget.
+ *
+ * Breaker (per tenant): five consecutive failed pushes (5xx, network, 403, and
+ * 429s past their retry window) open it; while open, a run makes one probe
+ * push; its success closes the breaker and the backlog drains in the same run.
+ * A 429 stops that portal's run and pauses the portal for HubSpot's window.
+ */
+import type { Logger } from 'pino';
+import type { Clock } from '../../clock.js';
+import type { Store, PushCandidate, PushState, Tenant } from '../../store/index.js';
+import type { ReplyPusher, PushOutcome } from './reply-push.js';
+
+export const BREAKER_THRESHOLD = 5;
+const TENANT_LEASE_MS = 10 * 60_000;
+const TENANTS_PER_CLAIM = 16;
+const BATCH = 50;
+
+interface RunState {
+  tenant: Tenant;
+  open: boolean;
+}
+
+export function replyPushJob(deps: { store: Store; clock: Clock; pusher: ReplyPusher; logger?: Logger }, opts: { intervalMs: number; pollMs: number }) {
+  const { store, clock, pusher } = deps;
+  const push = store.hubspotPush;
+  let running = false;
+  let loop: Promise<void> | undefined;
+  let wake: (() => void) | undefined;
+  let timer: NodeJS.Timeout | undefined;
+
+  /** Records a push's outcome for the breaker; true when the run of this portal should stop. */
+  async function settle(run: RunState, c: PushCandidate, out: PushOutcome, pausedUntil: number | null): Promise<'next' | 'retry' | 'stop'> {
+    const now = clock.now();
+    switch (out.kind) {
+      case 'pushed':
+        await push.succeeded(run.tenant.id, now);
+        if (pausedUntil !== null) await push.pausePortal(c.portal_id, null);
+        return 'next';
+      case 'taken':
+      case 'given_up':
+        return 'next';
+      case 'token_invalid':
+        return 'stop';
+      case 'rate_limited': {
+        // A 429 counts only once the window HubSpot gave before it has passed: then HubSpot keeps refusing.
+        if (pausedUntil !== null && pausedUntil <= now) await failed(run, c, out.error);
+        await push.pausePortal(c.portal_id, now + out.retryAfterMs);
+        return 'stop';
+      }
+      case 'failed':
+        await failed(run, c, out.error);
+        return run.open ? 'stop' : 'retry';
+    }
+  }
+
+  async function failed(run: RunState, c: PushCandidate, error: string) {
+    if (await push.failedPush(run.tenant.id, error, BREAKER_THRESHOLD, clock.now())) {
+      run.open = true;
+      deps.logger?.warn({ tenant: run.tenant.slug, tenant_id: run.tenant.id, portal_id: c.portal_id, consecutive_failures: BREAKER_THRESHOLD, last_error: error }, 'HubSpot reply push breaker opened: one probe push per run until one succeeds');
+    }
+  }
+
+  async function portalPause(portalId: string): Promise<{ blocked: boolean; until: number | null }> {
+    const until = await push.portalPause(portalId);
+    return { blocked: until !== null && until > clock.now(), until };
+  }
+
+  async function pushPortal(run: RunState, portalId: string): Promise<void> {
+    let failures = 0;
+    for (;;) {
+      if (run.open) return;
+      const pause = await portalPause(portalId);
+      if (pause.blocked) return;
+      const batch = await push.candidates(run.tenant.id, portalId, clock.now(), BATCH);
+      if (batch.length === 0) return;
+      let retry = false;
+      for (const c of batch) {
+        if (run.open) return;
+        const next = await settle(run, c, await pusher.push(run.tenant, c), pause.until);
+        pause.until = null;
+        if (next === 'stop') return;
+        if (next === 'retry') {
+          // The same reply again (order kept), until the breaker opens or this run has tried enough.
+          if (++failures >= BREAKER_THRESHOLD) return;
+          retry = true;
+          break;
+        }
+        failures = 0;
+      }
+      if (!retry && batch.length < BATCH) return;
+    }
+  }
+
+  /** While open: one push, the oldest reply over the tenant's portals; true when it closed the breaker. */
+  async function probe(run: RunState, portals: string[]): Promise<boolean> {
+    let oldest: { c: PushCandidate; until: number | null } | undefined;
+    for (const p of portals) {
+      const pause = await portalPause(p);
+      if (pause.blocked) continue;
+      const [c] = await push.candidates(run.tenant.id, p, clock.now(), 1);
+      if (c && (!oldest || c.sent_at < oldest.c.sent_at)) oldest = { c, until: pause.until };
+    }
+    if (!oldest) return false;
+    const out = await pusher.push(run.tenant, oldest.c);
+    await settle(run, oldest.c, out, oldest.until);
+    if (out.kind !== 'pushed') return false;
+    if (await push.closeBreaker(run.tenant.id)) {
+      deps.logger?.info({ tenant: run.tenant.slug, tenant_id: run.tenant.id, portal_id: oldest.c.portal_id }, 'HubSpot reply push breaker closed: a probe push succeeded; the backlog drains');
+    }
+    run.open = false;
+    return true;
+  }
+
+  async function runTenant(state: PushState): Promise<void> {
+    const tenant = await store.tenants.getById(state.tenant_id);
+    if (!tenant) return;
+    const portals = (await store.hubspot.listInstalls(tenant.id)).filter((i) => i.status === 'active').map((i) => i.portal_id);
+    const run: RunState = { tenant, open: state.breaker_state === 'open' };
+    if (run.open && !(await probe(run, portals))) return;
+    await Promise.all(portals.map((p) => pushPortal(run, p)));
+  }
+
+  /** Runs every tenant whose run is due now; the number run. */
+  async function runDue(): Promise<number> {
+    await push.ensureStates();
+    const started = clock.now();
+    const due = await push.claimDueTenants(started, started + TENANT_LEASE_MS, TENANTS_PER_CLAIM);
+    await Promise.all(
+      due.map(async (s) => {
+        try {
+          await runTenant(s);
+        } catch (err) {
+          deps.logger?.error({ err, tenant_id: s.tenant_id }, 'HubSpot reply push run failed; a reply in flight is recovered when its lease ends');
+        }
+        await push.finishRun(s.tenant_id, started + opts.intervalMs).catch((err) => deps.logger?.error({ err, tenant_id: s.tenant_id }, 'HubSpot reply push could not end its run; its lease runs out'));
+      }),
+    );
+    return due.length;
+  }
+
+  async function loopRun() {
+    while (running) {
+      try {
+        await runDue();
+      } catch (err) {
+        deps.logger?.error({ err }, 'HubSpot reply push tick failed');
+      }
+      if (!running) break;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        timer = setTimeout(resolve, opts.pollMs);
+      });
+      clearTimeout(timer);
+      wake = undefined;
+    }
+  }
+
+  return {
+    runDue,
+
+    /** What GET /api/v1/integrations/hubspot shows of reply push. */
+    async status(tenantId: string) {
+      const s = await push.state(tenantId);
+      const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
+      return {
+        breaker: { state: s?.breaker_state ?? 'closed', consecutive_failures: s?.consecutive_failures ?? 0, opened_at: iso(s?.opened_at), last_error: s?.last_error ?? null },
+        push_backlog: await push.backlog(tenantId, clock.now()),
+        last_push_at: iso(s?.last_push_at),
+      };
+    },
+
+    start() {
+      if (running) return;
+      running = true;
+      loop = loopRun();
+    },
+    async stop() {
+      running = false;
+      wake?.();
+      await loop;
+    },
+  };
+}
+
+export type ReplyPushJob = ReturnType<typeof replyPushJob>;
