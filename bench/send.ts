@@ -20,7 +20,7 @@ async function measure(label: string, env: Record<string, string>): Promise<Load
     const body = sendBody;
     const first = await fetch(`${blueline.url}/api/v1/send`, { method: 'POST', headers: auth, body });
     if (first.status !== 200) throw new Error(`first send failed: ${first.status} ${await first.text()}`);
-    const opts = { url: `${blueline.url}/api/v1/send`, method: 'POST' as const, headers: auth, body, connections: 50 };
+    const opts = { url: `${blueline.url}/api/v1/send`, method: 'POST' as const, headers: auth, body, connections: 50, server: blueline.child };
     await load('warm-up', { ...opts, duration: 2 });
     return await load(label, opts);
   } finally {
@@ -35,7 +35,7 @@ const request = { method: 'POST' as const, headers: { authorization: 'Bearer sk_
 const baseline = await startBaseline(await freePort(), JSON.stringify({ status: 'sent', message_id: 'msg_01JABCDEFGHJKMNPQRSTVWXYZ0', lead_id: '6f1c6b43-8a57-4c53-9b0a-2f5b0e0f6a11', chat_id: '6f1c6b43-8a57-4c53-9b0a-2f5b0e0f6a11', lead_created: false, convo_id: '6f1c6b43-8a57-4c53-9b0a-2f5b0e0f6a12', phone_line_id: '6f1c6b43-8a57-4c53-9b0a-2f5b0e0f6a13' }));
 try {
   await load('warm-up', { url: baseline.url, ...request, duration: 2, connections: 50 });
-  const base = await load('node:http baseline (same POST)', { url: baseline.url, ...request, connections: 50 });
+  const base = await load('node:http baseline (same POST)', { url: baseline.url, ...request, connections: 50, server: baseline.child });
   const results = [await measure('send text (sqlite)', {})];
   if (withPostgres) {
     const pg = await startPostgres(await freePort());
