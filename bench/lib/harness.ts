@@ -103,6 +103,8 @@ export interface LoadOptions extends Request {
   client?: Client;
   /** wrk's threads (default 1: one core's worth of client, as autocannon in this process) */
   threads?: number;
+  /** requests in flight per connection (default 1, as HTTP/1.1 clients of an API send them) */
+  pipelining?: number;
 }
 
 export interface LoadResult {
@@ -131,13 +133,13 @@ export async function load(label: string, opts: LoadOptions): Promise<LoadResult
   let result: Omit<LoadResult, 'label' | 'client' | 'serverCores' | 'clientCores' | 'connectionsOpened'>;
   let clientCpuSeconds: number;
   if (client === 'wrk') {
-    const r = await runWrk(opts, { connections, durationSeconds: duration, threads: opts.threads ?? 1 });
+    const r = await runWrk(opts, { connections, durationSeconds: duration, threads: opts.threads ?? 1, pipelining: opts.pipelining });
     result = { rps: r.rps, p50: r.p50, p99: r.p99, non2xx: r.non2xx, errors: r.errors };
     clientCpuSeconds = r.cpuSeconds;
   } else {
     // autocannon runs in this process, which does nothing else meanwhile.
     const cpuBefore = process.cpuUsage();
-    const r = await autocannon({ url: opts.url, method: opts.method as autocannon.Request['method'], headers: opts.headers, body: opts.body, duration, connections });
+    const r = await autocannon({ url: opts.url, method: opts.method as autocannon.Request['method'], headers: opts.headers, body: opts.body, duration, connections, pipelining: opts.pipelining ?? 1 });
     const cpu = process.cpuUsage(cpuBefore);
     result = { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts };
     clientCpuSeconds = (cpu.user + cpu.system) / 1e6;

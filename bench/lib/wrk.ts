@@ -55,11 +55,19 @@ function luaString(s: string): string {
   return `[${eq}[${s}]${eq}]`;
 }
 
-function script(req: Request): string {
+function script(req: Request, pipelining: number): string {
   const lines = [`wrk.method = ${luaString(req.method ?? 'GET')}`];
   if (req.body !== undefined) lines.push(`wrk.body = ${luaString(req.body)}`);
   // The spaces matter: "[[[" would open a long string.
   for (const [k, v] of Object.entries(req.headers ?? {})) lines.push(`wrk.headers[ ${luaString(k)} ] = ${luaString(v)}`);
+  if (pipelining > 1) {
+    // wrk's documented way to pipeline: each write is `pipelining` requests back to back.
+    lines.push(
+      'local batch',
+      `init = function(args) local r = {} for i = 1, ${pipelining} do r[i] = wrk.format() end batch = table.concat(r) end`,
+      'request = function() return batch end',
+    );
+  }
   return lines.join('\n') + '\n';
 }
 
@@ -88,10 +96,10 @@ export function parseWrk(out: string): Omit<WrkResult, 'cpuSeconds'> {
   };
 }
 
-export async function runWrk(req: Request, opts: { connections: number; durationSeconds: number; threads: number }): Promise<WrkResult> {
+export async function runWrk(req: Request, opts: { connections: number; durationSeconds: number; threads: number; pipelining?: number }): Promise<WrkResult> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'blueline-wrk-'));
   const lua = path.join(dir, 'request.lua');
-  fs.writeFileSync(lua, script(req));
+  fs.writeFileSync(lua, script(req, opts.pipelining ?? 1));
   // wrk runs under a shell that, once wrk has been waited for, prints its own /proc stat:
   // fields 16 and 17 (cutime, cstime) are then exactly the CPU wrk used.
   const args = ['-t', String(opts.threads), '-c', String(opts.connections), '-d', `${opts.durationSeconds}s`, '--timeout', '5s', '--latency', '-s', lua, req.url];
