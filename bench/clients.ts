@@ -37,7 +37,7 @@ try {
 
 const us = (cores: number | undefined, rps: number) => (cores === undefined ? '?' : ((cores / rps) * 1e6).toFixed(1));
 console.log(`machine: ${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}, node ${process.version}, ${connections} connections\n`);
-console.log('client      pipe target     req/s   p99 ms  server cores  client cores  server µs/req  client µs/req  conns opened  ratio');
+console.log('client      pipe target     req/s   p99 ms  server cores  main thread  client cores  server µs/req  loop µs/req  client µs/req  conns opened  ratio  loop-CPU ratio');
 for (const r of rows) {
   for (const [name, x] of [['baseline', r.base], ['send', r.send]] as const) {
     console.log(
@@ -48,11 +48,15 @@ for (const r of rows) {
         x.rps.toFixed(0).padStart(8),
         x.p99.toFixed(1).padStart(8),
         (x.serverCores?.toFixed(2) ?? '?').padStart(13),
+        (x.serverLoopCores?.toFixed(2) ?? '?').padStart(12),
         x.clientCores.toFixed(2).padStart(13),
         us(x.serverCores, x.rps).padStart(14),
+        us(x.serverLoopCores, x.rps).padStart(12),
         us(x.clientCores, x.rps).padStart(14),
         String(x.connectionsOpened).padStart(13),
         name === 'send' ? (r.send.rps / r.base.rps).toFixed(2).padStart(6) : '',
+        // What the ratio would be with the server's event loop saturated in both runs: its CPU per baseline request over per send.
+        name === 'send' && r.base.serverLoopCores && r.send.serverLoopCores ? (r.base.serverLoopCores / r.base.rps / (r.send.serverLoopCores / r.send.rps)).toFixed(2).padStart(15) : '',
       ].join(' ') + (x.non2xx || x.errors ? `  (non-2xx ${x.non2xx}, errors ${x.errors})` : ''),
     );
   }

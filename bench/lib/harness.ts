@@ -117,6 +117,8 @@ export interface LoadResult {
   errors: number;
   /** CPU the server and the load generator used, in cores (CPU seconds per second of the run) */
   serverCores?: number;
+  /** the server's main thread alone: near 1.0 means its event loop was the bottleneck */
+  serverLoopCores?: number;
   clientCores: number;
   /** TCP connections opened on the machine during the run (≈ connections when they are reused) */
   connectionsOpened: number;
@@ -128,9 +130,10 @@ export async function load(label: string, opts: LoadOptions): Promise<LoadResult
   const duration = opts.duration ?? 8;
   const serverPid = opts.server?.pid;
   const serverBefore = serverPid ? processCpuSeconds(serverPid) : 0;
+  const loopBefore = serverPid ? processCpuSeconds(serverPid, true) : 0;
   const opensBefore = tcpActiveOpens();
   const started = process.hrtime.bigint();
-  let result: Omit<LoadResult, 'label' | 'client' | 'serverCores' | 'clientCores' | 'connectionsOpened'>;
+  let result: Omit<LoadResult, 'label' | 'client' | 'serverCores' | 'serverLoopCores' | 'clientCores' | 'connectionsOpened'>;
   let clientCpuSeconds: number;
   if (client === 'wrk') {
     const r = await runWrk(opts, { connections, durationSeconds: duration, threads: opts.threads ?? 1, pipelining: opts.pipelining });
@@ -151,6 +154,7 @@ export async function load(label: string, opts: LoadOptions): Promise<LoadResult
     ...result,
     clientCores: clientCpuSeconds / seconds,
     serverCores: serverPid ? (processCpuSeconds(serverPid) - serverBefore) / seconds : undefined,
+    serverLoopCores: serverPid ? (processCpuSeconds(serverPid, true) - loopBefore) / seconds : undefined,
     connectionsOpened: tcpActiveOpens() - opensBefore,
   };
 }
@@ -169,10 +173,12 @@ export function report(baseline: LoadResult, results: LoadResult[], targets: { m
     ok &&= pass;
     console.log(fmt(r, ratio) + `  ${pass ? 'meets' : 'MISSES'} target (ratio ≥ ${targets.minRatio}, p99 < ${targets.maxP99Ms} ms)`);
   }
+  // A figure measures the server when its event loop was saturated (main thread near 1.0) and the
+  // load generator was not (well below 1.0): bench/README.md, "Which figure measures the server".
   console.log('\nCPU in cores (CPU seconds per second), and TCP connections opened on the machine during each run:');
   for (const r of [baseline, ...results]) {
-    const server = r.serverCores === undefined ? '   ?' : r.serverCores.toFixed(2);
-    console.log(`${r.label.padEnd(34)} server ${server}  ${r.client} ${r.clientCores.toFixed(2)}  connections opened ${r.connectionsOpened}`);
+    const cores = (c: number | undefined) => (c === undefined ? '   ?' : c.toFixed(2));
+    console.log(`${r.label.padEnd(34)} server ${cores(r.serverCores)} (main thread ${cores(r.serverLoopCores)})  ${r.client} ${r.clientCores.toFixed(2)}  connections opened ${r.connectionsOpened}`);
   }
   return ok;
 }

@@ -129,9 +129,12 @@ export function clockTicks(): number {
   return ticks;
 }
 
-/** CPU seconds (user + system) a live process has used so far, from /proc/<pid>/stat. */
-export function processCpuSeconds(pid: number): number {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+/**
+ * CPU seconds (user + system) a live process has used so far, from /proc/<pid>/stat;
+ * with `mainThreadOnly`, its main thread's (the event loop's) from /proc/<pid>/task/<pid>/stat.
+ */
+export function processCpuSeconds(pid: number, mainThreadOnly = false): number {
+  const stat = fs.readFileSync(mainThreadOnly ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / clockTicks();
 }
