@@ -17,8 +17,8 @@ try {
   const ts = Math.floor(Date.now() / 1000);
   const sig = createHmac('sha256', blueline.demo.signing_secret).update(`${ts}.`).digest('hex');
   const kind = databaseUrl ? 'postgres' : 'sqlite';
-  const bearerOpts = { url: blueline.url + path, headers: { authorization: `Bearer ${blueline.demo.signing_secret}` } };
-  const hmacOpts = { url: blueline.url + path, headers: { 'x-service-signature': `v1,${ts},${sig}`, 'x-service-tenant': blueline.demo.tenant } };
+  const bearerOpts = { url: blueline.url + path, headers: { authorization: `Bearer ${blueline.demo.signing_secret}` }, server: blueline.child };
+  const hmacOpts = { url: blueline.url + path, headers: { 'x-service-signature': `v1,${ts},${sig}`, 'x-service-tenant': blueline.demo.tenant }, server: blueline.child };
   // A fresh process speeds up for its first ~10 s (JIT tiering, heap sizing): warm both paths,
   // then measure.
   await load('warm-up', { url: baseline.url, duration: 3 });
@@ -34,7 +34,7 @@ try {
   for (let i = 0; i < 3; i++) {
     for (let j = 0; j < 3; j++) {
       const k = kinds[(i + j) % 3]!;
-      const opts = k === 'baseline' ? { url: baseline.url } : k === 'bearer' ? bearerOpts : hmacOpts;
+      const opts = k === 'baseline' ? { url: baseline.url, server: baseline.child } : k === 'bearer' ? bearerOpts : hmacOpts;
       runs[k].push(await load(k === 'baseline' ? 'node:http baseline' : `phone-numbers ${k} (${kind})`, { ...opts, duration: 5 }));
     }
   }

@@ -1,7 +1,9 @@
 /**
  * Benchmark plumbing: start the plain node:http baseline and a Blueline
  * process (each its own child, so the load generator has the other core),
- * load them with autocannon at the same concurrency, print ratios.
+ * load them at the same concurrency, print ratios. The load comes from wrk
+ * when it is installed, else autocannon (BENCH_CLIENT=autocannon|wrk chooses);
+ * each run also reports the CPU the server and the load generator used.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -9,6 +11,7 @@ import path from 'node:path';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { processCpuSeconds, runWrk, tcpActiveOpens, wrkInstalled, type Request } from './wrk.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const repoRoot = path.resolve(here, '..', '..');
@@ -93,32 +96,87 @@ export async function startBlueline(port: number, env: Record<string, string> = 
   return { url, child, dataDir, demo, stop: stopper(child, dataDir) };
 }
 
+export type Client = 'wrk' | 'autocannon';
+
+/** wrk when installed, unless BENCH_CLIENT says otherwise. */
+export function chosenClient(): Client {
+  const asked = process.env.BENCH_CLIENT;
+  if (asked === 'wrk' || asked === 'autocannon') return asked;
+  if (asked) throw new Error(`BENCH_CLIENT must be wrk or autocannon, not ${asked}`);
+  return wrkInstalled() ? 'wrk' : 'autocannon';
+}
+
+export interface LoadOptions extends Request {
+  connections?: number;
+  /** seconds */
+  duration?: number;
+  /** the server's process, to report the CPU it used during the run */
+  server?: ChildProcess;
+  client?: Client;
+  /** wrk's threads (default 1: one core's worth of client, as autocannon in this process) */
+  threads?: number;
+  /** requests in flight per connection (default 1, as HTTP/1.1 clients of an API send them) */
+  pipelining?: number;
+}
+
 export interface LoadResult {
   label: string;
+  client: Client;
   rps: number;
   p50: number;
   p99: number;
   non2xx: number;
   errors: number;
+  /** CPU the server and the load generator used, in cores (CPU seconds per second of the run) */
+  serverCores?: number;
+  /** the server's main thread alone: near 1.0 means its event loop was the bottleneck */
+  serverLoopCores?: number;
+  clientCores: number;
+  /** TCP connections opened on the machine during the run (≈ connections when they are reused) */
+  connectionsOpened: number;
 }
 
-export async function load(label: string, opts: autocannon.Options): Promise<LoadResult> {
-  const r = await autocannon({ duration: 8, connections: 32, ...opts });
+export async function load(label: string, opts: LoadOptions): Promise<LoadResult> {
+  const client = opts.client ?? chosenClient();
+  const connections = opts.connections ?? 32;
+  const duration = opts.duration ?? 8;
+  const serverPid = opts.server?.pid;
+  const serverBefore = serverPid ? processCpuSeconds(serverPid) : 0;
+  const loopBefore = serverPid ? processCpuSeconds(serverPid, true) : 0;
+  const opensBefore = tcpActiveOpens();
+  const started = process.hrtime.bigint();
+  let result: Omit<LoadResult, 'label' | 'client' | 'serverCores' | 'serverLoopCores' | 'clientCores' | 'connectionsOpened'>;
+  let clientCpuSeconds: number;
+  if (client === 'wrk') {
+    const r = await runWrk(opts, { connections, durationSeconds: duration, threads: opts.threads ?? 1, pipelining: opts.pipelining });
+    result = { rps: r.rps, p50: r.p50, p99: r.p99, non2xx: r.non2xx, errors: r.errors };
+    clientCpuSeconds = r.cpuSeconds;
+  } else {
+    // autocannon runs in this process, which does nothing else meanwhile.
+    const cpuBefore = process.cpuUsage();
+    const r = await autocannon({ url: opts.url, method: opts.method as autocannon.Request['method'], headers: opts.headers, body: opts.body, duration, connections, pipelining: opts.pipelining ?? 1 });
+    const cpu = process.cpuUsage(cpuBefore);
+    result = { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts };
+    clientCpuSeconds = (cpu.user + cpu.system) / 1e6;
+  }
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   return {
     label,
-    rps: r.requests.average,
-    p50: r.latency.p50,
-    p99: r.latency.p99,
-    non2xx: r.non2xx,
-    errors: r.errors + r.timeouts,
+    client,
+    ...result,
+    clientCores: clientCpuSeconds / seconds,
+    serverCores: serverPid ? (processCpuSeconds(serverPid) - serverBefore) / seconds : undefined,
+    serverLoopCores: serverPid ? (processCpuSeconds(serverPid, true) - loopBefore) / seconds : undefined,
+    connectionsOpened: tcpActiveOpens() - opensBefore,
   };
 }
 
 export function report(baseline: LoadResult, results: LoadResult[], targets: { minRatio: number; maxP99Ms: number }): boolean {
   const fmt = (r: LoadResult, ratio?: number) =>
-    `${r.label.padEnd(34)} ${r.rps.toFixed(0).padStart(8)} req/s  p50 ${String(r.p50).padStart(4)} ms  p99 ${String(r.p99).padStart(4)} ms` +
+    `${r.label.padEnd(34)} ${r.rps.toFixed(0).padStart(8)} req/s  p50 ${r.p50.toFixed(1).padStart(5)} ms  p99 ${r.p99.toFixed(1).padStart(5)} ms` +
     (ratio === undefined ? '' : `  ratio ${ratio.toFixed(2)}`) +
     (r.non2xx || r.errors ? `  (non-2xx ${r.non2xx}, errors ${r.errors})` : '');
+  console.log(`load generator: ${baseline.client}`);
   console.log(fmt(baseline));
   let ok = true;
   for (const r of results) {
@@ -126,6 +184,13 @@ export function report(baseline: LoadResult, results: LoadResult[], targets: { m
     const pass = ratio >= targets.minRatio && r.p99 < targets.maxP99Ms && r.non2xx === 0 && r.errors === 0;
     ok &&= pass;
     console.log(fmt(r, ratio) + `  ${pass ? 'meets' : 'MISSES'} target (ratio ≥ ${targets.minRatio}, p99 < ${targets.maxP99Ms} ms)`);
+  }
+  // A figure measures the server when its event loop was saturated (main thread near 1.0) and the
+  // load generator was not (well below 1.0): bench/README.md, "Which figure measures the server".
+  console.log('\nCPU in cores (CPU seconds per second), and TCP connections opened on the machine during each run:');
+  for (const r of [baseline, ...results]) {
+    const cores = (c: number | undefined) => (c === undefined ? '   ?' : c.toFixed(2));
+    console.log(`${r.label.padEnd(34)} server ${cores(r.serverCores)} (main thread ${cores(r.serverLoopCores)})  ${r.client} ${r.clientCores.toFixed(2)}  connections opened ${r.connectionsOpened}`);
   }
   return ok;
 }

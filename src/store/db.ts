@@ -5,11 +5,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
 import { GroupCommitSqliteDialect } from './sqlite-group-commit.js';
 import { startCheckpointer, type Checkpointer } from './sqlite-checkpointer.js';
+import { openSqlite } from './sqlite-handles.js';
 import { migrations } from './migrations/index.js';
 import { preparedStatementName, runPreparedDirectly } from './prepared.js';
 import type { DB } from './schema.js';
@@ -62,11 +62,9 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     dialect = 'sqlite';
     const file = opts.sqlitePath ?? ':memory:';
     if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
-    const sqlite = new SqliteDatabase(file);
-    sqlite.pragma('journal_mode = WAL');
-    sqlite.pragma('synchronous = NORMAL');
-    sqlite.pragma('busy_timeout = 5000');
-    sqlite.pragma('foreign_keys = ON');
+    const sqlite = openSqlite(file);
+    // exec, not pragma(): pragma() makes a Statement per call (sqlite-handles.ts says why that matters).
+    sqlite.db.exec('pragma journal_mode = WAL; pragma synchronous = NORMAL; pragma busy_timeout = 5000; pragma foreign_keys = ON');
     checkpointer = file === ':memory:' ? undefined : startCheckpointer(file, sqlite);
     const groupCommit = new GroupCommitSqliteDialect(sqlite, checkpointer?.afterCommit);
     db = new Kysely<DB>({ dialect: groupCommit });

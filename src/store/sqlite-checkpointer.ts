@@ -18,7 +18,7 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import type SqliteDatabase from 'better-sqlite3';
+import type { SqliteHandle } from './sqlite-handles.js';
 
 /** Shared words: [0] set to stop the worker; [1] set while the writer wants to restart the WAL, so the worker holds off. */
 const STOP = 0;
@@ -27,12 +27,14 @@ const HOLD = 1;
 const SIZE_CHECK_EVERY = 16;
 
 // Plain CommonJS, evaluated as the worker's script so it runs the same from src/ (tests) and dist/.
+// Its database and one statement stay reachable until the worker ends, and it never calls
+// pragma() (which makes a throwaway Statement): see sqlite-handles.ts.
 const WORKER_SOURCE = `
 const { workerData, parentPort } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const flags = new Int32Array(workerData.flags);
 const db = new Database(workerData.file, { fileMustExist: true });
-db.pragma('busy_timeout = 0');
+db.exec('pragma busy_timeout = 0');
 parentPort.postMessage('ready');
 const checkpoint = db.prepare('pragma wal_checkpoint(PASSIVE)');
 while (Atomics.load(flags, ${STOP}) === 0) {
@@ -66,14 +68,14 @@ export interface CheckpointerOptions {
 
 export function startCheckpointer(
   file: string,
-  writer: Pick<SqliteDatabase.Database, 'pragma'>,
+  writer: SqliteHandle,
   opts: CheckpointerOptions = {},
 ): Checkpointer {
-  writer.pragma('wal_autocheckpoint = 0');
+  writer.db.exec('pragma wal_autocheckpoint = 0');
   const walLimit = opts.walLimitBytes ?? 32 * 1024 * 1024;
   // A WAL that starts over keeps its file, cut back to this size: so a file longer than it
   // means the WAL itself grew past it since it last started over.
-  writer.pragma(`journal_size_limit = ${walLimit}`);
+  writer.db.exec(`pragma journal_size_limit = ${walLimit}`);
   const walFile = `${file}-wal`;
   const flags = new Int32Array(new SharedArrayBuffer(8));
   let commits = 0;
@@ -100,7 +102,7 @@ export function startCheckpointer(
     afterCommit() {
       if (failed) {
         failed = false;
-        writer.pragma('wal_autocheckpoint = 1000');
+        writer.db.exec('pragma wal_autocheckpoint = 1000');
       }
       if (!restartDue && ++commits % SIZE_CHECK_EVERY !== 0) return;
       if (!restartDue && (fs.statSync(walFile, { throwIfNoEntry: false })?.size ?? 0) <= walLimit) return;
@@ -108,7 +110,7 @@ export function startCheckpointer(
       // busy, so the worker holds off after its current pass and the next commit tries again.
       Atomics.store(flags, HOLD, 1);
       try {
-        restartDue = (writer.pragma('wal_checkpoint(RESTART)') as { busy: number }[])[0]?.busy !== 0;
+        restartDue = (writer.statement('pragma wal_checkpoint(RESTART)').get() as { busy: number } | undefined)?.busy !== 0;
       } catch {
         restartDue = true;
       }

@@ -33,6 +33,7 @@ import {
   type QueryResult,
 } from 'kysely';
 import type { DirectRunner } from './prepared.js';
+import type { SqliteHandle } from './sqlite-handles.js';
 
 /** What a statement needs to run: kysely's compiled query, or a prepared query's SQL and parameters. */
 type Statement = Pick<CompiledQuery, 'sql' | 'parameters'>;
@@ -57,25 +58,22 @@ class Batcher {
   /** The commit came due while an explicit transaction was open. */
   private commitDue = false;
 
-  private readonly statements = new Map<string, SqliteDatabase.Statement>();
+  readonly sqlite: SqliteDatabase.Database;
 
   constructor(
-    readonly sqlite: SqliteDatabase.Database,
+    private readonly sqliteHandle: SqliteHandle,
     private readonly afterCommit: () => void,
-  ) {}
+  ) {
+    this.sqlite = sqliteHandle.db;
+  }
 
   /**
    * kysely prepares every query anew; better-sqlite3 statements are reusable,
-   * and preparing dominates a simple indexed lookup. Cached by SQL text (bounded).
+   * and preparing dominates a simple indexed lookup. Kept by SQL text, never
+   * dropped (sqlite-handles.ts says why).
    */
   private prepare(sql: string): SqliteDatabase.Statement {
-    let stmt = this.statements.get(sql);
-    if (!stmt) {
-      stmt = this.sqlite.prepare(sql);
-      if (this.statements.size >= 500) this.statements.delete(this.statements.keys().next().value!);
-      this.statements.set(sql, stmt);
-    }
-    return stmt;
+    return this.sqliteHandle.statement(sql);
   }
 
   /**
@@ -258,7 +256,7 @@ export class GroupCommitSqliteDialect implements Dialect {
   private readonly batcher: Batcher;
 
   /** `afterCommit` runs after each batch commit (the WAL checkpointer's hook). */
-  constructor(sqlite: SqliteDatabase.Database, afterCommit: () => void = () => {}) {
+  constructor(sqlite: SqliteHandle, afterCommit: () => void = () => {}) {
     this.batcher = new Batcher(sqlite, afterCommit);
   }
   createDriver(): Driver {

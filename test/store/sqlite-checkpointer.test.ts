@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import SqliteDatabase from 'better-sqlite3';
 import { startCheckpointer, type Checkpointer } from '../../src/store/sqlite-checkpointer.js';
+import { openSqlite } from '../../src/store/sqlite-handles.js';
 
 const PAGE = 4096;
 let cleanup: (() => Promise<void>) | undefined;
@@ -15,11 +15,9 @@ afterEach(async () => {
 function open() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'blueline-ckpt-'));
   const file = path.join(dir, 'db.sqlite');
-  const writer = new SqliteDatabase(file);
-  writer.pragma('journal_mode = WAL');
-  writer.pragma('synchronous = NORMAL');
-  writer.pragma('busy_timeout = 5000'); // as the service's connection
-  writer.exec('create table t (id integer primary key, v blob)');
+  const writer = openSqlite(file);
+  writer.db.exec('pragma journal_mode = WAL; pragma synchronous = NORMAL; pragma busy_timeout = 5000'); // as the service's connection
+  writer.db.exec('create table t (id integer primary key, v blob)');
   return { dir, file, writer };
 }
 
@@ -33,14 +31,14 @@ it('copies committed pages into the database file in the background, so the writ
   const cp: Checkpointer = startCheckpointer(file, writer, { idleMs: 5 });
   cleanup = async () => {
     await cp.stop();
-    writer.close();
+    writer.db.close();
     fs.rmSync(dir, { recursive: true, force: true });
   };
-  const insert = writer.prepare('insert into t (v) values (?)');
+  const insert = writer.statement('insert into t (v) values (?)');
   const before = fs.statSync(file).size;
   // ~2,500 pages: past the 1,000 at which SQLite would checkpoint inside a commit.
   for (let i = 0; i < 250; i++) {
-    writer.transaction(() => {
+    writer.db.transaction(() => {
       for (let j = 0; j < 10; j++) insert.run(Buffer.alloc(3000, i));
     })();
     cp.afterCommit();
@@ -49,7 +47,7 @@ it('copies committed pages into the database file in the background, so the writ
   while (fs.statSync(file).size < before + 2_000 * PAGE && Date.now() < deadline) await pause(10);
   // The rows reached the main file, copied by the worker (the writer's own autocheckpoint is off).
   expect(fs.statSync(file).size).toBeGreaterThan(before + 2_000 * PAGE);
-  expect(writer.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+  expect(writer.statement('pragma wal_autocheckpoint').get()).toEqual({ wal_autocheckpoint: 0 });
 });
 
 it('keeps the WAL file bounded under writes that never pause long enough for it to start over', async () => {
@@ -57,14 +55,14 @@ it('keeps the WAL file bounded under writes that never pause long enough for it 
   const cp = startCheckpointer(file, writer, { walLimitBytes: 200 * PAGE, idleMs: 5 });
   cleanup = async () => {
     await cp.stop();
-    writer.close();
+    writer.db.close();
     fs.rmSync(dir, { recursive: true, force: true });
   };
   await cp.ready;
-  const insert = writer.prepare('insert into t (v) values (?)');
+  const insert = writer.statement('insert into t (v) values (?)');
   let maxWal = 0;
   for (let i = 0; i < 1200; i++) {
-    writer.transaction(() => {
+    writer.db.transaction(() => {
       for (let j = 0; j < 4; j++) insert.run(Buffer.alloc(3000, i));
     })();
     cp.afterCommit();
@@ -76,18 +74,18 @@ it('keeps the WAL file bounded under writes that never pause long enough for it 
   // depends on how busy the machine is (1,100 pages seen with the whole suite running): the bound
   // is about boundedness, with room for a loaded machine, not about speed.
   expect(maxWal).toBeLessThan(2_500 * PAGE);
-  expect(writer.prepare('select count(*) as n from t').get()).toEqual({ n: 4800 });
+  expect(writer.statement('select count(*) as n from t').get()).toEqual({ n: 4800 });
 });
 
 it('stops its worker, after which the last connection folds the WAL away on close', async () => {
   const { dir, file, writer } = open();
   const cp = startCheckpointer(file, writer);
-  writer.prepare('insert into t (v) values (?)').run(Buffer.from('x'));
+  writer.statement('insert into t (v) values (?)').run(Buffer.from('x'));
   await cp.stop();
-  writer.close();
+  writer.db.close();
   expect(fs.existsSync(`${file}-wal`)).toBe(false);
-  const reopened = new SqliteDatabase(file);
-  expect(reopened.prepare('select count(*) as n from t').get()).toEqual({ n: 1 });
-  reopened.close();
+  const reopened = openSqlite(file);
+  expect(reopened.statement('select count(*) as n from t').get()).toEqual({ n: 1 });
+  reopened.db.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });

@@ -2,9 +2,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import SqliteDatabase from 'better-sqlite3';
 import { Kysely, sql } from 'kysely';
 import { GroupCommitSqliteDialect } from '../../src/store/sqlite-group-commit.js';
+import { openSqlite, type SqliteHandle } from '../../src/store/sqlite-handles.js';
 
 interface T {
   items: { id: string; n: number };
@@ -13,39 +13,39 @@ interface T {
 describe('SQLite group commit', () => {
   let dir: string;
   let file: string;
-  let sqlite: SqliteDatabase.Database;
+  let sqlite: SqliteHandle;
   let db: Kysely<T>;
   let commits: number;
   /** A second, independent connection: what a restart after a crash would find. */
-  let outside: SqliteDatabase.Database;
+  let outside: SqliteHandle;
 
   beforeEach(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'blueline-gc-'));
     file = path.join(dir, 'db.sqlite');
-    sqlite = new SqliteDatabase(file);
-    sqlite.pragma('journal_mode = WAL');
+    sqlite = openSqlite(file);
+    sqlite.db.exec('pragma journal_mode = WAL');
     // Count real commits without changing what they do.
-    const prepare = sqlite.prepare.bind(sqlite);
+    const prepare = sqlite.db.prepare.bind(sqlite.db);
     commits = 0;
-    sqlite.prepare = ((q: string) => {
+    sqlite.db.prepare = ((q: string) => {
       const stmt = prepare(q);
       if (q !== 'commit') return stmt;
       const run = stmt.run.bind(stmt);
       return Object.assign(stmt, { run: () => (commits++, run()) });
-    }) as typeof sqlite.prepare;
+    }) as typeof sqlite.db.prepare;
     db = new Kysely<T>({ dialect: new GroupCommitSqliteDialect(sqlite) });
     await sql`create table items (id text primary key, n integer not null)`.execute(db);
     await sql`create table children (id text primary key, item_id text not null references items(id) deferrable initially deferred)`.execute(db);
-    outside = new SqliteDatabase(file, { readonly: true });
+    outside = openSqlite(file, { readonly: true });
     commits = 0;
   });
   afterEach(async () => {
-    outside.close();
+    outside.db.close();
     await db.destroy();
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  const committedIds = () => (outside.prepare('select id from items order by id').all() as { id: string }[]).map((r) => r.id);
+  const committedIds = () => (outside.statement('select id from items order by id').all() as { id: string }[]).map((r) => r.id);
   const insert = (id: string, n = 0) =>
     db.insertInto('items').values({ id, n }).execute().then(() => {
       // Nobody hears of a write before it is committed.
@@ -112,6 +112,6 @@ describe('SQLite group commit', () => {
       await trx.insertInto('items').values({ id: 'x', n: 1 }).execute();
       await trx.updateTable('items').set({ n: 2 }).where('id', '=', 'x').execute();
     });
-    expect(outside.prepare('select n from items where id = ?').get('x')).toEqual({ n: 2 });
+    expect(outside.statement('select n from items where id = ?').get('x')).toEqual({ n: 2 });
   });
 });

@@ -41,9 +41,10 @@ export async function startServerProcess(opts: {
     fs.rmSync(dataDir, { recursive: true, force: true });
   };
   for (let i = 0; i < 300; i++) {
-    if (child.exitCode !== null) {
+    // A process killed by a signal (an abort, SIGSEGV) has no exit code, only a signal.
+    if (child.exitCode !== null || child.signalCode !== null) {
       cleanup();
-      throw new Error('server exited');
+      throw new Error(`server exited (${child.signalCode ?? `code ${child.exitCode}`})`);
     }
     if (await fetch(`${url}/readyz`).then((r) => r.ok, () => false)) return { child, url, dataDir, stdout: () => stdout, cleanup };
     await new Promise((r) => setTimeout(r, 100));
