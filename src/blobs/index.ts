@@ -100,7 +100,11 @@ export function fsBlobStore(root: string): BlobStore {
       await place(tmp, key);
     },
     open(key, range) {
-      return fs.createReadStream(pathOf(key), range ? { start: range.start, end: range.end } : {});
+      const stream = fs.createReadStream(pathOf(key), range ? { start: range.start, end: range.end } : {});
+      // A stream given up before it opened still reports a missing file: with nobody listening that
+      // would crash the process. Readers that listen (pipe, pipeline, for await) still get it.
+      stream.on('error', () => {});
+      return stream;
     },
     async size(key) {
       try {

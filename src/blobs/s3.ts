@@ -149,7 +149,8 @@ function lazyStream(request: (signal: AbortSignal) => Promise<Readable>): Readab
         b.once('error', (err) => out.destroy(err));
         b.pause();
         cb();
-      }, cb);
+        // Given up before the answer came: the failure (the abort, or a missing key) has no reader.
+      }, (err: Error) => (out.destroyed ? cb() : cb(err)));
     },
     read() {
       body?.resume();

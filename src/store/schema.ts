@@ -72,7 +72,7 @@ export interface ChatsTable {
   chat_key: string | null;
   display_name: string | null;
   created_at: number;
-  /** when the line left the group (migration 007); null or absent while it is in it */
+  /** when the line left the group (migration 010); null or absent while it is in it */
   left_at?: number | null;
 }
 

@@ -6,10 +6,10 @@ import * as m004 from './004_events.js';
 import * as m005 from './005_first_touch_index.js';
 import * as m006 from './006_upload_token_voice_note_use.js';
 import * as m007 from './007_durable_inbound.js';
-import * as m007sends from './007_sends_and_group_exits.js';
-import * as m009 from './009_console_sessions.js';
 import * as m008 from './008_hubspot.js';
-import * as m008b from './008_hubspot_reply_push.js';
+import * as m009 from './009_console_sessions.js';
+import * as m010 from './010_sends_and_group_exits.js';
+import * as m011 from './011_hubspot_reply_push.js';
 
 /** Numbered migrations, applied in key order; never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -20,8 +20,8 @@ export const migrations: Record<string, Migration> = {
   '005_first_touch_index': m005,
   '006_upload_token_voice_note_use': m006,
   '007_durable_inbound': m007,
-  '007_sends_and_group_exits': m007sends,
-  '009_console_sessions': m009,
   '008_hubspot': m008,
-  '008_hubspot_reply_push': m008b,
+  '009_console_sessions': m009,
+  '010_sends_and_group_exits': m010,
+  '011_hubspot_reply_push': m011,
 };
