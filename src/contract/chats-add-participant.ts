@@ -1,8 +1,9 @@
 import { Type, type Static } from 'typebox';
 import { operation } from './operation.js';
+import { Handle } from './common.js';
 import { ChatParams } from './chat.js';
 
-const Address = (description: string) => Type.String({ maxLength: 320, description });
+const Address = (description: string) => Handle(description);
 
 /**
  * `address` or its alias `handle`: checked by the route (a missing one is the spec's 1001, two

@@ -1,10 +1,11 @@
 import { Type, type Static } from 'typebox';
 import { operation } from './operation.js';
+import { Handle } from './common.js';
 import { Chat, Parts } from './chat.js';
 import { Message } from './message.js';
 import { Effect, IdempotencyKey, Service } from './messages-send.js';
 
-const Recipient = Type.String({ minLength: 1, description: 'E.164 number or Apple ID email; anything else is 1003' });
+const Recipient = Handle('E.164 number or Apple ID email; anything else is 1003', { minLength: 1 });
 
 export const CreateChatRequest = Type.Object(
   {

@@ -8,9 +8,14 @@ export const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]
 /** A path id as the routes accept it (the 100-character cap keeps lookups cheap). */
 export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
 
-/** E.164 (`+` then 8–15 digits) or an Apple ID email; the service normalizes either. */
-export const HANDLE_PATTERN = '^(\\+?[0-9][0-9 ()./-]{5,30}|[^@\\s]+@[^@\\s]+\\.[^@\\s]+)$';
-export const Handle = (description: string) => Type.String({ minLength: 1, maxLength: 320, pattern: HANDLE_PATTERN, description });
+/**
+ * A recipient's shape: phone characters (digits, `+`, spaces, `().-`) or an email. The service
+ * then normalizes it (E.164, lowercased email) and refuses what is still not one (1003), so this
+ * pattern is never stricter than the service, only a guide for generators and a 1003 too.
+ */
+export const HANDLE_PATTERN = '^\\s*([+0-9\\s().-]+|[^\\s@]+@[^\\s@]+\\.[^\\s@]+)\\s*$';
+export const Handle = (description: string, extra: { minLength?: number; maxLength?: number; examples?: string[] } = {}) =>
+  Type.String({ maxLength: 320, ...extra, pattern: HANDLE_PATTERN, description, [ERROR_CODES_KEYWORD]: { pattern: 1003 } });
 
 export const NoQuery = Type.Object({}, { additionalProperties: false });
 

@@ -1,14 +1,16 @@
 import { Type, type Static } from 'typebox';
 import { operation } from './operation.js';
+import { ERROR_CODES_KEYWORD, Handle } from './common.js';
 import { ALLOWED_EFFECTS, MAX_PARTS, MAX_TEXT_LENGTH } from '../domain/messaging/vocabulary.js';
 
 /**
- * Shared by /send and the chat routes. Not an enum in the schema: an unknown effect is 4098 with
- * `allowed_effects` (spec), which schema validation (1002) would not give.
+ * Shared by /send and the chat routes: an enum, so generators type it; an unknown effect is the
+ * spec's 4098 with `allowed_effects` (http/validation.ts reads the keyword), not 1002.
  */
 export const Effect = Type.String({
-  description: `an iMessage bubble/screen effect, one of: ${ALLOWED_EFFECTS.join(', ')} (anything else is 4098 with allowed_effects)`,
-  examples: [...ALLOWED_EFFECTS],
+  enum: [...ALLOWED_EFFECTS],
+  description: 'an iMessage bubble or screen effect (anything else is 4098 with allowed_effects)',
+  [ERROR_CODES_KEYWORD]: { enum: 4098 },
 });
 
 /** Only iMessage is served; checked by the service (1010), not the schema (1002). */
@@ -33,10 +35,8 @@ const AttachmentRef = Type.Union([
 
 export const SendRequest = Type.Object(
   {
-    phone: Type.String({
+    phone: Handle('E.164 number (punctuation is removed) or Apple ID email (lowercased); anything else is 1003', {
       minLength: 1,
-      maxLength: 320,
-      description: 'E.164 number (punctuation is removed) or Apple ID email (lowercased); anything else is 1003',
       examples: ['+14155550100', 'jane@icloud.com'],
     }),
     body: Type.Optional(Type.String({ minLength: 1, description: `text; ${MAX_TEXT_LENGTH.toLocaleString('en-US')} characters at most (1009)` })),

@@ -45,10 +45,17 @@ export function validationToApiError(errors: FastifySchemaValidationError[], con
   const path = (e.instancePath || '').replace(/^\//, '').replace(/\//g, '.');
   const found = fieldError(e, path, where, errors, missingFieldCode);
   const code = declaredCode(errors, e.instancePath);
-  const err = code === undefined ? found : new DomainError(code, found.message, found.details);
+  // 4098 names what is allowed (spec: allowed_effects): the enum of the schema that refused it.
+  const details = code === 4098 ? { ...found.details, allowedEffects: enumAt(errors, e.instancePath) } : found.details;
+  const err = code === undefined ? found : new DomainError(code, found.message, details);
   // An error inside one entry of /send's attachments[] names the entry (spec: attachment_index).
   const entry = where === 'body' ? /^attachments\.(\d+)(\.|$)/.exec(path) : null;
   return entry ? new DomainError(err.code, err.message, { ...err.details, attachmentIndex: Number(entry[1]) }) : err;
+}
+
+function enumAt(errors: FastifySchemaValidationError[], at: string): string[] | undefined {
+  const x = errors.find((x) => x.instancePath === at && x.keyword === 'enum');
+  return (x as { parentSchema?: { enum?: string[] } } | undefined)?.parentSchema?.enum;
 }
 
 /** The code a failing schema names for the keyword that failed (contract/common.ts: ERROR_CODES_KEYWORD). */
