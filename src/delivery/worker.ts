@@ -8,7 +8,6 @@
  * still holds: a worker whose lease ran out mid-attempt (a long pause, a slow
  * receiver) cannot overwrite the result of the worker that claimed the job next.
  */
-import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Store, DeliveryJob } from '../store/index.js';
@@ -16,6 +15,7 @@ import type { EventBus } from '../domain/events/bus.js';
 import { isRetryable, isSuccess, recordAttempt, refreshEventStatus } from '../domain/events/attempts.js';
 import { attemptDelivery, type AttemptSettings } from './attempt.js';
 import { noObserver, type ServiceObserver } from '../metrics/observer.js';
+import { claimLoop, workerName } from '../jobs/claim-loop.js';
 
 export const MAX_ATTEMPTS = 3;
 
@@ -29,18 +29,10 @@ export interface WorkerSettings extends AttemptSettings {
   name?: string;
 }
 
-/** A worker's name in `locked_by`: unique per worker, and says which process held a job. */
-export const workerName = (kind: string) => `${kind}:${process.pid}:${randomUUID().slice(0, 8)}`;
-
 export function deliveryWorker(deps: { store: Store; clock: Clock; bus: EventBus; logger?: Logger; observer?: ServiceObserver }, settings: WorkerSettings) {
   const { store, clock, bus } = deps;
   const owner = settings.name ?? workerName('delivery');
   const observer = deps.observer ?? noObserver;
-  let running = false;
-  let timer: NodeJS.Timeout | undefined;
-  let wake: (() => void) | undefined;
-  let loop: Promise<void> | undefined;
-  const unsubscribe = bus.onEventRecorded(() => wake?.());
 
   function backoff(attempt: number): number {
     const base = settings.backoffMs[Math.min(attempt - 1, settings.backoffMs.length - 1)] ?? 1000;
@@ -85,40 +77,14 @@ export function deliveryWorker(deps: { store: Store; clock: Clock; bus: EventBus
     return jobs.length;
   }
 
-  async function run() {
-    while (running) {
-      let claimed = 0;
-      try {
-        claimed = await tick();
-      } catch (err) {
-        deps.logger?.error({ err }, 'webhook worker tick failed');
-      }
-      if (!running) break;
-      if (claimed >= settings.batch) continue;
-      const next = await store.events.nextDueAt().catch(() => null);
-      // stop() may have come while we looked: with nothing to wake yet, we would sleep a whole poll.
-      if (!running) break;
-      const wait = Math.max(5, Math.min(settings.pollMs, next === null ? settings.pollMs : next - Date.now()));
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-        timer = setTimeout(resolve, wait);
-      });
-      clearTimeout(timer);
-      wake = undefined;
-    }
-  }
+  const loop = claimLoop({ tick, nextDueAt: () => store.events.nextDueAt(), batch: settings.batch, pollMs: settings.pollMs, label: 'webhook worker', logger: deps.logger });
+  const unsubscribe = bus.onEventRecorded(loop.wake);
 
   return {
-    start() {
-      if (running) return;
-      running = true;
-      loop = run();
-    },
+    start: loop.start,
     async stop() {
-      running = false;
-      wake?.();
       unsubscribe();
-      await loop;
+      await loop.stop();
     },
     /** One pass, for tests that drive the worker by hand. */
     tick,

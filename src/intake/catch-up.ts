@@ -19,7 +19,7 @@ import type { Store, PhoneLine } from '../store/index.js';
 import type { DriverRegistry } from '../drivers/registry.js';
 import { DriverFailure } from '../drivers/types.js';
 import { ingestFound, messagesSince, newestMessageDate } from '../drivers/bluebubbles/catch-up.js';
-import { workerName } from '../delivery/worker.js';
+import { workerName } from '../jobs/claim-loop.js';
 
 /** How far before the mark each pass looks again (messages Messages stores with an earlier date). */
 export const CATCH_UP_OVERLAP_MS = 60_000;

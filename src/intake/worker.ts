@@ -10,7 +10,7 @@
 import type { Logger } from 'pino';
 import type { Store, IntakeItem } from '../store/index.js';
 import { DriverFailure } from '../drivers/types.js';
-import { workerName } from '../delivery/worker.js';
+import { claimLoop, workerName } from '../jobs/claim-loop.js';
 import type { IntakeWake } from './wake.js';
 
 export interface IntakeWorkerSettings {
@@ -30,10 +30,6 @@ const reasonOf = (err: unknown) => (err instanceof DriverFailure ? `${err.kind}:
 export function intakeWorker(deps: { store: Store; wake: IntakeWake; handle: IntakeHandler; logger?: Logger }, settings: IntakeWorkerSettings) {
   const { store } = deps;
   const owner = workerName('intake');
-  let running = false;
-  let timer: NodeJS.Timeout | undefined;
-  let wake: (() => void) | undefined;
-  let loop: Promise<void> | undefined;
   let unsubscribe: (() => void) | undefined;
 
   async function processOne(item: IntakeItem): Promise<void> {
@@ -70,41 +66,19 @@ export function intakeWorker(deps: { store: Store; wake: IntakeWake; handle: Int
     return items.length;
   }
 
-  async function run() {
-    while (running) {
-      let claimed = 0;
-      try {
-        claimed = await tick();
-      } catch (err) {
-        deps.logger?.error({ err }, 'intake worker tick failed');
-      }
-      if (!running) break;
-      if (claimed >= settings.batch) continue;
-      const next = await store.intake.nextDueAt().catch(() => null);
-      if (!running) break;
-      const wait = Math.max(5, Math.min(settings.pollMs, next === null ? settings.pollMs : next - Date.now()));
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-        timer = setTimeout(resolve, wait);
-      });
-      clearTimeout(timer);
-      wake = undefined;
-    }
-  }
+  const loop = claimLoop({ tick, nextDueAt: () => store.intake.nextDueAt(), batch: settings.batch, pollMs: settings.pollMs, label: 'intake worker', logger: deps.logger });
 
   return {
     name: owner,
     start() {
-      if (running) return;
-      running = true;
-      unsubscribe = deps.wake.onStored(() => wake?.());
-      loop = run();
+      if (loop.running) return;
+      // Listening only while running: a stopped worker leaves no listener on the wake-ups.
+      unsubscribe = deps.wake.onStored(loop.wake);
+      loop.start();
     },
     async stop() {
-      running = false;
-      wake?.();
       unsubscribe?.();
-      await loop;
+      await loop.stop();
     },
     /** One pass, for tests that drive the worker by hand. */
     tick,

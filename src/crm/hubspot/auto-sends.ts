@@ -15,6 +15,7 @@ import { HubSpotError, type HubSpotApi } from './client.js';
 import type { TokenKeeper } from './tokens.js';
 import { CONTACT_PROPERTIES, contactPhone, renderTemplate } from './contact.js';
 import { DAILY_CAP_REACHED, isDailyCapReached, sendForCrm } from './send.js';
+import { claimLoop } from '../../jobs/claim-loop.js';
 
 const LEASE_MS = 60_000;
 const BATCH = 16;
@@ -31,10 +32,6 @@ export interface WebhookEvent {
 
 export function autoSends(deps: { store: Store; clock: Clock; api: HubSpotApi; tokens: TokenKeeper; messaging: Messaging; logger?: Logger }, opts: { pollMs: number }) {
   const { store, clock } = deps;
-  let running = false;
-  let loop: Promise<void> | undefined;
-  let wake: (() => void) | undefined;
-  let timer: NodeJS.Timeout | undefined;
 
   /** Records the batch's contact.creation events; everything else is acknowledged and ignored. */
   async function record(events: WebhookEvent[]): Promise<{ received: number; recorded: number; duplicates: number; ignored: number }> {
@@ -73,7 +70,7 @@ export function autoSends(deps: { store: Store; clock: Clock; api: HubSpotApi; t
       if (inserted) recorded++;
       else duplicates++;
     }
-    if (recorded) wake?.();
+    if (recorded) loop.wake();
     return { received: events.length, recorded, duplicates, ignored };
   }
 
@@ -127,45 +124,15 @@ export function autoSends(deps: { store: Store; clock: Clock; api: HubSpotApi; t
     return due.length;
   }
 
-  async function run() {
-    while (running) {
-      let n = 0;
-      try {
-        n = await tick();
-      } catch (err) {
-        deps.logger?.error({ err }, 'auto-send worker tick failed');
-      }
-      if (!running) break;
-      if (n >= BATCH) continue;
-      const next = await store.hubspot.nextAutoSendDue().catch(() => null);
-      if (!running) break;
-      const wait = Math.max(5, Math.min(opts.pollMs, next === null ? opts.pollMs : next - Date.now()));
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-        timer = setTimeout(resolve, wait);
-      });
-      clearTimeout(timer);
-      wake = undefined;
-    }
-  }
+  const loop = claimLoop({ tick, nextDueAt: () => store.hubspot.nextAutoSendDue(), batch: BATCH, pollMs: opts.pollMs, label: 'auto-send worker', logger: deps.logger });
 
   return {
     record,
     tick,
     /** Works everything due now (tests, and anything that wants the backlog gone). */
-    async drain(): Promise<void> {
-      while ((await tick()) > 0);
-    },
-    start() {
-      if (running) return;
-      running = true;
-      loop = run();
-    },
-    async stop() {
-      running = false;
-      wake?.();
-      await loop;
-    },
+    drain: loop.drain,
+    start: loop.start,
+    stop: loop.stop,
   };
 }
 
