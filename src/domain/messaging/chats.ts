@@ -10,7 +10,7 @@ import type { MessagingDeps } from './deps.js';
 import type { Idempotency } from './idempotency.js';
 import { newMessageId, type Outbound } from './outbound.js';
 import type { Limits } from './limits.js';
-import { conversations } from './conversations.js';
+import { directChats } from './direct-chats.js';
 import { assertGroupable, validateParts, type PartInput } from './parts.js';
 import { assertEffect, assertService } from './rules.js';
 import { viaDriver } from './driver-errors.js';
@@ -54,7 +54,7 @@ export interface ChatPage {
 
 export function chatsService(deps: MessagingDeps, lim: Limits, out: Outbound, idem: Idempotency) {
   const { store, clock, drivers } = deps;
-  const convos = conversations(deps);
+  const direct = directChats(deps);
 
   async function getChat(tenant: Tenant, id: string): Promise<Chat> {
     const chat = await store.chats.getChat(tenant.id, id);
@@ -159,11 +159,11 @@ export function chatsService(deps: MessagingDeps, lim: Limits, out: Outbound, id
         },
         async (): Promise<ChatOpened> => {
           if (handles.length > 1) return createGroup(tenant, handles, req, pinned);
-          const existing = await convos.find(tenant, handles[0]!);
+          const existing = await direct.find(tenant, handles[0]!);
           const firstTouch = !existing?.chat.line_id;
           const prepared = await prepareParts(tenant, req.parts, { parallel: req.parallelAttachments, firstTouch, group: false });
           // Checked before the lead is written: a refused request leaves nothing behind.
-          const { chat, lead } = existing ?? (await convos.create(tenant, handles[0]!));
+          const { chat, lead } = existing ?? (await direct.create(tenant, handles[0]!));
           const sent = await sendParts(tenant, chat, req.parts, prepared, { parallel: req.parallelAttachments, pinned, effect: req.effect });
           const fresh = (await store.chats.getChat(tenant.id, chat.id))!;
           return { kind: 'chat_opened', created: !existing, chat: fresh, participants: await store.chats.participants(fresh.id), lead, message: sent[sent.length - 1]! };

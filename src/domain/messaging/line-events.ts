@@ -12,7 +12,7 @@ import type { BlobStore } from '../../blobs/index.js';
 import type { EventBus } from '../events/bus.js';
 import { ids, newUuid, randomHex, timeSortableId } from '../ids.js';
 import { newMessageId } from './outbound.js';
-import { findOrCreateDirect } from './conversations.js';
+import { findOrCreateDirect } from './direct-chats.js';
 import { RETENTION_MS } from '../media/attachments.js';
 import { messageEventId, messageReceivedEnvelope } from '../events/envelope.js';
 import { DEV_INBOX_URL } from '../events/subscriptions.js';
@@ -40,7 +40,7 @@ async function chatFor(
   const lineId = line.id;
   if (!msg.group) {
     const { lead, chat } = await findOrCreateDirect(tx, tenant.id, msg.from, now, lineId);
-    // The conversation follows the line the contact wrote to: replies come from the number
+    // The directChat follows the line the contact wrote to: replies come from the number
     // they see the thread under, and the event's owner_handle is the line replies go out on.
     if (chat.line_id !== lineId) await tx.chats.pinLine(chat.id, lineId);
     return { chat: { ...chat, line_id: lineId }, leadId: lead.id, participants: [msg.from] };

@@ -11,7 +11,7 @@ import { NetError, parseAbsoluteUrl } from '../../net/index.js';
 import type { MessagingDeps } from './deps.js';
 import type { Idempotency } from './idempotency.js';
 import type { Outbound, OutboundContent } from './outbound.js';
-import { conversations, type DirectConversation } from './conversations.js';
+import { directChats, type DirectChat } from './direct-chats.js';
 import { DeliveryFailed, SendFailed } from './failures.js';
 import { MAX_PARTS, MAX_TEXT_LENGTH, assertEffect, assertService, containsUrl } from './rules.js';
 
@@ -101,7 +101,7 @@ function validate(req: SendInput): void {
 
 export function sendService(deps: MessagingDeps, out: Outbound, idem: Idempotency) {
   const { store } = deps;
-  const convos = conversations(deps);
+  const direct = directChats(deps);
 
   /** The content to send, resolved before any lead or chat is written: a bad reference leaves nothing behind. */
   async function contentOf(tenant: Tenant, req: SendInput, pinned: PhoneLine | undefined): Promise<{ content: OutboundContent; textFirst?: OutboundContent }> {
@@ -123,16 +123,16 @@ export function sendService(deps: MessagingDeps, out: Outbound, idem: Idempotenc
   }
 
   /** The ids a failure reports: what was known when it happened. */
-  function idsOf(err: DomainError, req: SendInput, conversation: DirectConversation | undefined) {
+  function idsOf(err: DomainError, req: SendInput, directChat: DirectChat | undefined) {
     const delivered = err instanceof DeliveryFailed ? err : undefined;
     // The line a recorded message went out on; else the staging line of a voice note (it stays
-    // authoritative, also when it fails), the conversation's line or the requested one.
-    const lineId = delivered?.lineId ?? (req.voiceNoteId !== undefined ? req.phoneLineId : (conversation?.chat.line_id ?? req.phoneLineId)) ?? null;
+    // authoritative, also when it fails), the direct chat's line or the requested one.
+    const lineId = delivered?.lineId ?? (req.voiceNoteId !== undefined ? req.phoneLineId : (directChat?.chat.line_id ?? req.phoneLineId)) ?? null;
     return {
-      leadId: conversation?.lead.id ?? null,
-      chatId: conversation?.chat.id ?? null,
-      leadCreated: conversation?.leadCreated ?? false,
-      convoId: conversation?.chat.convo_id ?? null,
+      leadId: directChat?.lead.id ?? null,
+      chatId: directChat?.chat.id ?? null,
+      leadCreated: directChat?.leadCreated ?? false,
+      convoId: directChat?.chat.convo_id ?? null,
       phoneLineId: lineId,
       ...(delivered && { messageId: delivered.messageId }),
     };
@@ -143,25 +143,25 @@ export function sendService(deps: MessagingDeps, out: Outbound, idem: Idempotenc
     if (req.phoneLineId && (!pinned || pinned.tenant_id !== tenant.id)) {
       throw new DomainError(2006, `phone_line_id ${req.phoneLineId} is not assigned to this project`);
     }
-    let conversation = await convos.find(tenant, phone);
+    let directChat = await direct.find(tenant, phone);
     try {
       const { content, textFirst } = await contentOf(tenant, req, pinned);
       // A first message into a new chat carries no URL (1005), as on POST /api/v1/chats.
-      if (!conversation?.chat.line_id && (req.richLink !== undefined || (req.body !== undefined && containsUrl(req.body)))) {
+      if (!directChat?.chat.line_id && (req.richLink !== undefined || (req.body !== undefined && containsUrl(req.body)))) {
         throw new DomainError(1005, 'the first message in a new chat cannot contain URLs: send text first, links once the chat exists');
       }
       // Everything the request can be refused for was checked: only now is a lead written.
-      conversation ??= await convos.create(tenant, phone);
-      const { chat } = conversation;
+      directChat ??= await direct.create(tenant, phone);
+      const { chat } = directChat;
       const lineFor = (c: OutboundContent) => (c.kind === 'voice_note' ? pinned : chat.line_id ? undefined : pinned);
       const messageIds: string[] = [];
       if (textFirst) messageIds.push((await out.send(tenant, chat, textFirst, { pinnedLine: lineFor(textFirst), recipient: phone })).message.id);
       const sendContent = () => out.send(tenant, chat, content, { pinnedLine: lineFor(content), recipient: phone });
       const { message, line } = req.voiceNoteId !== undefined ? await deps.media.useVoiceNote(req.voiceNoteId, sendContent) : await sendContent();
       messageIds.push(message.id);
-      return { kind: 'sent', message, messageIds, lead: conversation.lead, leadCreated: conversation.leadCreated, chat, lineId: line.id };
+      return { kind: 'sent', message, messageIds, lead: directChat.lead, leadCreated: directChat.leadCreated, chat, lineId: line.id };
     } catch (err) {
-      if (err instanceof DomainError) throw new SendFailed(err, idsOf(err, req, conversation));
+      if (err instanceof DomainError) throw new SendFailed(err, idsOf(err, req, directChat));
       throw err;
     }
   }

@@ -3,7 +3,7 @@ import type { Store, Repos, Chat, Lead, Tenant } from '../../store/index.js';
 import type { Clock } from '../../clock.js';
 import { newUuid } from '../ids.js';
 
-export interface DirectConversation {
+export interface DirectChat {
   lead: Lead;
   leadCreated: boolean;
   chat: Chat;
@@ -13,12 +13,12 @@ export interface DirectConversation {
  * Finds or creates a lead and its direct chat (chat id = lead id) through the given repositories
  * (the store, or a transaction's). A returning contact costs one read; a new chat starts on `lineId`.
  */
-export async function findOrCreateDirect(repos: Pick<Repos, 'chats'>, tenantId: string, handle: string, now: number, lineId: string | null): Promise<DirectConversation> {
+export async function findOrCreateDirect(repos: Pick<Repos, 'chats'>, tenantId: string, handle: string, now: number, lineId: string | null): Promise<DirectChat> {
   return (await findDirect(repos, tenantId, handle)) ?? createDirect(repos, tenantId, handle, now, lineId);
 }
 
 /** The lead and its direct chat (chat id = lead id), if the tenant has talked to `handle`: one read. */
-async function findDirect(repos: Pick<Repos, 'chats'>, tenantId: string, handle: string): Promise<DirectConversation | undefined> {
+async function findDirect(repos: Pick<Repos, 'chats'>, tenantId: string, handle: string): Promise<DirectChat | undefined> {
   const found = await repos.chats.findLeadWithChat(tenantId, handle);
   return found && { ...found, leadCreated: false };
 }
@@ -33,7 +33,7 @@ async function createDirect(
   handle: string,
   now: number,
   lineId: string | null,
-): Promise<DirectConversation> {
+): Promise<DirectChat> {
   const { lead, created } = await repos.chats.createLead({ id: newUuid(), tenant_id: tenantId, handle, created_at: now });
   const chat = await repos.chats.ensureChat({
     id: lead.id,
@@ -50,12 +50,12 @@ async function createDirect(
   return { lead, leadCreated: created, chat };
 }
 
-export function conversations(deps: { store: Store; clock: Clock }) {
+export function directChats(deps: { store: Store; clock: Clock }) {
   const { store, clock } = deps;
   return {
     /** The lead and its direct chat, if the tenant has talked to `handle`. */
-    find: (tenant: Tenant, handle: string): Promise<DirectConversation | undefined> => findDirect(store, tenant.id, handle),
+    find: (tenant: Tenant, handle: string): Promise<DirectChat | undefined> => findDirect(store, tenant.id, handle),
     /** Creates them, once `find` said there were none (and the request passed every check). */
-    create: (tenant: Tenant, handle: string): Promise<DirectConversation> => createDirect(store, tenant.id, handle, clock.now(), null),
+    create: (tenant: Tenant, handle: string): Promise<DirectChat> => createDirect(store, tenant.id, handle, clock.now(), null),
   };
 }
