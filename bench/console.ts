@@ -8,9 +8,30 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { startServerProcess, projectRoot } from '../test/support/server-process.js';
 import { launch } from '../test/console/browser.js';
+import { freePort } from '../test/support/ports.js';
+import { startReceiver } from '../test/support/receiver.js';
+import { startHubSpotStandin } from '../test/support/hubspot/standin.js';
 
 const ADMIN = 'bench-admin-token-0123456789abcdef';
-const server = await startServerProcess({ prefix: 'blueline-bench-console-', env: { ADMIN_TOKEN: ADMIN, BLUELINE_ALLOW_PRIVATE_NETWORKS: '1' } });
+// A webhook receiver and a HubSpot stand-in on loopback, so every screen has something to show.
+const receiver = await startReceiver(200);
+const hs = await startHubSpotStandin({ clientId: 'bench-client', clientSecret: 'bench-client-secret' });
+const PORTAL = 62515;
+hs.addPortal(PORTAL, 'STANDARD');
+const port = await freePort();
+const server = await startServerProcess({
+  prefix: 'blueline-bench-console-',
+  port,
+  env: {
+    ADMIN_TOKEN: ADMIN,
+    BLUELINE_ALLOW_PRIVATE_NETWORKS: '1',
+    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+    HUBSPOT_CLIENT_ID: 'bench-client',
+    HUBSPOT_CLIENT_SECRET: 'bench-client-secret',
+    HUBSPOT_API_BASE: hs.url,
+    HUBSPOT_AUTH_BASE: hs.url,
+  },
+});
 const demo = JSON.parse(fs.readFileSync(path.join(server.dataDir, 'demo.json'), 'utf8')) as { tenant: string; signing_secret: string; phone_line_ids: string[] };
 const admin = (method: string, p: string, body?: unknown) =>
   fetch(`${server.url}${p}`, { method, headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -18,12 +39,20 @@ const tenantApi = (method: string, p: string, body?: unknown) =>
   fetch(`${server.url}${p}`, { method, headers: { authorization: `Bearer ${demo.signing_secret}`, 'x-service-tenant': demo.tenant, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
 
 try {
-  // Some life for the screenshots.
+  // Some life for the screenshots: a webhook endpoint first, so the inbound events are delivered.
+  await tenantApi('POST', '/api/v1/webhook-subscriptions', { url: `${receiver.url}/blueline`, events: ['message.received'] });
   const people = ['+14155550101', '+14155550102', '+14155550103', '+14155550104'];
   const lines = ['Hi! Is the blue one still available?', 'Can I pick it up Saturday?', 'Thanks, got it 🙌', 'What are your opening hours?'];
   for (const [i, from] of people.entries()) await admin('POST', `/admin/v1/lines/${demo.phone_line_ids[i % 2]}/simulate/inbound`, { from, text: lines[i] });
   await tenantApi('POST', '/api/v1/send', { phone: people[0], body: 'Yes! Want me to hold one for you?' });
-  await tenantApi('POST', '/api/v1/webhook-subscriptions', { url: 'https://dev-inbox', events: ['message.received'] });
+  await tenantApi('POST', '/api/v1/send', { phone: '+14155550188', body: 'Hi Sam, your order #1042 is ready for pickup.' });
+  await receiver.waitFor(people.length, 10_000);
+  // A connected HubSpot portal: the install flow as a browser does it (consent at the stand-in, then the callback).
+  const started = (await (await tenantApi('POST', '/api/v1/integrations/hubspot/install')).json()) as { install_url: string };
+  hs.authorizeAs(PORTAL);
+  const consent = await fetch(started.install_url, { redirect: 'manual' });
+  await fetch(consent.headers.get('location')!);
+  await tenantApi('PATCH', `/api/v1/integrations/hubspot/${PORTAL}`, { auto_send: { enabled: true, template: 'Hi {{firstname}}, thanks for your interest in {{company}}! Reply here any time.' } });
 
   // First-load JS: the entry script and its modulepreloads, gzipped.
   const html = await (await fetch(`${server.url}/console/`)).text();
@@ -46,7 +75,7 @@ try {
     const started = Date.now();
     await page.goto(`${server.url}/console/?r=${i}`, { waitUntil: 'commit' });
     await page.locator('.stat-value').first().waitFor();
-    await page.getByRole('link', { name: 'Conversations' }).waitFor();
+    await page.getByRole('link', { name: 'Conversations', exact: true }).waitFor();
     runs.push(Date.now() - started);
   }
   runs.sort((a, b) => a - b);
@@ -69,6 +98,7 @@ try {
   await shot('events', '/events', 'tr[data-event-id]');
   await shot('developers', '/developers', '.endpoint');
   await shot('settings', '/settings', 'input[name="timezone"]');
+  await shot('hubspot', '/hubspot', '.install');
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.getByRole('heading', { name: 'Sign in to the console' }).waitFor();
   await page.screenshot({ path: path.join(out, 'sign-in.png') });
@@ -83,4 +113,6 @@ try {
   await browser.close();
 } finally {
   server.cleanup();
+  await receiver.close();
+  await hs.close();
 }

@@ -56,6 +56,8 @@ function NavLink({ to, children }: { to: string; children: ReactNode }) {
 
 function Sidebar() {
   const { session, signOut } = useSession();
+  // The HubSpot screen is listed only when the service has the integration (its API answers 404 otherwise).
+  const hubspot = useQuery({ queryKey: ['hubspot'], queryFn: () => client.hubspot.status(), enabled: session.kind === 'tenant', staleTime: 60_000, retry: false });
   return (
     <nav className="sidebar" aria-label="Console">
       <div className="brand">
@@ -72,7 +74,7 @@ function Sidebar() {
           <li><NavLink to="/events">Events</NavLink></li>
           <li><NavLink to="/developers">Developers</NavLink></li>
           <li><NavLink to="/settings">Settings</NavLink></li>
-          <li><NavLink to="/hubspot">HubSpot</NavLink></li>
+          {hubspot.data && <li><NavLink to="/hubspot">HubSpot</NavLink></li>}
         </ul>
       ) : (
         <ul>

@@ -6,6 +6,7 @@ import { Lines } from './resources/lines.js';
 import { Messages } from './resources/messages.js';
 import { VoiceNotes } from './resources/voice-notes.js';
 import { WebhookSubscriptions } from './resources/webhook-subscriptions.js';
+import { HubSpot } from './resources/hubspot.js';
 import { Admin, ChatList, ProjectSettings, Sessions, StatsResource, VoiceNoteAudio } from './resources/console.js';
 
 /**
@@ -34,6 +35,8 @@ export class Blueline {
   readonly voiceNoteAudio: VoiceNoteAudio;
   /** The operator's API (/admin/v1). */
   readonly admin: Admin;
+  /** The HubSpot integration (`status()` is null when the service has none configured). */
+  readonly hubspot: HubSpot;
   /** The transport, for calls the resources do not cover yet. */
   readonly core: Core;
 
@@ -53,5 +56,6 @@ export class Blueline {
     this.stats = new StatsResource(core);
     this.voiceNoteAudio = new VoiceNoteAudio(core);
     this.admin = new Admin(core);
+    this.hubspot = new HubSpot(core);
   }
 }

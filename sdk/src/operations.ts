@@ -1,6 +1,11 @@
 /** Every operation the SDK calls, as `<method> <path>` in the contract's OpenAPI form. */
 export const SDK_OPERATIONS = [
   'get /api/v1/phone-numbers',
+  'get /api/v1/integrations/hubspot',
+  'post /api/v1/integrations/hubspot/install',
+  'patch /api/v1/integrations/hubspot/{portal_id}',
+  'delete /api/v1/integrations/hubspot/{portal_id}',
+  'get /api/v1/integrations/hubspot/{portal_id}/auto-sends',
   'post /api/v1/send',
   'get /api/v1/messages/{id}',
   'post /api/v1/messages/{id}/edit',

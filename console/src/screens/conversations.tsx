@@ -128,7 +128,7 @@ function Composer({ chat, onSent }: { chat: ChatSummary['chat']; onSent: () => v
           await client.messages.send({ phone, phone_line_id: staged.phone_line_id, voice_note: { voice_note_id: staged.voice_note_id } });
         }
         if (text || attachments.length) {
-          await client.messages.send({ phone, ...(text && { body: text }), ...(attachments.length && { attachments }), ...(effect && { effect }), ...(chat.phone_line_id && { phone_line_id: chat.phone_line_id }) });
+          await client.messages.send({ phone, ...(text && { body: text }), ...(attachments.length && { attachments }), ...(effect && { effect: effect as never }), ...(chat.phone_line_id && { phone_line_id: chat.phone_line_id }) });
         }
       }
       setText('');
@@ -170,9 +170,9 @@ function Composer({ chat, onSent }: { chat: ChatSummary['chat']; onSent: () => v
       {(files.length > 0 || voice) && (
         <div className="chips">
           {files.map((f) => (
-            <span className="chip" key={f.name}>📎 {f.name}</span>
+            <span className="chip" key={f.name}>{f.name}</span>
           ))}
-          {voice && <span className="chip">🎙 {voice.name}</span>}
+          {voice && <span className="chip">Voice note: {voice.name}</span>}
           {progress !== null && (
             <span className="upload-progress">
               <progress value={progress} max={1} aria-label="Upload progress" /> {Math.round(progress * 100)}%
@@ -182,11 +182,11 @@ function Composer({ chat, onSent }: { chat: ChatSummary['chat']; onSent: () => v
       )}
       <div className="composer-row">
         <label className="btn small filebtn">
-          📎<span className="sr-only">Attach files</span>
+          Attach
           <input type="file" multiple aria-label="Attach files" onChange={(e) => setFiles([...(e.target.files ?? [])])} />
         </label>
         <label className="btn small filebtn">
-          🎙<span className="sr-only">Voice note file</span>
+          Voice file
           <input type="file" accept="audio/wav,audio/x-wav,audio/x-caf,.caf,.wav" aria-label="Voice note file" onChange={(e) => setVoice(e.target.files?.[0] ?? null)} />
         </label>
         <button type="button" className={`btn small ${recording ? 'danger' : ''}`} onClick={() => void toggleRecording()} aria-pressed={!!recording}>

@@ -70,6 +70,7 @@ function LiveTail() {
     >
       {error && <div className="banner error" role="alert">{error}</div>}
       {on && rows.length === 0 && <Empty>Waiting for events…</Empty>}
+      {!on && rows.length === 0 && <p className="muted small">Paused. Start the live tail to watch events arrive as they happen.</p>}
       {rows.length > 0 && (
         <ol className="tail" aria-label="Live events">
           {rows.map((e) => (
@@ -138,7 +139,7 @@ export function Events() {
         <ErrorBanner error={page.error} />
         {page.isPending ? (
           <Spinner />
-        ) : page.data?.events.length === 0 ? (
+        ) : !page.data ? null : page.data.events.length === 0 ? (
           <Empty>No events match.</Empty>
         ) : (
           <table className="table" aria-label="Events">

@@ -1,15 +1,183 @@
-import { Card, Page } from '../ui.js';
+/**
+ * HubSpot: connect a portal (the install flow), the installs with their status and today's
+ * HubSpot calls, each install's contact-creation auto-send template with a preview, and the
+ * reply-push breaker. Shown only when the service has the integration configured (the API
+ * answers 404 otherwise).
+ */
+import { useEffect, useState, type FormEvent } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { HubSpotInstall, HubSpotStatus } from '@blueline/sdk';
+import { client } from '../api.js';
+import { ago, Badge, Card, Empty, ErrorBanner, Notice, Page, Spinner, time } from '../ui.js';
 
-// TODO(issue 20, HubSpot screen): the HubSpot integration's routes are not on main yet (a
-// colleague's branch adds them). When they land: connect button (install flow), installs with
-// status, auto-send template editor with preview, breaker state, today's HubSpot call counts —
-// each through @blueline/sdk.
-export function HubSpot() {
+/** A sample contact for the preview; a placeholder the contact lacks stays visible as-is. */
+const SAMPLE: Record<string, string> = { firstname: 'Alex', lastname: 'Rivera', company: 'Northwind', email: 'alex@example.com', mobilephone: '+14155550123', phone: '+14155550123' };
+export const preview = (template: string) => template.replace(/\{\{\s*([\w.]+)\s*\}\}/g, (m, k: string) => SAMPLE[k.toLowerCase()] ?? m);
+
+const statusTone = { active: 'good', uninstalled: 'muted', token_invalid: 'bad' } as const;
+
+function Connect() {
+  const start = useMutation({ mutationFn: () => client.hubspot.startInstall() });
   return (
-    <Page title="HubSpot" subtitle="CRM integration">
-      <Card title="Not available yet">
-        <p className="muted">This service does not expose the HubSpot integration's API yet. When it does, connecting HubSpot, its installs, the auto-send template and call counts appear here.</p>
-      </Card>
+    <Card title="Connect HubSpot">
+      <p className="muted">Opens HubSpot's consent page, where you pick the portal to connect. The link works once and expires in 10 minutes.</p>
+      <ErrorBanner error={start.error} />
+      {start.data ? (
+        <Notice>
+          <a href={start.data.install_url} target="_blank" rel="noopener noreferrer" className="btn primary small">Continue in HubSpot</a>{' '}
+          The link expires {ago(start.data.expires_at)}.
+        </Notice>
+      ) : (
+        <button type="button" className="btn primary" onClick={() => start.mutate()} disabled={start.isPending}>
+          {start.isPending ? 'Preparing…' : 'Connect HubSpot'}
+        </button>
+      )}
+    </Card>
+  );
+}
+
+function AutoSend({ install }: { install: HubSpotInstall }) {
+  const qc = useQueryClient();
+  const [template, setTemplate] = useState(install.auto_send.template ?? '');
+  const [enabled, setEnabled] = useState(install.auto_send.enabled);
+  useEffect(() => {
+    setTemplate(install.auto_send.template ?? '');
+    setEnabled(install.auto_send.enabled);
+  }, [install.auto_send.template, install.auto_send.enabled]);
+  const save = useMutation({
+    mutationFn: () => client.hubspot.update(install.portal_id, { auto_send: { enabled, template } }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: ['hubspot'] }),
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    save.mutate();
+  };
+  return (
+    <form onSubmit={submit} className="stack" aria-label={`Auto-send for portal ${install.portal_id}`}>
+      <div className="grid2">
+        <label>
+          Message when a contact is created
+          <textarea name="template" rows={4} value={template} onChange={(e) => setTemplate(e.target.value)} placeholder="Hi {{firstname}}, thanks for reaching out!" />
+        </label>
+        <div>
+          <span className="muted small">Preview (sample contact Alex Rivera)</span>
+          <div className="preview-bubble" aria-live="polite" data-testid="template-preview">
+            {template ? preview(template) : <span className="muted">Type a template to see the message.</span>}
+          </div>
+        </div>
+      </div>
+      <div className="row">
+        <label className="check">
+          <input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} /> Send automatically to new contacts
+        </label>
+        <button className="btn primary small" type="submit" disabled={save.isPending}>
+          {save.isPending ? 'Saving…' : 'Save auto-send'}
+        </button>
+      </div>
+      <ErrorBanner error={save.error} />
+      {save.isSuccess && <Notice kind="success">Auto-send saved.</Notice>}
+    </form>
+  );
+}
+
+function Install({ install }: { install: HubSpotInstall }) {
+  const c = install.calls_today;
+  return (
+    <Card
+      className="install"
+      title={
+        <>
+          Portal <span className="mono">{install.portal_id}</span>{' '}
+          <Badge tone={statusTone[install.status]}>{install.status.replace('_', ' ')}</Badge> {install.sandbox && <Badge tone="muted">{install.account_type.toLowerCase()}</Badge>}
+        </>
+      }
+      actions={<span className="muted small">installed {time(install.installed_at)}</span>}
+    >
+      {install.status === 'token_invalid' && <Notice kind="warn">HubSpot refused this portal's token. Connect it again to restore sends and reply push.</Notice>}
+      {install.first_touch_cap_reached_today && <Notice kind="warn">The project's daily first-touch cap is reached: new contacts are not texted until tomorrow.</Notice>}
+      <h3 className="subhead first">HubSpot calls today</h3>
+      <table className="table compact" aria-label={`HubSpot calls today for portal ${install.portal_id}`}>
+        <thead>
+          <tr>
+            <th scope="col">Card loads</th>
+            <th scope="col">Card sends</th>
+            <th scope="col">New contacts</th>
+            <th scope="col">Reply pushes</th>
+            <th scope="col">Token refreshes</th>
+            <th scope="col">Counted today</th>
+          </tr>
+        </thead>
+        <tbody>
+          <tr>
+            <td>{c.sidebar_load}</td>
+            <td>{c.sidebar_send}</td>
+            <td>{c.contact_created}</td>
+            <td>{c.reply_push}</td>
+            <td>{c.token_refresh}</td>
+            <td><strong>{c.total_counted}</strong></td>
+          </tr>
+        </tbody>
+      </table>
+      <h3 className="subhead">Auto-send</h3>
+      <AutoSend install={install} />
+    </Card>
+  );
+}
+
+function Breaker({ s }: { s: HubSpotStatus }) {
+  const open = s.breaker.state === 'open';
+  return (
+    <Card title="Reply push" actions={<Badge tone={open ? 'bad' : 'good'}>{open ? 'breaker open' : 'breaker closed'}</Badge>}>
+      <p className="muted">Replies from contacts texted through HubSpot are logged on their timeline. Five failed pushes in a row open the breaker; one probe push per run closes it again.</p>
+      <dl className="kv">
+        <dt>Waiting to push</dt>
+        <dd>{s.push_backlog}</dd>
+        <dt>Last push</dt>
+        <dd>{s.last_push_at ? ago(s.last_push_at) : 'never'}</dd>
+        <dt>Failures in a row</dt>
+        <dd>{s.breaker.consecutive_failures}</dd>
+        {open && (
+          <>
+            <dt>Open since</dt>
+            <dd>{time(s.breaker.opened_at)}</dd>
+          </>
+        )}
+        {s.breaker.last_error && (
+          <>
+            <dt>Last error</dt>
+            <dd className="mono">{s.breaker.last_error}</dd>
+          </>
+        )}
+      </dl>
+    </Card>
+  );
+}
+
+export function HubSpot() {
+  const status = useQuery({ queryKey: ['hubspot'], queryFn: () => client.hubspot.status() });
+  const s = status.data;
+  return (
+    <Page title="HubSpot" subtitle="Text HubSpot contacts from their record, from workflows and when they are created">
+      <ErrorBanner error={status.error} />
+      {status.isPending ? (
+        <Spinner />
+      ) : s === null ? (
+        <Card title="Not configured">
+          <p className="muted">This service has no HubSpot app configured. Your operator sets <code>HUBSPOT_CLIENT_ID</code> and <code>HUBSPOT_CLIENT_SECRET</code> to turn the integration on.</p>
+        </Card>
+      ) : s ? (
+        <div className="stack">
+          <Connect />
+          {s.installs.length === 0 ? (
+            <Card title="Installs">
+              <Empty>No portal connected yet.</Empty>
+            </Card>
+          ) : (
+            s.installs.map((i) => <Install key={i.portal_id} install={i} />)
+          )}
+          <Breaker s={s} />
+        </div>
+      ) : null}
     </Page>
   );
 }

@@ -33,11 +33,40 @@ function useAction() {
   return { run, feedback, setNote };
 }
 
+/** One device-log entry in words (recipient and text or file names); every field on hover. */
+function DeviceEntry({ entry }: { entry: Record<string, unknown> }) {
+  const rest = Object.fromEntries(Object.entries(entry).filter(([k]) => !['id', 'kind', 'at'].includes(k)));
+  const to = [rest.to, rest.chat_guid, rest.chat].find((v) => typeof v === 'string') as string | undefined;
+  const text = [rest.text, rest.body, rest.message].find((v) => typeof v === 'string') as string | undefined;
+  const files = JSON.stringify(rest).match(/"(?:filename|name)":"([^"]+)"/g)?.map((m) => m.split('":"')[1]!.slice(0, -1)) ?? [];
+  const words = [text && `“${text}”`, files.length > 0 && files.join(', ')].filter(Boolean).join(' · ');
+  return (
+    <span className="ellipsis" title={JSON.stringify(rest)}>
+      {to && <span className="mono">{to}</span>} {words ? <span>{to ? '→ ' : ''}{words}</span> : <code className="mono small muted">{JSON.stringify(rest)}</code>}
+    </span>
+  );
+}
+
 function Secret({ value }: { value: string }) {
   return (
     <span className="secret-once inline">
       <strong>New signing secret (shown once):</strong> <code className="mono">{value}</code> <CopyButton text={value} />
     </span>
+  );
+}
+
+/** Production HubSpot portals the tenant may connect (sandbox portals take none). */
+function CrmSlots({ slug, slots, run }: { slug: string; slots: number; run: (fn: () => Promise<unknown>, done?: ReactNode) => Promise<void> }) {
+  const [value, setValue] = useState(String(slots));
+  const save = (e: FormEvent) => {
+    e.preventDefault();
+    void run(() => client.admin.updateTenant(slug, { crm_install_slots: Number(value) } as never), `${slug} may now connect ${value} HubSpot portal(s).`);
+  };
+  return (
+    <form className="row" onSubmit={save} aria-label={`CRM install slots for ${slug}`}>
+      <input className="narrow" type="number" min={0} max={1000} value={value} onChange={(e) => setValue(e.target.value)} aria-label={`CRM install slots for ${slug}`} />
+      {value !== String(slots) && <button className="btn small" type="submit">Save</button>}
+    </form>
   );
 }
 
@@ -89,6 +118,7 @@ function Tenants() {
               <th scope="col">Time zone / window</th>
               <th scope="col">Daily cap</th>
               <th scope="col">Rate limit</th>
+              <th scope="col">CRM install slots</th>
               <th scope="col"><span className="sr-only">Actions</span></th>
             </tr>
           </thead>
@@ -103,6 +133,9 @@ function Tenants() {
                 <td>{t.timezone} · {t.sending_window.start}–{t.sending_window.end}</td>
                 <td>{t.daily_first_touch_cap}</td>
                 <td>{t.rate_limit.per_second}/s · {t.rate_limit.burst}</td>
+                <td>
+                  <CrmSlots slug={t.slug} slots={t.crm_install_slots} run={run} />
+                </td>
                 <td>
                   <button type="button" className="btn small" onClick={() => void run(() => client.admin.updateTenant(t.slug, { status: t.status === 'active' ? 'suspended' : 'active' }), `Tenant ${t.slug} ${t.status === 'active' ? 'suspended' : 'resumed'}.`)}>
                     {t.status === 'active' ? 'Suspend' : 'Resume'}
@@ -252,7 +285,7 @@ function Lines() {
               <th scope="col">Driver</th>
               <th scope="col">Capabilities</th>
               <th scope="col">State</th>
-              <th scope="col"><span className="sr-only">Assign</span></th>
+              <th scope="col">Assigned to</th>
             </tr>
           </thead>
           <tbody>
@@ -263,10 +296,13 @@ function Lines() {
                 <td>{l.driver}</td>
                 <td>{l.capabilities.join(', ')}</td>
                 <td>
-                  <button type="button" className="btn small" onClick={() => void run(() => client.admin.updateLine(l.phone_line_id, { is_active: !l.is_active } as never))}>
-                    {l.is_active ? 'Active ✓' : 'Inactive'}
-                    <span className="sr-only"> (toggle {l.phone_number})</span>
-                  </button>
+                  <div className="row">
+                    <Badge tone={l.is_active ? 'good' : 'bad'}>{l.is_active ? 'active' : 'inactive'}</Badge>
+                    <button type="button" className="btn small" onClick={() => void run(() => client.admin.updateLine(l.phone_line_id, { is_active: !l.is_active } as never), `${l.phone_number} ${l.is_active ? 'deactivated' : 'activated'}.`)}>
+                      {l.is_active ? 'Deactivate' : 'Activate'}
+                      <span className="sr-only"> {l.phone_number}</span>
+                    </button>
+                  </div>
                 </td>
                 <td>
                   <label>
@@ -282,7 +318,7 @@ function Lines() {
             ))}
           </tbody>
         </table>
-        <p className="muted small">Created {lines.data?.phone_lines.length ?? 0} lines. Last added {time(lines.data?.phone_lines.at(-1)?.created_at)}.</p>
+        {lines.data && lines.data.phone_lines.length === 0 && <Empty>No lines yet: add a simulator line above to try the service.</Empty>}
       </Card>
     </Page>
   );
@@ -342,7 +378,7 @@ function Simulator() {
             <li key={s.id} className="devlog-row" data-kind={s.kind}>
               <span className="mono muted small">{time(s.at)}</span>
               <Badge>{s.kind}</Badge>
-              <code className="mono small ellipsis">{JSON.stringify(Object.fromEntries(Object.entries(s).filter(([k]) => !['id', 'kind', 'at'].includes(k))))}</code>
+              <DeviceEntry entry={s} />
             </li>
           ))}
         </ol>

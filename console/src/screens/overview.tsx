@@ -27,18 +27,20 @@ function DailyChart({ daily, days, lineId }: { daily: Daily[]; days: number; lin
     const of = daily.filter((x) => x.date === d && (lineId === 'all' || x.phone_line_id === lineId));
     return { date: d, sent: of.reduce((s, x) => s + x.sent, 0), received: of.reduce((s, x) => s + x.received, 0), failed: of.reduce((s, x) => s + x.failed, 0) };
   });
-  const max = Math.max(4, ...rows.map((r) => r.sent + r.received + r.failed));
+  // A multiple of 4, so the four grid lines fall on whole counts.
+  const max = Math.ceil(Math.max(4, ...rows.map((r) => r.sent + r.received + r.failed)) / 4) * 4;
   const W = 720;
   const H = 200;
-  const bw = W / rows.length;
+  const G = 36; // left gutter for the count labels
+  const bw = (W - G) / rows.length;
   const total = rows.reduce((s, r) => ({ sent: s.sent + r.sent, received: s.received + r.received, failed: s.failed + r.failed }), { sent: 0, received: 0, failed: 0 });
   return (
     <figure className="chart">
-      <svg viewBox={`0 0 ${W} ${H + 24}`} role="img" aria-label={`Messages per day over ${days} days: ${total.sent} sent, ${total.received} received, ${total.failed} failed`}>
+      <svg viewBox={`0 -8 ${W} ${H + 32}`} role="img" aria-label={`Messages per day over ${days} days: ${total.sent} sent, ${total.received} received, ${total.failed} failed`}>
         {[0.25, 0.5, 0.75, 1].map((f) => (
           <g key={f}>
-            <line x1={0} x2={W} y1={H - H * f} y2={H - H * f} className="grid" />
-            <text x={W - 2} y={H - H * f - 3} className="axis" textAnchor="end">
+            <line x1={G} x2={W} y1={H - H * f} y2={H - H * f} className="grid" />
+            <text x={G - 8} y={H - H * f} dominantBaseline="middle" className="axis" textAnchor="end">
               {Math.round(max * f)}
             </text>
           </g>
@@ -51,10 +53,10 @@ function DailyChart({ daily, days, lineId }: { daily: Daily[]; days: number; lin
               {SERIES.map((s) => {
                 const h = (r[s.key] / max) * H;
                 y -= h;
-                return h > 0 ? <rect key={s.key} x={i * bw + 2} y={y} width={bw - 4} height={h} rx={2} className={s.cls} /> : null;
+                return h > 0 ? <rect key={s.key} x={G + i * bw + 2} y={y} width={bw - 4} height={h} rx={2} className={s.cls} /> : null;
               })}
               {i % 5 === 0 && (
-                <text x={i * bw + bw / 2} y={H + 16} className="axis" textAnchor="middle">
+                <text x={G + i * bw + bw / 2} y={H + 16} className="axis" textAnchor="middle">
                   {r.date.slice(5)}
                 </text>
               )}
