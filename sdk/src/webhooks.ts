@@ -25,7 +25,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { MessageReceivedEvent } from './webhook-types.js';
 
-export type { MessageReceivedEvent, WebhookHandle, InboundPart } from './webhook-types.js';
+export type { MessageReceivedEvent, WebhookHandle, InboundPart, WebhookDeliveryHeaders } from './webhook-types.js';
 
 export type WebhookVerificationFailure =
   | 'missing_signature'

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Blueline } from '@blueline/sdk';
-import { checkWebhookSignature, signTestWebhook, verifyWebhook, WebhookVerificationError } from '@blueline/sdk/webhooks';
+import { checkWebhookSignature, signTestWebhook, verifyWebhook, WebhookVerificationError, type InboundPart } from '@blueline/sdk/webhooks';
 import { startService, until, type Service } from './support/service.js';
 import { startReceiver, type Receiver } from '../../test/support/receiver.js';
 
@@ -43,6 +43,11 @@ describe('verifyWebhook on real deliveries', () => {
     const event = verifyWebhook(body, headers, sub.secret);
     expect(event).toMatchObject({ event_type: 'message.received', data: { message: { direction: 'inbound' } } });
     expect(event.data.message.parts).toEqual([{ type: 'text', value: 'signed hello' }]);
+    // Typed from the contract: parts narrow by type, the legacy aliases are always strings.
+    const texts = event.data.message.parts.map((p: InboundPart) => (p.type === 'text' ? p.value : p.attachment_id));
+    const aliases: string[] = [event.from, event.to, event.text, event.message_guid, event.line_id];
+    expect(texts).toEqual([event.text]);
+    expect(aliases.every((v) => v.length > 0)).toBe(true);
 
     const tampered = Buffer.from(body.toString('utf8').replace('signed hello', 'signed hellO'));
     expect(reasonOf(() => verifyWebhook(tampered, headers, sub.secret))).toBe('signature_mismatch');

@@ -1,56 +1,13 @@
-/** The event record (events list, one event, dev inbox) and the webhook envelope it carries. */
+/** The event record (events list, one event, dev inbox), which carries the webhook envelope. */
 import { Type, type Static } from 'typebox';
 import { DateTime, Nullable } from './common.js';
-import { MessagePart } from './message.js';
+import { MessageReceived } from './webhook-message-received.js';
 import { EVENT_STATUSES } from '../domain/events/vocabulary.js';
 
 export const EventStatus = Type.Enum(EVENT_STATUSES, { type: 'string', description: 'pending → delivered or failed; dev_inbox when recorded for the dev inbox' });
 
-const HandleRef = Type.Object({ handle: Type.String(), service: Type.Literal('imessage'), is_me: Type.Boolean({ description: 'true for the receiving line' }) });
-
-/**
- * The `message.received` webhook envelope (spec: Events › Envelope), as delivered and as the
- * event record's payload. The top-level from, to, text, message_guid and line_id are legacy
- * aliases; prefer data.*.
- */
-export const MessageReceivedEnvelope = Type.Object(
-  {
-    event: Type.Literal('message.received'),
-    event_type: Type.Literal('message.received'),
-    event_id: Type.String({ description: 'dedup key: <namespace>:msg:<message guid>' }),
-    timestamp: DateTime(),
-    api_version: Type.Literal('v1'),
-    webhook_version: Type.String({ description: 'date-shaped, e.g. 2025-06-01' }),
-    trace_id: Type.String(),
-    partner_id: Type.String({ description: 'the tenant slug' }),
-    data: Type.Object({
-      chat: Type.Object({
-        id: Type.String({ description: 'for /api/v1/chats/{id}/…' }),
-        is_group: Type.Boolean(),
-        handles: Type.Array(HandleRef, { description: 'the other members (the sender among them), then the receiving line' }),
-        owner_handle: HandleRef,
-      }),
-      message: Type.Object({
-        id: Type.String({ description: 'msg_…; valid input to the react endpoint' }),
-        direction: Type.Literal('inbound'),
-        sender_handle: HandleRef,
-        parts: Type.Array(MessagePart, { description: 'text and media parts, in message order; media bytes at GET /api/v1/attachments/{attachment_id}/content' }),
-        sent_at: DateTime(),
-        delivered_at: Nullable(DateTime()),
-        read_at: Nullable(DateTime()),
-        service: Type.Literal('imessage'),
-      }),
-      crm_deep_link: Type.String({ format: 'uri' }),
-    }),
-    from: Nullable(Type.String({ description: 'legacy: data.message.sender_handle.handle' })),
-    to: Type.String({ description: 'legacy: the receiving line' }),
-    text: Type.String({ description: 'legacy: the text parts, joined by newlines' }),
-    message_guid: Type.String({ description: 'legacy: the provider guid' }),
-    line_id: Type.String({ description: 'legacy: the receiving line id' }),
-  },
-  { description: 'The webhook envelope' },
-);
-export type MessageReceivedEnvelope = Static<typeof MessageReceivedEnvelope>;
+/** An event's payload: the webhook envelope as recorded and delivered (its headers are the webhook's, not the record's). */
+const Payload = { ...MessageReceived, description: 'The webhook envelope' };
 
 export const DeliveryAttempt = Type.Object({
   at: DateTime('when the attempt was sent'),
@@ -66,7 +23,7 @@ export const EventRecord = Type.Object({
   event_id: Type.String({ description: 'dedup key' }),
   lead_id: Nullable(Type.String()),
   convo_id: Nullable(Type.String({ description: 'the chat’s compatibility id' })),
-  payload: MessageReceivedEnvelope,
+  payload: Payload,
   delivery: Type.Object({
     status: EventStatus,
     url: Nullable(Type.String({ description: 'the destination that has it, else the first' })),
@@ -78,7 +35,7 @@ export const EventRecord = Type.Object({
 export type EventRecord = Static<typeof EventRecord>;
 
 /** The data line of one event frame on the SSE stream (`id: <evt id>`, `event: <type>`). */
-export const StreamedEvent = Type.Object({ id: Type.String(), type: Type.String(), payload: MessageReceivedEnvelope, created_at: DateTime() });
+export const StreamedEvent = Type.Object({ id: Type.String(), type: Type.String(), payload: Payload, created_at: DateTime() });
 export type StreamedEvent = Static<typeof StreamedEvent>;
 
 /** The data line of the stream's last frame (`event: close`). */

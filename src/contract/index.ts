@@ -1,8 +1,10 @@
 /**
- * Every operation of the API, for what works over all of them: the OpenAPI document's
+ * Every operation of the API (and every webhook it sends), for what works over all of them: the OpenAPI document's
  * checks, the SDK's generated types and the contract tests.
  */
 import type { OperationSpec } from './operation.js';
+import type { WebhookSpec } from './webhook.js';
+import { messageReceived } from './webhook-message-received.js';
 import { listPhoneNumbers } from './phone-numbers-list.js';
 import { sendMessage } from './messages-send.js';
 import { getMessage } from './messages-get.js';
@@ -120,5 +122,8 @@ export const operations: readonly OperationSpec[] = [
   getConsoleSession,
   deleteConsoleSession,
 ];
+
+/** Every webhook the service sends to subscribers (OpenAPI `webhooks`). */
+export const webhooks: readonly WebhookSpec[] = [messageReceived];
 
 export * from './operation.js';

@@ -1,10 +1,11 @@
 /**
  * docs/api.md, written from the contract: every operation with its auth, parameters, body
- * and answers, and the error-code table. `npm run docs:api` rewrites it; a test fails when
+ * and answers, every webhook with its headers and envelope, and the error-code table. `npm run docs:api` rewrites it; a test fails when
  * the file and the contract disagree, so the reference in the repository never drifts.
  */
 import type { TSchema } from 'typebox';
 import type { OperationSpec } from './operation.js';
+import type { WebhookSpec } from './webhook.js';
 import { errorCodesByStatus } from './errors.js';
 import { ERROR_CODES } from '../errors/registry.js';
 
@@ -89,7 +90,29 @@ function section(op: OperationSpec): string[] {
   return out;
 }
 
-export function apiMarkdown(operations: readonly OperationSpec[]): string {
+/** The object variants of the unions inside a schema (e.g. the parts of a message), by path. */
+function variants(s: Schema | undefined, prefix = ''): [string, Schema][] {
+  if (!s?.properties) return [];
+  return Object.entries(s.properties).flatMap(([name, f]): [string, Schema][] => {
+    const path = `${prefix}${name}`;
+    const item = f.type === 'array' ? f.items : f;
+    const alts = (item?.anyOf ?? item?.oneOf ?? []).filter((a) => a.properties);
+    if (alts.length) return alts.map((a) => [`\`${path}${item === f ? '' : '[]'}\` ${typeOf(a.properties!.type ?? a)}`, a]);
+    return variants(item?.properties ? item : undefined, `${path}${item === f ? '.' : '[].'}`);
+  });
+}
+
+function webhookSection(w: WebhookSpec): string[] {
+  const out = [`### ${w.event}`, '', `\`${w.operationId}\` — ${w.summary}`, '', w.description, ''];
+  out.push('Sent as `POST` to the subscription\'s `url`, with `content-type: application/json`.', '');
+  out.push(...table('Headers', w.headers('service') as Schema));
+  out.push(...table('Body', w.body as Schema));
+  for (const [title, variant] of variants(w.body as Schema)) out.push(...table(title, variant));
+  out.push(`Answers — ${Object.entries(w.responses).map(([range, meaning]) => `${range}: ${meaning}`).join('; ')}.`, '');
+  return out;
+}
+
+export function apiMarkdown(operations: readonly OperationSpec[], webhooks: readonly WebhookSpec[]): string {
   const visible = operations.filter((o) => !o.hidden);
   const tags = [...new Set(visible.map((o) => o.tags[0] ?? 'other'))];
   const lines = [
@@ -107,6 +130,10 @@ export function apiMarkdown(operations: readonly OperationSpec[]): string {
   for (const tag of tags) {
     lines.push(`## ${tag[0]!.toUpperCase()}${tag.slice(1)}`, '');
     for (const op of visible.filter((o) => (o.tags[0] ?? 'other') === tag)) lines.push(...section(op));
+  }
+  if (webhooks.length) {
+    lines.push('## Webhooks sent', '', 'Requests the service sends to your webhook subscriptions (OpenAPI `webhooks`).', '');
+    for (const w of webhooks) lines.push(...webhookSection(w));
   }
   lines.push('## Error codes', '', '| Code | HTTP | Retryable | Meaning |', '|---|---|---|---|');
   for (const [code, e] of Object.entries(ERROR_CODES)) lines.push(`| ${code} | ${e.http} | ${e.retryable ? 'yes' : 'no'} | ${e.message} |`);

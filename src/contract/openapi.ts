@@ -5,6 +5,7 @@
  */
 import type { TSchema } from 'typebox';
 import type { AuthMode, OperationSpec } from './operation.js';
+import type { WebhookSpec } from './webhook.js';
 import { errorCodesByStatus, errorResponses } from './errors.js';
 import { ERROR_CODES } from '../errors/registry.js';
 
@@ -15,7 +16,7 @@ const TAGS = [
   { name: 'attachments', description: 'Upload slots, uploads and downloads of media' },
   { name: 'voice notes', description: 'Staging native voice notes' },
   { name: 'events', description: 'The event log: list, inspect, replay, stream, dev inbox' },
-  { name: 'webhooks', description: 'Webhook subscriptions and their secrets' },
+  { name: 'webhooks', description: 'Webhook subscriptions and their secrets; the events delivered to them' },
   { name: 'admin', description: 'Operator API (ADMIN_TOKEN): accounts, tenants, lines, simulator, test clock' },
 ];
 
@@ -80,7 +81,24 @@ function operationObject(op: OperationSpec) {
   };
 }
 
-export function buildOpenApi(operations: readonly OperationSpec[], opts: { brand: string; baseUrl: string }) {
+/** A webhook as OpenAPI 3.1 describes it: the POST the service sends to the subscriber's url. */
+function webhookObject(w: WebhookSpec, brand: string) {
+  return {
+    post: {
+      operationId: w.operationId,
+      summary: w.summary,
+      description: w.description,
+      tags: [...w.tags],
+      // The receiver authenticates the delivery by its signature headers, not by a scheme of ours.
+      security: [],
+      parameters: parameters('header', w.headers(brand)),
+      requestBody: { required: true, content: { 'application/json': { schema: w.body } } },
+      responses: Object.fromEntries(Object.entries(w.responses).map(([range, description]) => [range, { description }])),
+    },
+  };
+}
+
+export function buildOpenApi(operations: readonly OperationSpec[], webhooks: readonly WebhookSpec[], opts: { brand: string; baseUrl: string }) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of operations) {
     if (op.hidden) continue;
@@ -99,6 +117,7 @@ export function buildOpenApi(operations: readonly OperationSpec[], opts: { brand
     servers: [{ url: opts.baseUrl, description: 'This service' }],
     tags: TAGS,
     paths,
+    webhooks: Object.fromEntries(webhooks.map((w) => [w.event, webhookObject(w, opts.brand)])),
     components: {
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'The account signing secret' },

@@ -5,10 +5,10 @@ import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { buildOpenApi } from '../contract/openapi.js';
-import { operations } from '../contract/index.js';
+import { operations, webhooks } from '../contract/index.js';
 
 export async function registerDocs(app: FastifyInstance, opts: { brand: string; baseUrl: string }): Promise<void> {
-  const document = buildOpenApi(operations, opts);
+  const document = buildOpenApi(operations, webhooks, opts);
   await app.register(swagger, { mode: 'static', specification: { document: document as never } });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   const body = JSON.stringify(document);

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { operations } from '../../src/contract/index.js';
+import { MessageReceived } from '../../src/contract/webhook-message-received.js';
 
 const run = promisify(execFile);
 const bin = (name: string) => path.resolve('node_modules/.bin', name);
@@ -19,7 +20,10 @@ const bin = (name: string) => path.resolve('node_modules/.bin', name);
 describe('the OpenAPI document', () => {
   let t: TestApp;
   let dir: string;
-  let doc: { paths: Record<string, Record<string, { operationId?: string; summary?: string; tags?: string[]; responses: Record<string, unknown>; security?: unknown[] }>> };
+  let doc: {
+    paths: Record<string, Record<string, { operationId?: string; summary?: string; tags?: string[]; responses: Record<string, unknown>; security?: unknown[] }>>;
+    webhooks: Record<string, { post: { operationId: string; parameters: { name: string; in: string; required: boolean }[]; requestBody: { content: Record<string, { schema: unknown }> }; responses: Record<string, unknown> } }>;
+  };
   beforeAll(async () => {
     t = await startTestApp('sqlite');
     doc = (await t.request({ method: 'GET', url: '/openapi.json' })).json();
@@ -46,6 +50,16 @@ describe('the OpenAPI document', () => {
       expect(op.tags?.length, key).toBeGreaterThan(0);
       expect(Object.keys(op.responses).some((s) => s.startsWith('4')), `${key} documents its 4xx answers`).toBe(true);
     }
+  });
+
+  it('documents the message.received webhook: the contract\'s envelope, its delivery headers and what answers mean', () => {
+    const post = doc.webhooks['message.received']!.post;
+    expect(post.operationId).toBe('messageReceived');
+    expect(post.requestBody.content['application/json']!.schema).toEqual(JSON.parse(JSON.stringify(MessageReceived)));
+    expect(post.parameters.filter((p) => p.in === 'header' && p.required).map((p) => p.name)).toEqual(
+      expect.arrayContaining(['X-Webhook-Event', 'X-Webhook-Event-Id', 'X-Webhook-Timestamp', 'X-Webhook-Subscription-Id', 'X-Webhook-Signature', `x-${t.config.headerBrand}-signature`]),
+    );
+    expect(Object.keys(post.responses)).toEqual(['2XX', '4XX', '5XX']);
   });
 
   it('admin operations use the admin token, tenant operations the tenant schemes', () => {

@@ -1,6 +1,14 @@
-/** The `message.received` envelope: every field of the spec's table plus the legacy aliases. */
+/**
+ * The `message.received` envelope: every field of the spec's table plus the legacy aliases.
+ * Its wire shape is src/contract/webhook-message-received.ts (test/contract/webhook-message-received.test.ts
+ * checks real deliveries against it).
+ */
 import { isoAt, isoOrNull } from '../../clock.js';
-import type { Chat, Message, PhoneLine, Tenant } from '../../store/index.js';
+import type { Chat, Message, MessagePart, PhoneLine, Tenant } from '../../store/index.js';
+
+/** What an inbound message is made of: text, and media stored with its type and size. */
+export type InboundPart = Extract<MessagePart, { type: 'text' }> | (Extract<MessagePart, { type: 'media' }> & { mime_type: string; size_bytes: number });
+export type InboundMessageRecord = Message & { parts: InboundPart[] };
 
 export const API_VERSION = 'v1' as const;
 export const WEBHOOK_VERSION = '2025-06-01';
@@ -15,13 +23,15 @@ export function messageReceivedEnvelope(args: {
   line: PhoneLine;
   chat: Chat;
   participants: string[];
-  message: Message;
+  message: InboundMessageRecord;
   guid: string;
   traceId: string;
   nowMs: number;
   deepLinkTemplate: string;
 }) {
   const { tenant, line, chat, message, guid } = args;
+  // An inbound message always has its sender; `from` repeats data.message.sender_handle.handle.
+  const sender = message.sender_handle ?? '';
   const text = message.parts.filter((p) => p.type === 'text').map((p) => (p as { value: string }).value).join('\n');
   return {
     event: 'message.received' as const,
@@ -46,7 +56,7 @@ export function messageReceivedEnvelope(args: {
       message: {
         id: message.id,
         direction: 'inbound' as const,
-        sender_handle: handle(message.sender_handle ?? '', false),
+        sender_handle: handle(sender, false),
         parts: message.parts,
         sent_at: isoAt(message.sent_at),
         delivered_at: isoOrNull(message.delivered_at),
@@ -56,7 +66,7 @@ export function messageReceivedEnvelope(args: {
       crm_deep_link: args.deepLinkTemplate.replaceAll('{chat_id}', encodeURIComponent(chat.id)).replaceAll('{tenant}', encodeURIComponent(tenant.slug)),
     },
     // Legacy aliases some integrations still read; prefer data.*.
-    from: message.sender_handle,
+    from: sender,
     to: line.phone_number,
     text,
     message_guid: guid,

@@ -6,7 +6,7 @@
  * attempt), then the worker and streams are woken.
  */
 import type { DriverEvents, InboundMessage } from '../../drivers/types.js';
-import type { Store, Repos, Chat, Tenant, Message, MessagePart, PhoneLine } from '../../store/index.js';
+import type { Store, Repos, Chat, Tenant, MessagePart, PhoneLine } from '../../store/index.js';
 import type { Clock } from '../../clock.js';
 import type { BlobStore } from '../../blobs/index.js';
 import type { EventBus } from '../events/bus.js';
@@ -14,7 +14,7 @@ import { ids, newUuid, randomHex, timeSortableId } from '../ids.js';
 import { newMessageId } from './outbound.js';
 import { findOrCreateDirect } from './direct-chats.js';
 import { RETENTION_MS } from '../media/attachments.js';
-import { messageEventId, messageReceivedEnvelope } from '../events/envelope.js';
+import { messageEventId, messageReceivedEnvelope, type InboundMessageRecord, type InboundPart } from '../events/envelope.js';
 import { DEV_INBOX_URL } from '../events/subscriptions.js';
 
 export interface LineEventsDeps {
@@ -103,7 +103,7 @@ export function lineEvents(deps: LineEventsDeps): DriverEvents {
         media.push({ id, blobKey, filename: p.filename, mimeType: p.mimeType || 'application/octet-stream', size: p.bytes.length });
       }
       let mediaIndex = 0;
-      const parts: MessagePart[] = msg.parts.map((p) => {
+      const parts: InboundPart[] = msg.parts.map((p) => {
         if (p.type === 'text') return p;
         const m = media[mediaIndex++]!;
         return { type: 'media', attachment_id: m.id, ...(m.filename && { filename: m.filename }), mime_type: m.mimeType, size_bytes: m.size };
@@ -116,7 +116,7 @@ export function lineEvents(deps: LineEventsDeps): DriverEvents {
         const { line, tenant } = owned;
         if (await tx.messages.byProviderGuid(lineId, msg.guid)) return undefined; // reported twice
         const { chat, leadId, participants } = await chatFor(tx, tenant, line, msg, now);
-        const message: Message = {
+        const message: InboundMessageRecord = {
           id: newMessageId(msg.sentAt), tenant_id: tenant.id, chat_id: chat.id, line_id: lineId, direction: 'inbound',
           sender_handle: msg.from, parts, effect: null, status: 'received', provider_guid: msg.guid, first_touch: false,
           error_code: null, sent_at: msg.sentAt, delivered_at: msg.sentAt, read_at: null, edited_at: null,
