@@ -5,6 +5,8 @@ import type { InjectOptions } from 'fastify';
 import { startTestApp, type TestApp } from '../../support/app.js';
 import { startHubSpotStandin, type HubSpotStandin } from '../../support/hubspot/standin.js';
 import type { StoreKind } from '../../support/stores.js';
+import { assertMatchesContract } from '../../support/contract.js';
+import { operations } from '../../../src/contract/index.js';
 
 export const CLIENT_ID = 'client-id-123';
 export const CLIENT_SECRET = 'yyyyyyyy-yyyy-yyyy-yyyy-yyyyyyyyyyyy';
@@ -82,10 +84,16 @@ export function hubspotHeaders(method: string, url: string, body: string, opts: 
   return { 'x-hubspot-signature': createHash('sha256').update(source).digest('hex'), 'x-hubspot-signature-version': version };
 }
 
-export function signed(h: HubSpotHarness, method: 'GET' | 'POST', url: string, body?: unknown, opts: SignOpts = {}) {
+/** A signed request as HubSpot makes it; every answer is JSON, checked against the operation's contract for its status. */
+export async function signed(h: HubSpotHarness, method: 'GET' | 'POST', url: string, body?: unknown, opts: SignOpts = {}) {
   const payload = body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body);
   const req: InjectOptions = { method, url, headers: { ...hubspotHeaders(method, url, payload, opts), ...(payload && { 'content-type': 'application/json' }) }, ...(payload && { payload }) };
-  return h.t.request(req);
+  const res = await h.t.request(req);
+  const op = operations.find((o) => o.method === method && o.path === url.split('?')[0]);
+  expect(op, `${method} ${url} is an operation of the contract`).toBeDefined();
+  expect(res.headers['content-type'], `${method} ${url} answered ${res.statusCode}`).toMatch(/^application\/json/);
+  assertMatchesContract(op!, res.statusCode, res.json());
+  return res;
 }
 
 export async function installsOf(h: HubSpotHarness) {
