@@ -1,7 +1,7 @@
 /** A Blueline app wired to the stand-in HubSpot, and requests signed as HubSpot signs them. */
 import { createHash, createHmac } from 'node:crypto';
 import { expect } from 'vitest';
-import type { InjectOptions } from 'fastify';
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { startTestApp, type TestApp } from '../../support/app.js';
 import { startHubSpotStandin, type HubSpotStandin } from '../../support/hubspot/standin.js';
 import type { StoreKind } from '../../support/stores.js';
@@ -43,6 +43,10 @@ export async function startHarness(kind: StoreKind, env: Record<string, string> 
     join ? { join: join.t } : {},
   );
   if (!join) clockNow = () => t.clock.now();
+  // Every answer of a HubSpot operation these tests get, tenant-facing ones included, is checked against its contract.
+  const { api, request } = t;
+  t.api = async (method, url, ...rest) => checked(method, url, await api(method, url, ...rest));
+  t.request = async (opts) => checked(String(opts.method ?? 'GET'), String(opts.url), await request(opts));
   return {
     t,
     hs,
@@ -82,6 +86,17 @@ export function hubspotHeaders(method: string, url: string, body: string, opts: 
   }
   const source = version === 'v2' ? `${secret}${method}${full}${signedBody}` : `${secret}${signedBody}`;
   return { 'x-hubspot-signature': createHash('sha256').update(source).digest('hex'), 'x-hubspot-signature-version': version };
+}
+
+const HUBSPOT_OPERATIONS = operations
+  .filter((o) => o.path.includes('/hubspot'))
+  .map((o) => ({ op: o, pattern: new RegExp(`^${o.path.replace(/\{[^}]+\}/g, '[^/]+')}$`) }));
+
+function checked(method: string, url: string, res: LightMyRequestResponse): LightMyRequestResponse {
+  const path = url.split('?')[0]!;
+  const found = HUBSPOT_OPERATIONS.find((o) => o.op.method === method.toUpperCase() && o.pattern.test(path));
+  if (found && String(res.headers['content-type']).startsWith('application/json')) assertMatchesContract(found.op, res.statusCode, res.json());
+  return res;
 }
 
 /** A signed request as HubSpot makes it; every answer is JSON, checked against the operation's contract for its status. */
