@@ -45,6 +45,7 @@ const crmFailureFields = (codes: readonly ErrorCode[]) => ({
 export function CrmFailure(codes: readonly ErrorCode[] = Object.keys(ERROR_CODES).map(codeOf)) {
   return Type.Object(crmFailureFields(codes), { description: 'CRM failure: ok false' });
 }
+export type CrmFailureBody = Static<ReturnType<typeof CrmFailure>>;
 
 /** The workflow action's failure: the CRM failure plus the outputFields HubSpot reads (FAIL_CONTINUE: the workflow goes on). */
 export function CrmWorkflowFailure(codes: readonly ErrorCode[] = Object.keys(ERROR_CODES).map(codeOf)) {
@@ -56,6 +57,7 @@ export function CrmWorkflowFailure(codes: readonly ErrorCode[] = Object.keys(ERR
     { description: 'Workflow action failure: ok false, FAIL_CONTINUE' },
   );
 }
+export type CrmWorkflowFailureBody = Static<ReturnType<typeof CrmWorkflowFailure>>;
 
 /** What a CRM send answers on success. */
 export const CrmSent = {

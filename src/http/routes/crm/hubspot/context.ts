@@ -18,6 +18,7 @@ import { ReplayedFailure } from '../../../../crm/hubspot/once.js';
 import type { TypedApp } from '../../../typed.js';
 import { fastifyPath } from '../../../route.js';
 import type { OperationSpec } from '../../../../contract/operation.js';
+import type { CrmFailureBody, CrmWorkflowFailureBody } from '../../../../contract/hubspot-common.js';
 import { hubspotContactCard } from '../../../../contract/hubspot-card.js';
 import { hubspotCardSend } from '../../../../contract/hubspot-card-send.js';
 import { hubspotWorkflowSend } from '../../../../contract/hubspot-workflow-send.js';
@@ -43,7 +44,7 @@ function errorName(err: DomainError): string {
   return names[String(err.code)] ?? 'failed';
 }
 
-export function crmFailure(err: DomainError, traceId: string) {
+export function crmFailure(err: DomainError, traceId: string): CrmFailureBody {
   const internal = err.code === 3001;
   return {
     ok: false as const,
@@ -57,7 +58,7 @@ export function crmFailure(err: DomainError, traceId: string) {
   };
 }
 
-export function workflowFailure(err: DomainError, traceId: string) {
+export function workflowFailure(err: DomainError, traceId: string): CrmWorkflowFailureBody {
   const body = crmFailure(err, traceId);
   return { outputFields: { hs_execution_state: 'FAIL_CONTINUE' as const, error: body.error }, ...body };
 }
