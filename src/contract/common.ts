@@ -26,8 +26,8 @@ export const NoQuery = Type.Object({}, { additionalProperties: false });
  */
 export const ERROR_CODES_KEYWORD = 'x-error-codes';
 
-/** Every code of the registry, as the literal union the wire uses. */
-const codeSchema = (codes: readonly ErrorCode[]) =>
+/** The given codes of the registry, as the literal union the wire uses. */
+export const codeSchema = (codes: readonly ErrorCode[]) =>
   codes.length === 1 ? Type.Literal(codes[0]!) : Type.Union(codes.map((c) => Type.Literal(c)));
 
 const errorDetails = {

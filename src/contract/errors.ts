@@ -3,16 +3,19 @@
  * with everywhere, plus the codes it declares. One place, so OpenAPI, the route's
  * serializer and the contract tests agree.
  */
-import type { TSchema } from 'typebox';
+import { Type, type TSchema } from 'typebox';
 import { ERROR_CODES, type ErrorCode } from '../errors/registry.js';
 import type { ErrorRef, OperationSpec } from './operation.js';
 import { ErrorEnvelope, SendFailure } from './common.js';
+import { CrmFailure, CrmWorkflowFailure } from './hubspot-common.js';
 
 const AUTH_ERRORS: Record<OperationSpec['auth'], readonly ErrorRef[]> = {
   tenant: [2012, 2004, 2013, 2001, 2005, 2007],
   'tenant-header': [2012, 2004, 2013, 2001, 2005, 2007],
   'bearer-only': [2012, 2004, 2005, 2007],
   admin: [2012, 2004],
+  // A missing, wrong or stale (over 5 minutes) HubSpot signature: 401, before anything else.
+  hubspot: [2004],
   none: [],
 };
 
@@ -22,27 +25,53 @@ const BODY_ERRORS: readonly ErrorRef[] = [1004, { code: 1002, status: 413 }, { c
 /** Every operation validates its input (1002) and may fail unexpectedly (3001). */
 const ALWAYS: readonly ErrorRef[] = [1002, 3001];
 
-const statusOf = (ref: ErrorRef) => (typeof ref === 'object' ? ref.status : ERROR_CODES[ref].http);
+/** The HubSpot-facing shapes: every failure is HTTP 200 `{ok:false, …}` but a refused signature (401). */
+export const isCrmShape = (op: OperationSpec) => op.errorShape === 'crm' || op.errorShape === 'crm-workflow';
+
 const codeOfRef = (ref: ErrorRef) => (typeof ref === 'object' ? ref.code : ref);
 
-/** The codes an operation can answer with, grouped by HTTP status. */
+/** The codes an operation can answer with, grouped by HTTP status (for the CRM shapes, 200 holds the `{ok:false}` ones). */
 export function errorCodesByStatus(op: OperationSpec): Map<number, ErrorCode[]> {
-  const refs = [...ALWAYS, ...AUTH_ERRORS[op.auth], ...(op.body ? BODY_ERRORS : []), ...(op.rateLimited ? [1007 as const] : []), ...op.errors];
+  const common = [...ALWAYS, ...AUTH_ERRORS[op.auth], ...(op.body ? BODY_ERRORS : []), ...(op.rateLimited ? [1007 as const] : [])];
+  const crm = isCrmShape(op);
+  // The CRM routes' handler answers even body-limit and media-type failures with 200; only the
+  // statuses an operation declares itself (the not-configured 404, answered outside it) stand.
+  const statusOf = (ref: ErrorRef, declared: boolean) => {
+    if (!crm) return typeof ref === 'object' ? ref.status : ERROR_CODES[ref].http;
+    if (declared && typeof ref === 'object') return ref.status;
+    return codeOfRef(ref) === 2004 ? 401 : 200;
+  };
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const ref of refs) {
-    const status = statusOf(ref);
+  const add = (ref: ErrorRef, declared: boolean) => {
+    const status = statusOf(ref, declared);
     const list = byStatus.get(status) ?? [];
     if (!list.includes(codeOfRef(ref))) list.push(codeOfRef(ref));
     byStatus.set(status, list);
-  }
+  };
+  for (const ref of common) add(ref, false);
+  for (const ref of op.errors) add(ref, true);
   return byStatus;
 }
 
-/** Response schemas for the error statuses: the envelope, or /send's flat shape. */
+/**
+ * Response schemas for the error statuses: the envelope, or /send's flat shape. For the CRM
+ * shapes: 401 (a refused signature) in the CRM body; any other error status is answered from
+ * outside the CRM routes (the integration not configured: 404) in the envelope.
+ */
 export function errorResponses(op: OperationSpec): Record<number, TSchema> {
   const out: Record<number, TSchema> = {};
   for (const [status, codes] of errorCodesByStatus(op)) {
-    out[status] = op.errorShape === 'send' ? SendFailure(codes) : ErrorEnvelope(codes);
+    if (status < 400) continue;
+    out[status] = op.errorShape === 'send' ? SendFailure(codes) : isCrmShape(op) && status === 401 ? CrmFailure(codes) : ErrorEnvelope(codes);
   }
   return out;
+}
+
+/** The success schemas as answered: for the CRM shapes, 200 is the success or the `{ok:false}` failure. */
+export function successResponses(op: OperationSpec): Record<number, TSchema> {
+  if (!isCrmShape(op)) return { ...op.responses };
+  const codes = errorCodesByStatus(op).get(200) ?? [];
+  const failure = op.errorShape === 'crm-workflow' ? CrmWorkflowFailure(codes) : CrmFailure(codes);
+  const success = op.responses[200];
+  return { ...op.responses, 200: success ? Type.Union([success, failure], { description: 'The answer (ok true), or a failure (ok false)' }) : failure };
 }

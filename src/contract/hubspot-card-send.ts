@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { CrmSent } from './hubspot-common.js';
+import { operation } from './operation.js';
 
-export const operationId = 'hubspotCardSend';
 export const HubSpotCardSendBody = Type.Object(
   {
     portalId: Type.Union([Type.String({ pattern: '^[0-9]{1,20}$' }), Type.Integer({ minimum: 1 })]),
@@ -14,3 +14,18 @@ export const HubSpotCardSendBody = Type.Object(
 export type HubSpotCardSendBody = Static<typeof HubSpotCardSendBody>;
 export const HubSpotCardSendResponse = Type.Object(CrmSent);
 export type HubSpotCardSendResponse = Static<typeof HubSpotCardSendResponse>;
+
+export const hubspotCardSend = operation({
+  operationId: 'hubspotCardSend',
+  method: 'POST',
+  path: '/crm/hubspot/card/send',
+  summary: 'Send from the contact card: 1 HubSpot call; one send per contact and second',
+  description: 'Through the same pipeline as POST /api/v1/send (first-touch rules, caps, window). A second request for the same contact in the same second of X-HubSpot-Request-Timestamp answers the first one\'s result with duplicate:true. Signed by HubSpot with the app\'s client secret: a missing, wrong or stale signature is 401; every other failure is HTTP 200 with ok:false. Without the HubSpot integration configured on this server: 404 2011 in the envelope (before the signature is looked at).',
+  tags: ['hubspot'],
+  auth: 'hubspot',
+  signatures: ['v3'],
+  body: HubSpotCardSendBody,
+  responses: { 200: HubSpotCardSendResponse },
+  errors: [1001, 1005, 1009, 1012, 1013, 2006, 3002, 4001, 4002, 4099, 2001, 2005, 2010, 2011, 3004, { code: 2011, status: 404 }],
+  errorShape: 'crm',
+});

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
+import { operation } from './operation.js';
 
-export const operationId = 'hubspotContactCard';
 /** hubspot.fetch appends userId, portalId, userEmail, appId; the card adds associatedObjectId/Type. */
 export const HubSpotCardQuery = Type.Object({
   portalId: Type.String({ pattern: '^[0-9]{1,20}$' }),
@@ -37,3 +37,19 @@ export const HubSpotCardResponse = Type.Object({
   trace_id: Type.String(),
 });
 export type HubSpotCardResponse = Static<typeof HubSpotCardResponse>;
+
+export const hubspotContactCard = operation({
+  operationId: 'hubspotContactCard',
+  method: 'GET',
+  path: '/crm/hubspot/card',
+  summary: "Contact card (HubSpot's app card fetch): 1 HubSpot call",
+  description: 'The contact\'s phone, its chat\'s last messages, the lines and whether a send now would be a first touch. Signed by HubSpot with the app\'s client secret: a missing, wrong or stale signature is 401; every other failure is HTTP 200 with ok:false. Without the HubSpot integration configured on this server: 404 2011 in the envelope (before the signature is looked at).',
+  tags: ['hubspot'],
+  auth: 'hubspot',
+  signatures: ['v3'],
+  query: HubSpotCardQuery,
+  responses: { 200: HubSpotCardResponse },
+  // The codes of the ok:false answers (HTTP 200); 2011 there: the contact is gone from HubSpot.
+  errors: [1001, 2001, 2005, 2010, 2011, 3004, 4099, { code: 2011, status: 404 }],
+  errorShape: 'crm',
+});

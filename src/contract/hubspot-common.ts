@@ -1,5 +1,7 @@
 /** Shapes shared by the HubSpot operations: an install as the tenant sees it, and the CRM routes' failure body. */
 import { Type, type Static } from 'typebox';
+import { ERROR_CODES, type ErrorCode } from '../errors/registry.js';
+import { codeOf, codeSchema } from './common.js';
 
 export const HubSpotInstallView = Type.Object({
   portal_id: Type.String(),
@@ -25,18 +27,37 @@ export type HubSpotInstallView = Static<typeof HubSpotInstallView>;
 
 export const PortalParams = Type.Object({ portal_id: Type.String({ pattern: '^[0-9]{1,20}$' }) });
 
-/** Every CRM-route failure but a bad signature is HTTP 200 with this body (spec: Errors, Limits). */
-export const CrmFailure = Type.Object({
+const crmFailureFields = (codes: readonly ErrorCode[]) => ({
   ok: Type.Literal(false),
   error: Type.String({ description: 'short name; "daily cap reached" when the project daily first-touch cap is used up' }),
-  code: Type.Union([Type.Integer(), Type.String()]),
+  code: codeSchema(codes),
   message: Type.String(),
-  retryable: Type.Boolean(),
-  retry_after: Type.Optional(Type.Integer()),
-  duplicate: Type.Optional(Type.Boolean()),
+  retryable: Type.Boolean({ description: 'authoritative: branch on it' }),
+  retry_after: Type.Optional(Type.Integer({ minimum: 0, description: 'seconds' })),
+  duplicate: Type.Optional(Type.Boolean({ description: 'a replay of a recorded failure (same card send second or callbackId)' })),
   trace_id: Type.String(),
 });
-export type CrmFailure = Static<typeof CrmFailure>;
+
+/**
+ * Every CRM-route failure but a refused signature is HTTP 200 with this body (spec: Errors,
+ * Limits); a refused signature is 401 with it. `codes`: the ones the answer can carry.
+ */
+export function CrmFailure(codes: readonly ErrorCode[] = Object.keys(ERROR_CODES).map(codeOf)) {
+  return Type.Object(crmFailureFields(codes), { description: 'CRM failure: ok false' });
+}
+export type CrmFailureBody = Static<ReturnType<typeof CrmFailure>>;
+
+/** The workflow action's failure: the CRM failure plus the outputFields HubSpot reads (FAIL_CONTINUE: the workflow goes on). */
+export function CrmWorkflowFailure(codes: readonly ErrorCode[] = Object.keys(ERROR_CODES).map(codeOf)) {
+  return Type.Object(
+    {
+      outputFields: Type.Object({ hs_execution_state: Type.Literal('FAIL_CONTINUE'), error: Type.String({ description: 'the same short name as `error`' }) }),
+      ...crmFailureFields(codes),
+    },
+    { description: 'Workflow action failure: ok false, FAIL_CONTINUE' },
+  );
+}
+export type CrmWorkflowFailureBody = Static<ReturnType<typeof CrmWorkflowFailure>>;
 
 /** What a CRM send answers on success. */
 export const CrmSent = {

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { PortalParams } from './hubspot-common.js';
+import { operation } from './operation.js';
 
-export const operationId = 'listHubSpotAutoSends';
 export const ListHubSpotAutoSendsParams = PortalParams;
 export const ListHubSpotAutoSendsQuery = Type.Object(
   {
@@ -25,3 +25,17 @@ export const ListHubSpotAutoSendsResponse = Type.Object({
   next_cursor: Type.Union([Type.String(), Type.Null()]),
 });
 export type ListHubSpotAutoSendsResponse = Static<typeof ListHubSpotAutoSendsResponse>;
+
+export const listHubSpotAutoSends = operation({
+  operationId: 'listHubSpotAutoSends',
+  method: 'GET',
+  path: '/api/v1/integrations/hubspot/{portal_id}/auto-sends',
+  summary: "A portal's contact-creation records, newest first",
+  description: 'Page with next_cursor until it is null. 2011 (404): no install of this project for the portal, or the HubSpot integration is not configured on this server.',
+  tags: ['hubspot'],
+  auth: 'tenant',
+  params: ListHubSpotAutoSendsParams,
+  query: ListHubSpotAutoSendsQuery,
+  responses: { 200: ListHubSpotAutoSendsResponse },
+  errors: [2011],
+});

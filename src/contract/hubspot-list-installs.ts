@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { HubSpotInstallView } from './hubspot-common.js';
+import { operation } from './operation.js';
 
-export const operationId = 'listHubSpotInstalls';
 
 const Iso = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
 
@@ -23,3 +23,15 @@ export const ListHubSpotInstallsResponse = Type.Object({
   last_push_at: Iso,
 });
 export type ListHubSpotInstallsResponse = Static<typeof ListHubSpotInstallsResponse>;
+
+export const listHubSpotInstalls = operation({
+  operationId: 'listHubSpotInstalls',
+  method: 'GET',
+  path: '/api/v1/integrations/hubspot',
+  summary: "The project's HubSpot installs (never their tokens) and its reply-push state",
+  description: '2011 (404): the HubSpot integration is not configured on this server.',
+  tags: ['hubspot'],
+  auth: 'tenant',
+  responses: { 200: ListHubSpotInstallsResponse },
+  errors: [2011],
+});

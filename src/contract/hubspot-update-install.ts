@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { HubSpotInstallView, PortalParams } from './hubspot-common.js';
+import { operation } from './operation.js';
 
-export const operationId = 'updateHubSpotInstall';
 export const UpdateHubSpotInstallParams = PortalParams;
 export const UpdateHubSpotInstallBody = Type.Object(
   {
@@ -19,3 +19,17 @@ export const UpdateHubSpotInstallBody = Type.Object(
 export type UpdateHubSpotInstallBody = Static<typeof UpdateHubSpotInstallBody>;
 export const UpdateHubSpotInstallResponse = Type.Object({ install: HubSpotInstallView });
 export type UpdateHubSpotInstallResponse = Static<typeof UpdateHubSpotInstallResponse>;
+
+export const updateHubSpotInstall = operation({
+  operationId: 'updateHubSpotInstall',
+  method: 'PATCH',
+  path: '/api/v1/integrations/hubspot/{portal_id}',
+  summary: 'Contact-creation auto-send settings (off until configured)',
+  description: '2011 (404): no install of this project for the portal, or the HubSpot integration is not configured on this server; 1012: the portal is uninstalled.',
+  tags: ['hubspot'],
+  auth: 'tenant',
+  params: UpdateHubSpotInstallParams,
+  body: UpdateHubSpotInstallBody,
+  responses: { 200: UpdateHubSpotInstallResponse },
+  errors: [1001, 1012, 2006, 2011],
+});

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
+import { operation } from './operation.js';
 
-export const operationId = 'hubspotWebhook';
 /** HubSpot's batch (up to 100 events); anything else in the array is acknowledged and ignored. */
 export const HubSpotWebhookEvent = Type.Object({
   eventId: Type.Optional(Type.Union([Type.Integer(), Type.String()])),
@@ -25,3 +25,18 @@ export const HubSpotWebhookResponse = Type.Object({
   trace_id: Type.String(),
 });
 export type HubSpotWebhookResponse = Static<typeof HubSpotWebhookResponse>;
+
+export const hubspotWebhook = operation({
+  operationId: 'hubspotWebhook',
+  method: 'POST',
+  path: '/crm/hubspot/webhook',
+  summary: 'Contact-creation webhook: recorded now, sent in the background (1 HubSpot call each)',
+  description: 'Each contact.creation of a portal with auto-send on is sent once (see GET /api/v1/integrations/hubspot/{portal_id}/auto-sends). Signature v3, or v1. Signed by HubSpot with the app\'s client secret: a missing, wrong or stale signature is 401; every other failure is HTTP 200 with ok:false. Without the HubSpot integration configured on this server: 404 2011 in the envelope (before the signature is looked at).',
+  tags: ['hubspot'],
+  auth: 'hubspot',
+  signatures: ['v3', 'v1'],
+  body: HubSpotWebhookBody,
+  responses: { 200: HubSpotWebhookResponse },
+  errors: [{ code: 2011, status: 404 }],
+  errorShape: 'crm',
+});

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
+import { operation } from './operation.js';
+import { CrmSent } from './hubspot-common.js';
 
-export const operationId = 'hubspotWorkflowSend';
 /** HubSpot's custom workflow action request. */
 export const HubSpotWorkflowSendBody = Type.Object({
   callbackId: Type.String({ minLength: 1, maxLength: 200 }),
@@ -14,26 +15,24 @@ export const HubSpotWorkflowSendBody = Type.Object({
   inputFields: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
 });
 export type HubSpotWorkflowSendBody = Static<typeof HubSpotWorkflowSendBody>;
-/** HubSpot reads outputFields; the rest is ours (ok, ids, or the failure). */
+/** HubSpot reads outputFields; the rest is ours (the failure: CrmWorkflowFailure, see contract/errors.ts). */
 export const HubSpotWorkflowSendResponse = Type.Object({
-  outputFields: Type.Object({
-    hs_execution_state: Type.Union([Type.Literal('SUCCESS'), Type.Literal('FAIL_CONTINUE')]),
-    message_id: Type.Optional(Type.String()),
-    error: Type.Optional(Type.String()),
-  }),
-  ok: Type.Boolean(),
-  duplicate: Type.Optional(Type.Boolean()),
-  message_id: Type.Optional(Type.String()),
-  lead_id: Type.Optional(Type.String()),
-  chat_id: Type.Optional(Type.String()),
-  lead_created: Type.Optional(Type.Boolean()),
-  phone_line_id: Type.Optional(Type.String()),
-  phone: Type.Optional(Type.String()),
-  error: Type.Optional(Type.String()),
-  code: Type.Optional(Type.Union([Type.Integer(), Type.String()])),
-  message: Type.Optional(Type.String()),
-  retryable: Type.Optional(Type.Boolean()),
-  retry_after: Type.Optional(Type.Integer()),
-  trace_id: Type.String(),
+  outputFields: Type.Object({ hs_execution_state: Type.Literal('SUCCESS'), message_id: Type.String() }),
+  ...CrmSent,
 });
 export type HubSpotWorkflowSendResponse = Static<typeof HubSpotWorkflowSendResponse>;
+
+export const hubspotWorkflowSend = operation({
+  operationId: 'hubspotWorkflowSend',
+  method: 'POST',
+  path: '/crm/hubspot/workflow/send',
+  summary: 'Workflow custom action: 0 HubSpot calls; idempotent on callbackId',
+  description: 'HubSpot reads outputFields: SUCCESS, or FAIL_CONTINUE with the failure (the workflow goes on). A repeated callbackId answers the first result with duplicate:true. Signature v3, or v2. Signed by HubSpot with the app\'s client secret: a missing, wrong or stale signature is 401; every other failure is HTTP 200 with ok:false. Without the HubSpot integration configured on this server: 404 2011 in the envelope (before the signature is looked at).',
+  tags: ['hubspot'],
+  auth: 'hubspot',
+  signatures: ['v3', 'v2'],
+  body: HubSpotWorkflowSendBody,
+  responses: { 200: HubSpotWorkflowSendResponse },
+  errors: [1001, 1005, 1009, 1012, 1013, 2006, 3002, 4001, 4002, 4099, 2001, 2005, 2010, { code: 2011, status: 404 }],
+  errorShape: 'crm-workflow',
+});

@@ -62,6 +62,16 @@ import { getVoiceNoteOgg } from './voice-notes-ogg.js';
 import { createConsoleSession } from './console-sessions-create.js';
 import { getConsoleSession } from './console-sessions-get.js';
 import { deleteConsoleSession } from './console-sessions-delete.js';
+import { startHubSpotInstall } from './hubspot-start-install.js';
+import { listHubSpotInstalls } from './hubspot-list-installs.js';
+import { updateHubSpotInstall } from './hubspot-update-install.js';
+import { uninstallHubSpot } from './hubspot-uninstall.js';
+import { listHubSpotAutoSends } from './hubspot-list-auto-sends.js';
+import { hubspotOAuthCallback } from './hubspot-oauth-callback.js';
+import { hubspotContactCard } from './hubspot-card.js';
+import { hubspotCardSend } from './hubspot-card-send.js';
+import { hubspotWorkflowSend } from './hubspot-workflow-send.js';
+import { hubspotWebhook } from './hubspot-webhook.js';
 
 export const operations: readonly OperationSpec[] = [
   listPhoneNumbers,
@@ -121,6 +131,16 @@ export const operations: readonly OperationSpec[] = [
   createConsoleSession,
   getConsoleSession,
   deleteConsoleSession,
+  startHubSpotInstall,
+  listHubSpotInstalls,
+  updateHubSpotInstall,
+  uninstallHubSpot,
+  listHubSpotAutoSends,
+  hubspotOAuthCallback,
+  hubspotContactCard,
+  hubspotCardSend,
+  hubspotWorkflowSend,
+  hubspotWebhook,
 ];
 
 /** Every webhook the service sends to subscribers (OpenAPI `webhooks`). */

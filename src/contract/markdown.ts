@@ -32,7 +32,16 @@ const AUTH: Record<OperationSpec['auth'], string> = {
   'tenant-header': 'signing secret (Bearer or HMAC) and `x-service-tenant`',
   'bearer-only': 'Bearer only (the slot\'s `required_headers.authorization`)',
   admin: 'Bearer `ADMIN_TOKEN`',
+  hubspot: "HubSpot's request signature (the app's client secret)",
   none: 'none',
+};
+
+const ERROR_SHAPE: Record<NonNullable<OperationSpec['errorShape']>, string> = {
+  envelope: 'envelope',
+  send: 'flat send shape',
+  crm: 'CRM shape `{ ok: false, error, code, message, retryable, trace_id }`, HTTP 200; a refused signature: 401 in the same body; not configured: 404 in the envelope',
+  'crm-workflow':
+    'CRM shape `{ outputFields: { hs_execution_state: "FAIL_CONTINUE", error }, ok: false, error, code, message, retryable, trace_id }`, HTTP 200; a refused signature: 401 `{ ok: false, … }`; not configured: 404 in the envelope',
 };
 
 /** A short type for a table cell: `string`, `"a" | "b"`, `object[]`. */
@@ -80,13 +89,14 @@ function table(title: string, s: Schema | undefined): string[] {
 function section(op: OperationSpec): string[] {
   const out = [`### ${op.method} ${op.path}`, '', `\`${op.operationId}\` — ${op.summary}`, ''];
   if (op.description) out.push(op.description, '');
-  out.push(`Auth: ${AUTH[op.auth]}.${op.rateLimited ? ' Rate limited (1007).' : ''}`, '');
+  const versions = op.auth === 'hubspot' ? `: ${(op.signatures ?? ['v3']).map((v) => (v === 'v3' ? '`X-HubSpot-Signature-v3` + `X-HubSpot-Request-Timestamp`' : `${v} (\`X-HubSpot-Signature\` with \`X-HubSpot-Signature-Version: ${v}\`)`)).join(', or ')}` : '';
+  out.push(`Auth: ${AUTH[op.auth]}${versions}.${op.rateLimited ? ' Rate limited (1007).' : ''}`, '');
   out.push(...table('Path', op.params as Schema), ...table('Query', op.query as Schema), ...table('Body', op.body as Schema));
   if (op.rawBody) out.push(`Body: ${op.rawBody.description} (${op.rawBody.contentTypes.map((t) => `\`${t}\``).join(', ')}).`, '');
   for (const [status, schema] of Object.entries(op.responses)) out.push(...table(`Answer ${status}`, schema as Schema));
   for (const [status, raw] of Object.entries(op.rawResponses ?? {})) out.push(`Answer ${status}: ${raw.description}${raw.contentType ? ` (\`${raw.contentType}\`)` : ''}.`, '');
   const errors = [...errorCodesByStatus(op)].sort(([a], [b]) => a - b).map(([status, codes]) => `${status}: ${codes.join(', ')}`);
-  out.push(`Errors (${op.errorShape === 'send' ? 'flat send shape' : 'envelope'}) — ${errors.join('; ')}.`, '');
+  out.push(`Errors (${ERROR_SHAPE[op.errorShape ?? 'envelope']}) — ${errors.join('; ')}.`, '');
   return out;
 }
 
@@ -122,7 +132,8 @@ export function apiMarkdown(operations: readonly OperationSpec[], webhooks: read
     '',
     'Base address: the service\'s URL (`base_url` in `data/demo.json`). JSON bodies use `content-type: application/json`.',
     'Errors use the envelope `{ success: false, error: { status, code, message, retryable, retry_after?, attachment_index?, allowed_effects? }, trace_id }`,',
-    'except `POST /api/v1/send`, whose failures are flat: `{ status: "failed", error, code, reason, retryable, lead_id, chat_id, lead_created, convo_id, phone_line_id }`.',
+    'except `POST /api/v1/send`, whose failures are flat: `{ status: "failed", error, code, reason, retryable, lead_id, chat_id, lead_created, convo_id, phone_line_id }`,',
+    'and the HubSpot-facing `/crm/hubspot/*` routes, which answer failures as HTTP 200 `{ ok: false, error, code, message, retryable, trace_id }` (a refused signature: 401).',
     '`code` is stable, `message` may change, `retryable` is authoritative. Every answer carries `X-Trace-ID`.',
     'The machine-readable form of this page is `GET /openapi.json`.',
     '',

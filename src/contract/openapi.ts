@@ -6,7 +6,7 @@
 import type { TSchema } from 'typebox';
 import type { AuthMode, OperationSpec } from './operation.js';
 import type { WebhookSpec } from './webhook.js';
-import { errorCodesByStatus, errorResponses } from './errors.js';
+import { errorCodesByStatus, errorResponses, isCrmShape, successResponses } from './errors.js';
 import { ERROR_CODES } from '../errors/registry.js';
 
 const TAGS = [
@@ -17,17 +17,36 @@ const TAGS = [
   { name: 'voice notes', description: 'Staging native voice notes' },
   { name: 'events', description: 'The event log: list, inspect, replay, stream, dev inbox' },
   { name: 'webhooks', description: 'Webhook subscriptions and their secrets; the events delivered to them' },
+  { name: 'hubspot', description: 'The HubSpot integration: the project\'s installs (tenant auth) and the routes HubSpot calls, signed with the app\'s client secret' },
   { name: 'admin', description: 'Operator API (ADMIN_TOKEN): accounts, tenants, lines, simulator, test clock' },
 ];
 
 /** OpenAPI security requirements per auth mode (the schemes are in components). */
-export const SECURITY: Record<AuthMode, Record<string, string[]>[]> = {
+export const SECURITY: Record<Exclude<AuthMode, 'hubspot'>, Record<string, string[]>[]> = {
   tenant: [{ bearer: [] }, { bearer: [], tenant: [] }, { hmac: [] }, { hmac: [], tenant: [] }],
   'tenant-header': [{ bearer: [], tenant: [] }, { hmac: [], tenant: [] }],
   'bearer-only': [{ bearer: [] }],
   admin: [{ admin: [] }],
   none: [],
 };
+
+/** HubSpot's signature, per version an operation accepts: v3 is the signature and its timestamp together. */
+const HUBSPOT_SECURITY = {
+  v3: { hubspotSignatureV3: [], hubspotRequestTimestamp: [] },
+  v2: { hubspotSignatureV2: [] },
+  v1: { hubspotSignatureV1: [] },
+};
+
+export function securityOf(op: OperationSpec): Record<string, string[]>[] {
+  if (op.auth === 'hubspot') return (op.signatures ?? ['v3']).map((v) => HUBSPOT_SECURITY[v]);
+  return SECURITY[op.auth];
+}
+
+/** The CRM routes' failures share the 200 with the success: their codes, told in the 200's description. */
+function crmFailureNote(op: OperationSpec): string {
+  const codes = errorCodesByStatus(op).get(200) ?? [];
+  return `; or ok:false with code ${codes.join(', ')}`;
+}
 
 type JsonObject = { properties?: Record<string, TSchema & { description?: string }>; required?: string[] };
 
@@ -51,8 +70,9 @@ const STATUS_TEXT: Record<number, string> = {
 
 function operationObject(op: OperationSpec) {
   const responses: Record<string, unknown> = {};
-  for (const [status, schema] of Object.entries(op.responses)) {
-    responses[status] = { description: (schema as { description?: string }).description ?? STATUS_TEXT[Number(status)] ?? 'Success', content: { 'application/json': { schema } } };
+  for (const [status, schema] of Object.entries(successResponses(op))) {
+    const description = (op.responses[Number(status)] as { description?: string } | undefined)?.description ?? STATUS_TEXT[Number(status)] ?? 'Success';
+    responses[status] = { description: isCrmShape(op) && status === '200' ? description + crmFailureNote(op) : description, content: { 'application/json': { schema } } };
   }
   for (const [status, raw] of Object.entries(op.rawResponses ?? {})) {
     responses[status] = { description: raw.description, ...(raw.contentType && { content: { [raw.contentType]: { schema: { type: 'string', format: 'binary' } } } }) };
@@ -60,7 +80,7 @@ function operationObject(op: OperationSpec) {
   const codes = errorCodesByStatus(op);
   for (const [status, schema] of Object.entries(errorResponses(op))) {
     const list = codes.get(Number(status)) ?? [];
-    const description = list.map((c) => `${c}: ${ERROR_CODES[c].message}`).join('; ');
+    const description = list.map((c) => `${c}: ${ERROR_CODES[c].message}`).join('; ') + (isCrmShape(op) && status === '404' ? ' (the HubSpot integration is not configured on this server)' : '');
     responses[status] = { description, content: { 'application/json': { schema } } };
   }
   const requestBody = op.body
@@ -74,7 +94,7 @@ function operationObject(op: OperationSpec) {
     summary: op.summary,
     ...(op.description && { description: op.description }),
     tags: [...op.tags],
-    security: SECURITY[op.auth],
+    security: securityOf(op),
     ...(params.length && { parameters: params }),
     ...(requestBody && { requestBody }),
     responses,
@@ -111,7 +131,8 @@ export function buildOpenApi(operations: readonly OperationSpec[], webhooks: rea
       version: 'v1',
       description:
         'Self-hosted iMessage API gateway. Errors use the envelope {success:false, error:{status, code, message, retryable}, trace_id}; ' +
-        'POST /api/v1/send uses the flat failure shape {status:"failed", error, code, reason, retryable, …}. `code` is stable; `retryable` is authoritative.',
+        'POST /api/v1/send uses the flat failure shape {status:"failed", error, code, reason, retryable, …}; the HubSpot-facing /crm/hubspot/* routes answer failures as HTTP 200 ' +
+        '{ok:false, error, code, message, retryable, trace_id} (a refused signature: 401). `code` is stable; `retryable` is authoritative.',
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
     servers: [{ url: opts.baseUrl, description: 'This service' }],
@@ -129,6 +150,27 @@ export function buildOpenApi(operations: readonly OperationSpec[], webhooks: rea
         },
         tenant: { type: 'apiKey', in: 'header', name: `x-${opts.brand}-tenant`, description: 'Tenant slug: required for multi-tenant accounts and the event endpoints' },
         admin: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN (operator API only)' },
+        // HubSpot signs its requests to /crm/hubspot/* with the app's client secret (HUBSPOT_CLIENT_SECRET).
+        hubspotSignatureV3: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-HubSpot-Signature-v3',
+          description:
+            'HubSpot request signature v3: base64 HMAC-SHA256, keyed with the app\'s client secret, of method + URI (PUBLIC_BASE_URL + path and query, as HubSpot called it) + raw body + X-HubSpot-Request-Timestamp. Refused when the timestamp is over 5 minutes old.',
+        },
+        hubspotRequestTimestamp: { type: 'apiKey', in: 'header', name: 'X-HubSpot-Request-Timestamp', description: 'milliseconds since the epoch; part of the v3 signature' },
+        hubspotSignatureV2: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-HubSpot-Signature',
+          description: 'HubSpot request signature v2 (X-HubSpot-Signature-Version: v2): hex SHA-256 of client secret + method + URI + raw body. Where an operation accepts it.',
+        },
+        hubspotSignatureV1: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-HubSpot-Signature',
+          description: 'HubSpot request signature v1 (X-HubSpot-Signature-Version: v1): hex SHA-256 of client secret + raw body. Where an operation accepts it (webhooks).',
+        },
       },
     },
   };

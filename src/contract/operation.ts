@@ -7,8 +7,23 @@
 import type { Static, TSchema } from 'typebox';
 import type { ErrorCode } from '../errors/registry.js';
 
-/** How a caller authenticates (see http/auth.ts). */
-export type AuthMode = 'tenant' | 'tenant-header' | 'bearer-only' | 'admin' | 'none';
+/**
+ * How a caller authenticates (see http/auth.ts). 'hubspot': HubSpot signs the request with the
+ * app's client secret (X-HubSpot-Signature-v3 and X-HubSpot-Request-Timestamp, or the older
+ * versions an operation accepts in `signatures`), checked by http/routes/crm/hubspot/context.ts.
+ */
+export type AuthMode = 'tenant' | 'tenant-header' | 'bearer-only' | 'admin' | 'hubspot' | 'none';
+
+/** HubSpot's request-signature versions (its "Validating requests" docs). */
+export type HubSpotSignatureVersion = 'v3' | 'v2' | 'v1';
+
+/**
+ * How failures look on the wire. 'envelope': `{success:false, error:{…}, trace_id}`; 'send':
+ * /send's flat shape (spec rule 5); 'crm': the HubSpot-facing routes' `{ok:false, error, code,
+ * message, retryable, trace_id}`, HTTP 200 for every failure but a refused signature (401);
+ * 'crm-workflow': the same plus HubSpot's `outputFields` (hs_execution_state FAIL_CONTINUE).
+ */
+export type ErrorShape = 'envelope' | 'send' | 'crm' | 'crm-workflow';
 
 /** An error an operation can return: a code at its registry status, or at the status this operation gives it. */
 export type ErrorRef = ErrorCode | { code: ErrorCode; status: number };
@@ -34,8 +49,13 @@ export interface OperationSpec {
   rawResponses?: Readonly<Record<number, { contentType?: string; description: string }>>;
   /** Codes beyond the ones every operation of its auth mode can answer with (see errors.ts). */
   errors: readonly ErrorRef[];
-  /** 'send': failures use /send's flat shape (spec rule 5) instead of the envelope. */
-  errorShape?: 'envelope' | 'send';
+  /**
+   * Default 'envelope'. With 'crm'/'crm-workflow' the codes of `errors` (and the common ones)
+   * are answered inside the 200 body, beside the success (see errors.ts `successResponses`).
+   */
+  errorShape?: ErrorShape;
+  /** auth 'hubspot': the signature versions accepted (default v3 only). */
+  signatures?: readonly HubSpotSignatureVersion[];
   /** Takes a token from the tenant's rate-limit bucket (1007). */
   rateLimited?: boolean;
   /** Left out of the OpenAPI document (health checks, the docs themselves). */

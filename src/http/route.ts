@@ -39,6 +39,8 @@ export function routeSchema(op: OperationSpec) {
     ...(op.params && { params: op.params }),
     ...(op.query && { querystring: op.query }),
     ...(op.headers && { headers: op.headers }),
+    // The success schemas serialize successes; every failure (the CRM routes' ok:false 200s too)
+    // is serialized by its error handler as it is.
     response: { ...errorResponses(op), ...op.responses },
   };
 }

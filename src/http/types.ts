@@ -1,7 +1,8 @@
 import type { Principal } from '../domain/accounts-tenants/auth.js';
+import type { AuthMode, ErrorShape } from '../contract/operation.js';
 
-/** How a route authenticates; set per route in `config.auth`. */
-export type AuthMode = 'tenant' | 'tenant-header' | 'bearer-only' | 'admin' | 'none';
+/** How a route authenticates; set per route in `config.auth` (the contract's modes). */
+export type { AuthMode };
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -13,8 +14,8 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     auth?: AuthMode;
-    /** 'send': failures use the send route's flat shape (spec rule 5) instead of the envelope. */
-    errorShape?: 'envelope' | 'send';
+    /** 'send': failures use the send route's flat shape (spec rule 5); 'crm'/'crm-workflow': the HubSpot routes' (routes/crm/hubspot/context.ts). */
+    errorShape?: ErrorShape;
     /** The code for a missing required field on this route (spec: 1001; chat parts 1003; edit 1002). */
     missingFieldCode?: 1001 | 1002 | 1003;
     /** Takes a token from the tenant's rate-limit bucket before the handler runs. */

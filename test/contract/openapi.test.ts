@@ -62,13 +62,33 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(post.responses)).toEqual(['2XX', '4XX', '5XX']);
   });
 
-  it('admin operations use the admin token, tenant operations the tenant schemes', () => {
+  it('admin operations use the admin token, tenant operations the tenant schemes, HubSpot\'s calls its signature', () => {
     for (const [p, methods] of Object.entries(doc.paths)) {
       for (const op of Object.values(methods)) {
         if (p.startsWith('/admin/v1')) expect(op.security, p).toEqual([{ admin: [] }]);
         else if (p.startsWith('/api/v1')) expect(JSON.stringify(op.security), p).not.toContain('admin');
       }
     }
+    const security = (p: string, m = 'get') => doc.paths[p]![m]!.security;
+    const v3 = { hubspotSignatureV3: [], hubspotRequestTimestamp: [] };
+    expect(security('/crm/hubspot/card')).toEqual([v3]);
+    expect(security('/crm/hubspot/card/send', 'post')).toEqual([v3]);
+    expect(security('/crm/hubspot/workflow/send', 'post')).toEqual([v3, { hubspotSignatureV2: [] }]);
+    expect(security('/crm/hubspot/webhook', 'post')).toEqual([v3, { hubspotSignatureV1: [] }]);
+    // The browser coming back from HubSpot's consent screen carries no credentials.
+    expect(security('/crm/hubspot/oauth/callback')).toEqual([]);
+    expect(security('/api/v1/integrations/hubspot')).toEqual(security('/api/v1/phone-numbers'));
+  });
+
+  it('documents the HubSpot-facing failures: ok:false inside the 200, a refused signature 401, not configured 404; the callback\'s HTML page', () => {
+    const card = doc.paths['/crm/hubspot/card']!.get!.responses as Record<string, { content: Record<string, { schema: { anyOf?: { properties: Record<string, { const?: unknown }> }[] } }> }>;
+    const alternatives = card['200']!.content['application/json']!.schema.anyOf!;
+    expect(alternatives.map((a) => a.properties.ok!.const)).toEqual([true, false]);
+    expect(JSON.stringify(card['401']!.content['application/json']!.schema)).toContain('"ok"');
+    expect(JSON.stringify(card['404']!.content['application/json']!.schema)).toContain('"success"');
+    const callback = doc.paths['/crm/hubspot/oauth/callback']!.get!.responses as Record<string, { content: Record<string, unknown> }>;
+    expect(Object.keys(callback['200']!.content)).toEqual(['text/html']);
+    expect(JSON.stringify(callback['400'])).toContain('2014');
   });
 
   it('passes @redocly/cli lint with no errors', async () => {
@@ -119,6 +139,18 @@ export async function replay(): Promise<string> {
   const { data, error } = await client.POST('/api/v1/events/{id}/replay', { params: { path: { id: 'evt_1' } } });
   if (data) return String(data.ok) + String(data.downstream_status) + data.message;
   return String(error);
+}
+
+export async function hubspotWorkflow(): Promise<string> {
+  const { data, error } = await client.POST('/crm/hubspot/workflow/send', {
+    body: { callbackId: 'cb-1', origin: { portalId: 62515 }, object: { objectId: 1 } },
+  });
+  if (data) {
+    if (data.ok) return data.outputFields.hs_execution_state + data.message_id;
+    const state: 'FAIL_CONTINUE' = data.outputFields.hs_execution_state;
+    return state + String(data.code) + String(data.retryable);
+  }
+  return 'ok' in error ? String(error.code) : String(error.error.code);
 }
 
 // The upload's body is documented (raw bytes of the declared type), not undefined.

@@ -7,7 +7,7 @@ import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { Body, OperationSpec, Params, Query, Response } from '../../src/contract/operation.js';
-import { errorResponses } from '../../src/contract/errors.js';
+import { errorResponses, successResponses } from '../../src/contract/errors.js';
 import type { TestApp } from './app.js';
 
 // ajv-formats ships CommonJS; under NodeNext its default import is the module object.
@@ -40,7 +40,7 @@ export const pathOf = (op: OperationSpec, params: Record<string, string> = {}) =
 
 /** The schema an operation declares for a status, or undefined when it declares none. */
 export function declaredSchema(op: OperationSpec, status: number): object | undefined {
-  return op.responses[status] ?? errorResponses(op)[status];
+  return successResponses(op)[status] ?? errorResponses(op)[status];
 }
 
 /** Throws when a JSON answer does not match what the operation declares for its status. */

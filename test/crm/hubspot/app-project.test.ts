@@ -10,7 +10,11 @@ import { promisify } from 'node:util';
 import { expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.js';
 import { OAUTH_CALLBACK_PATH } from '../../../src/crm/hubspot/index.js';
-import { ACCEPTS, WORKFLOW_PATH } from '../../../src/http/routes/crm/hubspot/context.js';
+import { operations } from '../../../src/contract/index.js';
+import { hubspotWorkflowSend } from '../../../src/contract/hubspot-workflow-send.js';
+
+/** The paths HubSpot calls with its signature (the contract's auth 'hubspot'). */
+const SIGNED = operations.filter((o) => o.auth === 'hubspot').map((o) => o.path);
 
 const root = path.resolve(import.meta.dirname, '../../../integrations/hubspot');
 const read = (p: string) => JSON.parse(fs.readFileSync(path.join(root, p), 'utf8'));
@@ -46,14 +50,15 @@ it('the app, card, workflow action and webhook definitions name our routes, scop
   expect(fs.existsSync(path.join(root, 'src', card.config.entrypoint))).toBe(true);
   const code = fs.readFileSync(path.join(root, 'src', card.config.entrypoint), 'utf8');
   for (const route of ['/crm/hubspot/card?', '/crm/hubspot/card/send']) expect(code).toContain(route);
-  expect(Object.keys(ACCEPTS)).toEqual(expect.arrayContaining(['/crm/hubspot/card', '/crm/hubspot/card/send']));
+  expect(SIGNED).toEqual(expect.arrayContaining(['/crm/hubspot/card', '/crm/hubspot/card/send']));
 
   const action = read(files[2]!);
-  expect(action.config.actionUrl).toBe(`\${BLUELINE_URL}${WORKFLOW_PATH}`);
+  expect(action.config.actionUrl).toBe(`\${BLUELINE_URL}${hubspotWorkflowSend.path}`);
+  expect(SIGNED).toContain(hubspotWorkflowSend.path);
   expect(action.config.inputFields.map((f: any) => f.typeDefinition.name)).toEqual(['message', 'phone']);
 
   const hooks = read(files[3]!);
   expect(hooks.config.settings.targetUrl).toBe('${BLUELINE_URL}/crm/hubspot/webhook');
-  expect(ACCEPTS).toHaveProperty('/crm/hubspot/webhook');
+  expect(SIGNED).toContain('/crm/hubspot/webhook');
   expect(hooks.config.subscriptions.legacyCrmObjects).toEqual([{ subscriptionType: 'contact.creation', active: true }]);
 });

@@ -1,10 +1,12 @@
 /** A Blueline app wired to the stand-in HubSpot, and requests signed as HubSpot signs them. */
 import { createHash, createHmac } from 'node:crypto';
 import { expect } from 'vitest';
-import type { InjectOptions } from 'fastify';
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { startTestApp, type TestApp } from '../../support/app.js';
 import { startHubSpotStandin, type HubSpotStandin } from '../../support/hubspot/standin.js';
 import type { StoreKind } from '../../support/stores.js';
+import { assertMatchesContract } from '../../support/contract.js';
+import { operations } from '../../../src/contract/index.js';
 
 export const CLIENT_ID = 'client-id-123';
 export const CLIENT_SECRET = 'yyyyyyyy-yyyy-yyyy-yyyy-yyyyyyyyyyyy';
@@ -41,6 +43,10 @@ export async function startHarness(kind: StoreKind, env: Record<string, string> 
     join ? { join: join.t } : {},
   );
   if (!join) clockNow = () => t.clock.now();
+  // Every answer of a HubSpot operation these tests get, tenant-facing ones included, is checked against its contract.
+  const { api, request } = t;
+  t.api = async (method, url, ...rest) => checked(method, url, await api(method, url, ...rest));
+  t.request = async (opts) => checked(String(opts.method ?? 'GET'), String(opts.url), await request(opts));
   return {
     t,
     hs,
@@ -82,10 +88,27 @@ export function hubspotHeaders(method: string, url: string, body: string, opts: 
   return { 'x-hubspot-signature': createHash('sha256').update(source).digest('hex'), 'x-hubspot-signature-version': version };
 }
 
-export function signed(h: HubSpotHarness, method: 'GET' | 'POST', url: string, body?: unknown, opts: SignOpts = {}) {
+const HUBSPOT_OPERATIONS = operations
+  .filter((o) => o.path.includes('/hubspot'))
+  .map((o) => ({ op: o, pattern: new RegExp(`^${o.path.replace(/\{[^}]+\}/g, '[^/]+')}$`) }));
+
+function checked(method: string, url: string, res: LightMyRequestResponse): LightMyRequestResponse {
+  const path = url.split('?')[0]!;
+  const found = HUBSPOT_OPERATIONS.find((o) => o.op.method === method.toUpperCase() && o.pattern.test(path));
+  if (found && String(res.headers['content-type']).startsWith('application/json')) assertMatchesContract(found.op, res.statusCode, res.json());
+  return res;
+}
+
+/** A signed request as HubSpot makes it; every answer is JSON, checked against the operation's contract for its status. */
+export async function signed(h: HubSpotHarness, method: 'GET' | 'POST', url: string, body?: unknown, opts: SignOpts = {}) {
   const payload = body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body);
   const req: InjectOptions = { method, url, headers: { ...hubspotHeaders(method, url, payload, opts), ...(payload && { 'content-type': 'application/json' }) }, ...(payload && { payload }) };
-  return h.t.request(req);
+  const res = await h.t.request(req);
+  const op = operations.find((o) => o.method === method && o.path === url.split('?')[0]);
+  expect(op, `${method} ${url} is an operation of the contract`).toBeDefined();
+  expect(res.headers['content-type'], `${method} ${url} answered ${res.statusCode}`).toMatch(/^application\/json/);
+  assertMatchesContract(op!, res.statusCode, res.json());
+  return res;
 }
 
 export async function installsOf(h: HubSpotHarness) {

@@ -3,30 +3,34 @@
  * encapsulated fastify context): raw JSON bodies kept for the signature, the
  * signature checked before anything else looks at the request (a bad one is
  * HTTP 401), and every other failure as HTTP 200 with `{ok:false, …}` (spec:
- * Errors, Limits) — the workflow route's also in HubSpot's outputFields.
+ * Errors, Limits) — the workflow route's also in HubSpot's outputFields. The
+ * operations' contract (auth 'hubspot', `signatures`, errorShape 'crm' or
+ * 'crm-workflow') says which; contract/errors.ts documents the same.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { DomainError } from '../../../../errors/registry.js';
 import { toApiError } from '../../../errors.js';
-import { verifyHubSpotSignature, type SignatureVersion } from '../../../../crm/hubspot/signature.js';
+import { verifyHubSpotSignature } from '../../../../crm/hubspot/signature.js';
 import type { HubSpotIntegration } from '../../../../crm/hubspot/index.js';
 import { limitReachedBy } from '../../../../crm/hubspot/send.js';
 import { ReplayedFailure } from '../../../../crm/hubspot/once.js';
 import type { TypedApp } from '../../../typed.js';
+import { fastifyPath } from '../../../route.js';
+import type { OperationSpec } from '../../../../contract/operation.js';
+import type { CrmFailureBody, CrmWorkflowFailureBody } from '../../../../contract/hubspot-common.js';
+import { hubspotContactCard } from '../../../../contract/hubspot-card.js';
+import { hubspotCardSend } from '../../../../contract/hubspot-card-send.js';
+import { hubspotWorkflowSend } from '../../../../contract/hubspot-workflow-send.js';
+import { hubspotWebhook } from '../../../../contract/hubspot-webhook.js';
 
 const jsonErrors = new WeakMap<FastifyRequest, Error>();
 const signatureFailures = new WeakSet<DomainError>();
 export const signedAt = new WeakMap<FastifyRequest, number>();
 
-/** The signature versions each route accepts (v3 everywhere; workflow also v2, webhook also v1). */
-export const ACCEPTS: Record<string, SignatureVersion[]> = {
-  '/crm/hubspot/card': ['v3'],
-  '/crm/hubspot/card/send': ['v3'],
-  '/crm/hubspot/workflow/send': ['v3', 'v2'],
-  '/crm/hubspot/webhook': ['v3', 'v1'],
-};
-export const WORKFLOW_PATH = '/crm/hubspot/workflow/send';
+/** The signature versions each route accepts, from its contract (v3 everywhere; workflow also v2, webhook also v1). */
+const CRM_OPERATIONS: readonly OperationSpec[] = [hubspotContactCard, hubspotCardSend, hubspotWorkflowSend, hubspotWebhook];
+const ACCEPTS = new Map(CRM_OPERATIONS.map((op) => [fastifyPath(op.path), op.signatures ?? (['v3'] as const)]));
 
 function errorName(err: DomainError): string {
   const limit = limitReachedBy(err);
@@ -40,7 +44,7 @@ function errorName(err: DomainError): string {
   return names[String(err.code)] ?? 'failed';
 }
 
-export function crmFailure(err: DomainError, traceId: string) {
+export function crmFailure(err: DomainError, traceId: string): CrmFailureBody {
   const internal = err.code === 3001;
   return {
     ok: false as const,
@@ -54,7 +58,7 @@ export function crmFailure(err: DomainError, traceId: string) {
   };
 }
 
-export function workflowFailure(err: DomainError, traceId: string) {
+export function workflowFailure(err: DomainError, traceId: string): CrmWorkflowFailureBody {
   const body = crmFailure(err, traceId);
   return { outputFields: { hs_execution_state: 'FAIL_CONTINUE' as const, error: body.error }, ...body };
 }
@@ -78,7 +82,7 @@ export async function crmContext(app: TypedApp, hs: HubSpotIntegration, routes: 
     crm.addHook('preValidation', (req, _reply, done) => {
       const check = verifyHubSpotSignature(
         { method: req.method, pathAndQuery: req.url, rawBody: req.rawBody?.toString('utf8') ?? '', headers: req.headers },
-        { secret: hs.config.clientSecret, publicBaseUrl: hs.publicBaseUrl, accept: ACCEPTS[req.routeOptions.url ?? ''] ?? ['v3'] },
+        { secret: hs.config.clientSecret, publicBaseUrl: hs.publicBaseUrl, accept: [...(ACCEPTS.get(req.routeOptions.url ?? '') ?? ['v3'])] },
       );
       if (!check.ok) {
         const err = new DomainError(2004, `HubSpot request signature refused: ${check.reason}`);
@@ -93,8 +97,14 @@ export async function crmContext(app: TypedApp, hs: HubSpotIntegration, routes: 
       const apiErr = toApiError(err);
       if (apiErr.code === 3001) req.log.error({ err, trace_id: req.id }, 'unhandled error');
       const status = signatureFailures.has(apiErr) ? 401 : 200;
-      // The route's response schema describes its success; the failure body is its own shape.
-      return reply.status(status).serializer((p: unknown) => JSON.stringify(p)).send(req.routeOptions.url === WORKFLOW_PATH && status === 200 ? workflowFailure(apiErr, req.id) : crmFailure(apiErr, req.id));
+      // Serialized as it is (the 200 schema is the success or the failure: no need to try both).
+      const workflow = req.routeOptions.config?.errorShape === 'crm-workflow' && status === 200;
+      // A serializer of our own leaves the content type unset: JSON, said explicitly.
+      return reply
+        .status(status)
+        .type('application/json; charset=utf-8')
+        .serializer((p: unknown) => JSON.stringify(p))
+        .send(workflow ? workflowFailure(apiErr, req.id) : crmFailure(apiErr, req.id));
     });
     routes(crm);
   });

@@ -2,14 +2,14 @@
 import type { TypedApp } from '../../../typed.js';
 import type { Services } from '../../../../services.js';
 import { hubspotCrmRoutes } from './routes.js';
-import { hubspotOAuthCallback } from './oauth-callback.js';
-import { hubspotIntegrationRoutes } from '../../integrations/hubspot.js';
+import { hubspotOAuthCallbackRoute } from './oauth-callback.js';
+import { hubspotIntegrationRoutes } from '../../integrations/hubspot/index.js';
 import { hubspotNotConfigured } from '../../integrations/hubspot-not-configured.js';
 
 export async function hubspotRoutes(app: TypedApp, services: Services) {
   const hs = services.hubspot;
   if (!hs) return hubspotNotConfigured(app);
-  hubspotOAuthCallback(app, hs);
+  hubspotOAuthCallbackRoute(app, hs);
   hubspotIntegrationRoutes(app, hs);
   await hubspotCrmRoutes(app, hs);
 }

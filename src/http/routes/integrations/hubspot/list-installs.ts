@@ -1,0 +1,9 @@
+import type { TypedApp } from '../../../typed.js';
+import { principalOf } from '../../../auth.js';
+import { route } from '../../../route.js';
+import { listHubSpotInstalls } from '../../../../contract/hubspot-list-installs.js';
+import type { HubSpotIntegration } from '../../../../crm/hubspot/index.js';
+
+export function listHubSpotInstallsRoute(app: TypedApp, hs: HubSpotIntegration) {
+  route(app, listHubSpotInstalls, async (req) => hs.installs.list(principalOf(req).tenant));
+}
