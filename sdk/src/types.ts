@@ -39,7 +39,7 @@ export type QueryOf<P extends string, M extends Method> = Declared<
   Op<P, M> extends { parameters: { query?: infer Q } } ? ([Q] extends [never] ? Record<string, never> : NonNullable<Q>) : never
 >;
 
-type ArrayItem<A> = A extends readonly (infer I)[] ? I : never;
+export type ArrayItem<A> = A extends readonly (infer I)[] ? I : never;
 
 // The API's resources, named as the spec names them.
 export type PhoneLine = ArrayItem<Res<'/api/v1/phone-numbers', 'get'>['phone_numbers']>;
