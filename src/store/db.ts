@@ -40,6 +40,8 @@ export interface OpenOptions {
   databaseUrl?: string;
   /** Told when PostgreSQL ends an idle pooled or a pipelined connection (logged by main; it is replaced). */
   onIdleConnectionError?: (err: Error) => void;
+  /** PostgreSQL: connections for pipelined prepared statements (pg-pipeline.ts); 0 sends them through the pool. Default 2. */
+  pgPipelineConnections?: number;
   /** SQLite file; ':memory:' for throwaway stores */
   sqlitePath?: string;
 }
@@ -60,15 +62,18 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     pool.on('connect', nameStatements);
     db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     notifier = pgNotifier(opts.databaseUrl, pool);
-    // Prepared queries outside a transaction share two pipelined connections (pg-pipeline.ts says why).
-    const pipeline = pgPipeline({
-      connectionString: opts.databaseUrl,
-      connections: 2,
-      configure: nameStatements,
-      onConnectionError: (err) => opts.onIdleConnectionError?.(err),
-    });
-    runPreparedDirectly(db, pipeline.run);
-    closePipeline = pipeline.close;
+    // Prepared queries outside a transaction share a few pipelined connections (pg-pipeline.ts says why).
+    const connections = opts.pgPipelineConnections ?? 2;
+    if (connections > 0) {
+      const pipeline = pgPipeline({
+        connectionString: opts.databaseUrl,
+        connections,
+        configure: nameStatements,
+        onConnectionError: (err) => opts.onIdleConnectionError?.(err),
+      });
+      runPreparedDirectly(db, pipeline.run);
+      closePipeline = pipeline.close;
+    }
   } else {
     dialect = 'sqlite';
     const file = opts.sqlitePath ?? ':memory:';
