@@ -26,6 +26,7 @@ async function main() {
   const clock = config.testClock ? testClock() : systemClock();
   const store = await openStore({
     databaseUrl: config.databaseUrl,
+    pgPipelineConnections: config.pgPipelineConnections,
     sqlitePath: path.join(config.dataDir, 'blueline.sqlite'),
     masterKey,
     onIdleConnectionError: (err) => logger.warn({ reason: err.message }, 'database closed an idle connection; it will be replaced'),

@@ -12,6 +12,7 @@ import { startCheckpointer, type Checkpointer } from './sqlite-checkpointer.js';
 import { openSqlite } from './sqlite-handles.js';
 import { migrations } from './migrations/index.js';
 import { preparedStatementName, runPreparedDirectly } from './prepared.js';
+import { pgPipeline } from './pg-pipeline.js';
 import type { DB } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -37,8 +38,10 @@ pg.types.setTypeParser(20, (v) => Number(v));
 
 export interface OpenOptions {
   databaseUrl?: string;
-  /** Told when PostgreSQL ends an idle pooled connection (logged by main; harmless). */
+  /** Told when PostgreSQL ends an idle pooled or a pipelined connection (logged by main; it is replaced). */
   onIdleConnectionError?: (err: Error) => void;
+  /** PostgreSQL: connections for pipelined prepared statements (pg-pipeline.ts); 0 sends them through the pool. Default 2. */
+  pgPipelineConnections?: number;
   /** SQLite file; ':memory:' for throwaway stores */
   sqlitePath?: string;
 }
@@ -49,6 +52,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   let notifier: Notifier | undefined;
   let checkpointer: Checkpointer | undefined;
   let transactionOpened: (tx: Kysely<DB>) => void = () => {};
+  let closePipeline = async (): Promise<void> => {};
   if (opts.databaseUrl) {
     dialect = 'postgres';
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
@@ -58,6 +62,18 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     pool.on('connect', nameStatements);
     db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     notifier = pgNotifier(opts.databaseUrl, pool);
+    // Prepared queries outside a transaction share a few pipelined connections (pg-pipeline.ts says why).
+    const connections = opts.pgPipelineConnections ?? 2;
+    if (connections > 0) {
+      const pipeline = pgPipeline({
+        connectionString: opts.databaseUrl,
+        connections,
+        configure: nameStatements,
+        onConnectionError: (err) => opts.onIdleConnectionError?.(err),
+      });
+      runPreparedDirectly(db, pipeline.run);
+      closePipeline = pipeline.close;
+    }
   } else {
     dialect = 'sqlite';
     const file = opts.sqlitePath ?? ':memory:';
@@ -84,6 +100,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     async close() {
       // The worker's connection closes first, so the writer's close is the last and folds the WAL into the file.
       await checkpointer?.stop();
+      await closePipeline();
       await db.destroy();
     },
   };
@@ -100,7 +117,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
  * tried once more unnamed (which fails as before if it was inside a transaction,
  * since PostgreSQL has aborted it).
  */
-function nameStatements(client: pg.PoolClient): void {
+function nameStatements(client: pg.ClientBase): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   let naming = true;
   client.query = ((text: unknown, values?: unknown, callback?: unknown) => {

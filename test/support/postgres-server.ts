@@ -37,7 +37,8 @@ export interface PgServer {
   stop(): Promise<void>;
 }
 
-export async function startPostgres(port: number): Promise<PgServer> {
+/** `settings`: extra server settings (`-c name=value`), e.g. to load pg_stat_statements for a bench. */
+export async function startPostgres(port: number, settings: Record<string, string> = {}): Promise<PgServer> {
   const bin = await binDir();
   const owner = runAsIds();
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'blueline-pg-'));
@@ -60,7 +61,8 @@ export async function startPostgres(port: number): Promise<PgServer> {
   const child: ChildProcess = spawn(
     path.join(bin, 'postgres'),
     ['-D', dataDir, '-p', String(port), '-k', root, '-c', 'listen_addresses=127.0.0.1',
-      '-c', 'max_connections=300', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'],
+      '-c', 'max_connections=300', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off',
+      ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])],
     { ...spawnOpts, stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let stderr = '';
