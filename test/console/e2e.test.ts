@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import Database from 'better-sqlite3';
+import { openSqlite } from '../../src/store/sqlite-handles.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
@@ -188,18 +188,20 @@ describe.skipIf(skip)('console in Chromium', { timeout: 60_000 }, () => {
 
   it('keeps up: 10,000 events page, and the live tail takes 100 events/s without freezing', async () => {
     // 10,000 older events written straight into the service's database.
-    const db = new Database(path.join(server.dataDir, 'blueline.sqlite'));
-    const sample = db.prepare("select * from events where type = 'message.received' limit 1").get() as Record<string, unknown>;
-    const insert = db.prepare('insert into events (id, tenant_id, type, event_id, lead_id, convo_id, payload, status, dev_inbox, delivered_at, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+    // Through the project's handles: on Node 24 a better-sqlite3 statement that becomes garbage
+    // can abort the process at a later GC (src/store/sqlite-handles.ts).
+    const handle = openSqlite(path.join(server.dataDir, 'blueline.sqlite'));
+    const sample = handle.statement("select * from events where type = 'message.received' limit 1").get() as Record<string, unknown>;
+    const insert = handle.statement('insert into events (id, tenant_id, type, event_id, lead_id, convo_id, payload, status, dev_inbox, delivered_at, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
     const start = Number(sample.created_at) - 20_000_000;
-    db.transaction(() => {
+    handle.db.transaction(() => {
       for (let i = 0; i < 10_000; i++) {
         const at = start + i * 1000;
         // Ids as the service makes them (evt_…): a cursor is the last id of a page.
         insert.run(`evt_${timeSortableId(at)}`, sample.tenant_id, sample.type, `bulk:msg:${i}`, sample.lead_id, sample.convo_id, sample.payload, 'delivered', 0, at, at);
       }
     })();
-    db.close();
+    handle.db.close();
     await page.getByRole('link', { name: 'Events' }).click();
     await page.locator('tr[data-event-id]').nth(49).waitFor();
     for (let i = 0; i < 3; i++) {
