@@ -4,10 +4,11 @@
  * BlueBubbles' own chat routes), with the participant route's error rules.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app.js';
-import { deviceLog, newRecipient, prepareSandbox } from '../support/messaging.js';
+import type { TestApp } from '../support/app.js';
+import { deviceLog, newRecipient } from '../support/messaging.js';
 import { SIMULATOR_RECIPIENTS } from '../../src/drivers/simulator/reserved.js';
-import { startStandIn, type StandIn } from '../drivers/bluebubbles/standin.js';
+import type { StandIn } from '../drivers/bluebubbles/standin.js';
+import { appWithBlueBubblesLine } from '../support/bluebubbles-line.js';
 
 const text = (value: string) => ({ type: 'text', value });
 type GroupChat = { id: string; phone_line_id: string; handles: string[]; display_name: string | null };
@@ -16,18 +17,11 @@ describe('group management', () => {
   let t: TestApp;
   let bb: StandIn;
   let bbLine: string;
+  let close: () => Promise<void>;
   beforeAll(async () => {
-    t = await startTestApp('sqlite', { BLUELINE_ALLOW_PRIVATE_NETWORKS: '1' });
-    await prepareSandbox(t);
-    bb = await startStandIn();
-    const res = await t.admin('POST', '/admin/v1/lines', { tenant: 'demo', phone_number: '+14155550650', driver: 'bluebubbles', driver_config: bb.config() });
-    expect(res.statusCode, res.body).toBe(201);
-    bbLine = res.json().phone_line.id;
+    ({ t, bb, lineId: bbLine, close } = await appWithBlueBubblesLine());
   });
-  afterAll(async () => {
-    await bb.stop();
-    await t.close();
-  });
+  afterAll(async () => close());
 
   async function group(members: string[], over: object = {}): Promise<GroupChat> {
     t.clock.advance(11 * 60_000);

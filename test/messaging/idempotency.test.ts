@@ -5,9 +5,10 @@
  * route is missing (a 404 page), which the driver reads as "not supported" (4099/501).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/app.js';
-import { FIRST_TOUCH_GAP_MS, newRecipient, prepareSandbox } from '../support/messaging.js';
-import { startStandIn, type StandIn } from '../drivers/bluebubbles/standin.js';
+import type { TestApp } from '../support/app.js';
+import { FIRST_TOUCH_GAP_MS, newRecipient } from '../support/messaging.js';
+import type { StandIn } from '../drivers/bluebubbles/standin.js';
+import { appWithBlueBubblesLine } from '../support/bluebubbles-line.js';
 
 const SEND_TEXT = 'POST /api/v1/message/text';
 
@@ -15,18 +16,11 @@ describe('idempotency records a final failure and replays it', () => {
   let t: TestApp;
   let bb: StandIn;
   let lineId: string;
+  let close: () => Promise<void>;
   beforeAll(async () => {
-    t = await startTestApp('sqlite', { BLUELINE_ALLOW_PRIVATE_NETWORKS: '1' });
-    await prepareSandbox(t);
-    bb = await startStandIn();
-    const res = await t.admin('POST', '/admin/v1/lines', { tenant: 'demo', phone_number: '+14155550650', driver: 'bluebubbles', driver_config: bb.config() });
-    expect(res.statusCode, res.body).toBe(201);
-    lineId = res.json().phone_line.id;
+    ({ t, bb, lineId, close } = await appWithBlueBubblesLine());
   });
-  afterAll(async () => {
-    await bb.stop();
-    await t.close();
-  });
+  afterAll(async () => close());
 
   const sends = () => bb.requestsTo('POST', '/api/v1/message/text').length;
 

@@ -1,0 +1,25 @@
+/**
+ * The demo sandbox with a BlueBubbles line on a stand-in Mac added to it (private networks
+ * allowed, so the service reaches the stand-in on loopback).
+ */
+import { expect } from 'vitest';
+import { startTestApp, type TestApp } from './app.js';
+import { prepareSandbox } from './messaging.js';
+import { startStandIn, type StandIn } from '../drivers/bluebubbles/standin.js';
+
+export async function appWithBlueBubblesLine(): Promise<{ t: TestApp; bb: StandIn; lineId: string; close(): Promise<void> }> {
+  const t = await startTestApp('sqlite', { BLUELINE_ALLOW_PRIVATE_NETWORKS: '1' });
+  await prepareSandbox(t);
+  const bb = await startStandIn();
+  const res = await t.admin('POST', '/admin/v1/lines', { tenant: 'demo', phone_number: '+14155550650', driver: 'bluebubbles', driver_config: bb.config() });
+  expect(res.statusCode, res.body).toBe(201);
+  return {
+    t,
+    bb,
+    lineId: res.json().phone_line.id,
+    async close() {
+      await bb.stop();
+      await t.close();
+    },
+  };
+}
