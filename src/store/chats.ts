@@ -2,6 +2,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from './schema.js';
 import { columnsOf, first, inserted, prepared, preparedInsert } from './prepared.js';
+import { LINE_COLUMNS, type PhoneLine } from './lines.js';
 
 export type Lead = DB['leads'];
 
@@ -18,13 +19,10 @@ const insertLeadQ = preparedInsert('leads', columnsOf<DB['leads']>({ id: true, t
 const getChatQ = prepared<{ tenantId: string; id: string }, DB['chats']>(['tenantId', 'id'], (db, p) =>
   db.selectFrom('chats').selectAll().where('tenant_id', '=', p.tenantId).where('id', '=', p.id),
 );
-const insertChatQ = preparedInsert(
-  'chats',
-  columnsOf<DB['chats']>({
-    id: true, tenant_id: true, is_group: true, lead_id: true, line_id: true, convo_id: true, chat_key: true, display_name: true, created_at: true, left_at: true,
-  }),
-  ['id'],
-);
+const CHAT_COLUMNS = columnsOf<DB['chats']>({
+  id: true, tenant_id: true, is_group: true, lead_id: true, line_id: true, convo_id: true, chat_key: true, display_name: true, created_at: true, left_at: true,
+});
+const insertChatQ = preparedInsert('chats', CHAT_COLUMNS, ['id']);
 const participantsQ = prepared<{ chatId: string }, { handle: string }>(['chatId'], (db, p) =>
   db.selectFrom('chat_participants').select('handle').where('chat_id', '=', p.chatId).orderBy('added_at').orderBy('handle'),
 );
@@ -45,7 +43,20 @@ const leadWithChatQ = prepared<{ tenantId: string; handle: string }, DB['chats']
       .where('l.handle', '=', p.handle),
 );
 
-export function chatsRepo(db: Kysely<DB>) {
+/** The same, with the chat's line (its columns prefixed `l_`; null before the first message). */
+const leadWithChatAndLineQ = prepared<{ tenantId: string; handle: string }, Record<string, unknown>>(['tenantId', 'handle'], (db, p) =>
+  db
+    .selectFrom('leads as l')
+    .innerJoin('chats as c', 'c.id', 'l.id')
+    .leftJoin('phone_lines as pl', 'pl.id', 'c.line_id')
+    .selectAll('c')
+    .select(['l.handle as lead_handle', 'l.created_at as lead_created_at'])
+    .select(LINE_COLUMNS.map((c) => `pl.${c} as l_${c}` as const) as never)
+    .where('l.tenant_id', '=', p.tenantId)
+    .where('l.handle', '=', p.handle),
+);
+
+export function chatsRepo(db: Kysely<DB>, lineFromRow: (r: DB['phone_lines']) => PhoneLine) {
   return {
     async findLead(tenantId: string, handle: string): Promise<Lead | undefined> {
       const r = await first(findLeadQ, db, { tenantId, handle });
@@ -72,6 +83,15 @@ export function chatsRepo(db: Kysely<DB>) {
       if (!r) return undefined;
       const { lead_handle, lead_created_at, ...chat } = r;
       return { lead: { id: chat.id, tenant_id: tenantId, handle: lead_handle, created_at: Number(lead_created_at) }, chat: toChat(chat) };
+    },
+
+    /** The same, with the line the chat is on (if any) in the same read: a send needs both. */
+    async findLeadWithChatAndLine(tenantId: string, handle: string): Promise<{ lead: Lead; chat: Chat; line: PhoneLine | undefined } | undefined> {
+      const r = await first(leadWithChatAndLineQ, db, { tenantId, handle });
+      if (!r) return undefined;
+      const chat = toChat(Object.fromEntries(CHAT_COLUMNS.map((c) => [c, r[c]])) as unknown as DB['chats']);
+      const line = r.l_id == null ? undefined : lineFromRow(Object.fromEntries(LINE_COLUMNS.map((c) => [c, r[`l_${c}`]])) as unknown as DB['phone_lines']);
+      return { lead: { id: chat.id, tenant_id: tenantId, handle: r.lead_handle as string, created_at: Number(r.lead_created_at) }, chat, line };
     },
 
     async getChat(tenantId: string, id: string): Promise<Chat | undefined> {

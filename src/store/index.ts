@@ -27,12 +27,13 @@ import type { Dialect } from './db.js';
 import type { SecretBox } from './secret-box.js';
 
 function repos(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
+  const lines = linesRepo(db, box);
   return {
     accounts: accountsRepo(db, box),
     tenants: tenantsRepo(db),
-    lines: linesRepo(db, box),
-    chats: chatsRepo(db),
-    messages: messagesRepo(db),
+    lines,
+    chats: chatsRepo(db, lines.fromRow),
+    messages: messagesRepo(db, dialect),
     idempotency: idempotencyRepo(db),
     lineRuntime: lineRuntimeRepo(db),
     rateBuckets: rateBucketsRepo(db, dialect),

@@ -20,6 +20,11 @@ const lineWithTenantQ = prepared<{ id: string }, DB['phone_lines'] & Record<stri
     .where('l.id', '=', p.id),
 );
 
+/** The columns of a line, for a query that reads one with something else. */
+export const LINE_COLUMNS = columnsOf<DB['phone_lines']>({
+  id: true, tenant_id: true, phone_number: true, service: true, driver: true, driver_config_enc: true, capabilities: true, is_active: true, created_at: true,
+});
+
 export interface PhoneLine {
   id: string;
   tenant_id: string;
@@ -69,6 +74,8 @@ export function linesRepo(db: Kysely<DB>, box: SecretBox) {
   });
 
   return {
+    /** A line from its row, read elsewhere (in a join). */
+    fromRow: toLine,
     async insert(l: PhoneLine): Promise<void> {
       await db.insertInto('phone_lines').values(toRow(l)).execute();
     },

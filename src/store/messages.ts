@@ -1,6 +1,7 @@
 /** Messages of a chat, in and out, with their delivery state. */
 import { numOrNull } from './rows.js';
-import { sql, type Kysely, type UpdateObject } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { Dialect } from './db.js';
 import type { DB } from './schema.js';
 import { columnsOf, first, prepared, preparedInsert } from './prepared.js';
 
@@ -41,29 +42,31 @@ const markSentQ = prepared<{ id: string; guid: string }>(['id', 'guid'], (db, p)
     .set({ provider_guid: p.guid, error_code: null, status: sql`case when status in ('sending', 'failed') then 'sent' else status end` })
     .where('id', '=', p.id),
 );
-// Receipts can arrive together: each is one statement, and neither may undo the other.
-type Receipt = { lineId: string; guid: string; atMs: number };
-const receiptQ = (set: (p: Receipt) => UpdateObject<DB, 'messages'>) =>
-  prepared<Receipt>(['lineId', 'guid', 'atMs'], (db, p) =>
-    db
-      .updateTable('messages')
-      .set(set(p))
-      .where('line_id', '=', p.lineId)
-      .where('provider_guid', '=', p.guid)
-      .where('direction', '=', 'outbound')
-      .where('status', '!=', 'failed'),
+// Receipts come in bursts (a line reports many at once; the simulator's timers fire together):
+// a batch is one statement, whose rows come as one JSON parameter so the SQL stays the same for
+// any batch size. Neither kind may undo the other, whatever their order; of two receipts for one
+// message in a batch, the earlier time counts, as when they come one by one.
+type Receipts = { lineId: string; receipts: string };
+const RECEIPT_SET = {
+  delivered: sql`status = case when status in ('read', 'edited') then status else 'delivered' end, delivered_at = coalesce(delivered_at, r.at)`,
+  // An edited message stays `edited` (the spec's last state for it); its receipts still set the times.
+  read: sql`status = case when status = 'edited' then status else 'read' end, read_at = coalesce(read_at, r.at), delivered_at = coalesce(delivered_at, r.at)`,
+};
+const RECEIPT_ROWS = {
+  sqlite: (p: Receipts) => sql`(select json_extract(value, '$[0]') as guid, min(json_extract(value, '$[1]')) as at from json_each(${p.receipts}) group by 1)`,
+  postgres: (p: Receipts) => sql`(select x->>0 as guid, min((x->>1)::bigint) as at from jsonb_array_elements(${p.receipts}::jsonb) as x group by 1)`,
+};
+const receiptsQ = (dialect: Dialect, kind: 'delivered' | 'read') =>
+  prepared<Receipts>(['lineId', 'receipts'], (_db, p) =>
+    sql`update messages set ${RECEIPT_SET[kind]} from ${RECEIPT_ROWS[dialect](p)} as r
+        where messages.line_id = ${p.lineId} and messages.provider_guid = r.guid and messages.direction = 'outbound' and messages.status != 'failed'`,
   );
-// An edited message stays `edited` (the spec's last state for it); its receipts still set the times.
-const deliveredReceiptQ = receiptQ((p) => ({
-  status: sql`case when status in ('read', 'edited') then status else 'delivered' end`,
-  delivered_at: sql`coalesce(delivered_at, ${p.atMs})`,
-}));
-const readReceiptQ = receiptQ((p) => ({ status: sql`case when status = 'edited' then status else 'read' end`, read_at: sql`coalesce(read_at, ${p.atMs})`, delivered_at: sql`coalesce(delivered_at, ${p.atMs})` }));
 
 /** Literal, not a parameter: the partial first-touch indexes (migration 005) apply only then. */
 const FIRST_TOUCH = sql<boolean>`first_touch = 1`;
 
-export function messagesRepo(db: Kysely<DB>) {
+export function messagesRepo(db: Kysely<DB>, dialect: Dialect) {
+  const receipts = { delivered: receiptsQ(dialect, 'delivered'), read: receiptsQ(dialect, 'read') };
   return {
     async insert(m: Message): Promise<void> {
       await insertMessageQ(db, { ...m, parts: JSON.stringify(m.parts), first_touch: m.first_touch ? 1 : 0 });
@@ -131,8 +134,10 @@ export function messagesRepo(db: Kysely<DB>) {
      * statement: receipts can arrive together, and neither may undo the other. A read
      * implies delivery; a failed message stays failed.
      */
-    async applyReceipt(lineId: string, guid: string, kind: 'delivered' | 'read', atMs: number): Promise<void> {
-      await (kind === 'read' ? readReceiptQ : deliveredReceiptQ)(db, { lineId, guid, atMs });
+    /** Receipts of one kind from one line, in one statement. */
+    async applyReceipts(lineId: string, kind: 'delivered' | 'read', batch: readonly { guid: string; atMs: number }[]): Promise<void> {
+      if (batch.length === 0) return;
+      await receipts[kind](db, { lineId, receipts: JSON.stringify(batch.map((r) => [r.guid, r.atMs])) });
     },
 
     /** First-touch sends from a line since `sinceMs`, and the latest one's time. */

@@ -134,12 +134,36 @@ describe.each(STORE_KINDS)('store on %s', (kind) => {
     });
     await ts.store.messages.insert(message('msg_r1', 'g1'));
     await ts.store.messages.insert(message('msg_r2', 'g2', 'failed'));
+    const receipt = (guid: string, kind: 'delivered' | 'read', atMs: number) => ts.store.messages.applyReceipts(lineId, kind, [{ guid, atMs }]);
     // Read arrives first, then a late delivered receipt, at once.
-    await Promise.all([ts.store.messages.applyReceipt(lineId, 'g1', 'read', 3_000), ts.store.messages.applyReceipt(lineId, 'g1', 'delivered', 2_000)]);
-    await ts.store.messages.applyReceipt(lineId, 'g1', 'read', 9_000);
+    await Promise.all([receipt('g1', 'read', 3_000), receipt('g1', 'delivered', 2_000)]);
+    await receipt('g1', 'read', 9_000);
     expect(await ts.store.messages.get('ten_1', 'msg_r1')).toMatchObject({ status: 'read', read_at: 3_000, delivered_at: 3_000 });
-    await ts.store.messages.applyReceipt(lineId, 'g2', 'delivered', 2_000);
+    await receipt('g2', 'delivered', 2_000);
     expect(await ts.store.messages.get('ten_1', 'msg_r2')).toMatchObject({ status: 'failed', delivered_at: null });
+  });
+
+  it('applies a batch of receipts in one call: each message gets its own time; unknown guids and other lines are untouched', async () => {
+    const lineId = '6f1c6b43-8a57-4c53-9b0a-2f5b0e0f6a12';
+    await ts.store.chats.ensureChat({ id: 'chat_batch', tenant_id: 'ten_1', is_group: false, lead_id: null, line_id: null, convo_id: 'cv_batch', chat_key: null, display_name: null, created_at: 1_000 });
+    const message = (id: string, guid: string, line = lineId, direction: 'outbound' | 'inbound' = 'outbound') => ({
+      id, tenant_id: 'ten_1', chat_id: 'chat_batch', line_id: line, direction, sender_handle: '+14155550100',
+      parts: [{ type: 'text' as const, value: 'hi' }], effect: null, status: direction === 'inbound' ? ('received' as const) : ('sent' as const), provider_guid: guid,
+      first_touch: false, error_code: null, sent_at: 1_000, delivered_at: null, read_at: null, edited_at: null,
+    });
+    for (let i = 0; i < 5; i++) await ts.store.messages.insert(message(`msg_b${i}`, `gb${i}`));
+    await ts.store.messages.insert(message('msg_other_line', 'gb0', 'line-elsewhere'));
+    await ts.store.messages.insert(message('msg_inbound', 'gb_in', lineId, 'inbound'));
+    const batch = [0, 1, 2, 3, 4].map((i) => ({ guid: `gb${i}`, atMs: 5_000 + i }));
+    await ts.store.messages.applyReceipts(lineId, 'delivered', [...batch, { guid: 'gb_unknown', atMs: 1 }, { guid: 'gb_in', atMs: 1 }, { guid: 'gb1', atMs: 9_999 }]);
+    await ts.store.messages.applyReceipts(lineId, 'read', batch.slice(0, 2).map((r) => ({ ...r, atMs: r.atMs + 100 })));
+    for (let i = 0; i < 5; i++) {
+      expect(await ts.store.messages.get('ten_1', `msg_b${i}`)).toMatchObject(
+        i < 2 ? { status: 'read', delivered_at: 5_000 + i, read_at: 5_100 + i } : { status: 'delivered', delivered_at: 5_000 + i, read_at: null },
+      );
+    }
+    expect(await ts.store.messages.get('ten_1', 'msg_other_line')).toMatchObject({ status: 'sent', delivered_at: null });
+    expect(await ts.store.messages.get('ten_1', 'msg_inbound')).toMatchObject({ status: 'received', delivered_at: null });
   });
 
   it("settles an event's status from its delivery jobs: any delivered wins, all failed fails, else pending", async () => {

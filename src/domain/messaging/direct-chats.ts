@@ -1,5 +1,5 @@
 /** Leads and their direct chats: one lead per tenant and normalized handle. */
-import type { Store, Repos, Chat, Lead, Tenant } from '../../store/index.js';
+import type { Store, Repos, Chat, Lead, Tenant, PhoneLine } from '../../store/index.js';
 import type { Clock } from '../../clock.js';
 import { newUuid } from '../ids.js';
 
@@ -7,6 +7,8 @@ export interface DirectChat {
   lead: Lead;
   leadCreated: boolean;
   chat: Chat;
+  /** The line the chat is on, when it was read with the chat. */
+  line?: PhoneLine;
 }
 
 /**
@@ -53,8 +55,11 @@ async function createDirect(
 export function directChats(deps: { store: Store; clock: Clock }) {
   const { store, clock } = deps;
   return {
-    /** The lead and its direct chat, if the tenant has talked to `handle`. */
-    find: (tenant: Tenant, handle: string): Promise<DirectChat | undefined> => findDirect(store, tenant.id, handle),
+    /** The lead, its direct chat and the chat's line, if the tenant has talked to `handle`: one read. */
+    find: async (tenant: Tenant, handle: string): Promise<DirectChat | undefined> => {
+      const found = await store.chats.findLeadWithChatAndLine(tenant.id, handle);
+      return found && { ...found, leadCreated: false };
+    },
     /** Creates them, once `find` said there were none (and the request passed every check). */
     create: (tenant: Tenant, handle: string): Promise<DirectChat> => createDirect(store, tenant.id, handle, clock.now(), null),
   };

@@ -13,6 +13,7 @@ import type { EventBus } from '../events/bus.js';
 import { ids, newUuid, randomHex, timeSortableId } from '../ids.js';
 import { newMessageId } from './outbound.js';
 import { findOrCreateDirect } from './direct-chats.js';
+import { receiptWriter } from './receipts.js';
 import { RETENTION_MS } from '../media/attachments.js';
 import { messageEventId, messageReceivedEnvelope, type InboundMessageRecord, type InboundPart } from '../events/envelope.js';
 import { DEV_INBOX_URL } from '../events/subscriptions.js';
@@ -61,11 +62,10 @@ async function chatFor(
 
 export function lineEvents(deps: LineEventsDeps): DriverEvents {
   const { store, clock, blobs, bus } = deps;
+  const receipts = receiptWriter(store);
 
   return {
-    async receipt(lineId, guid, kind, atMs) {
-      await store.messages.applyReceipt(lineId, guid, kind, atMs);
-    },
+    receipt: (lineId, guid, kind, atMs) => receipts.apply(lineId, guid, kind, atMs),
 
     async sendMatched(lineId, provisionalGuid, realGuid) {
       if (provisionalGuid !== realGuid && (await store.messages.renameProviderGuid(lineId, provisionalGuid, realGuid))) return true;

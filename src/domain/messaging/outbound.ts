@@ -59,6 +59,14 @@ async function deliver(driver: LineDriver, target: Target, c: OutboundContent, r
   }
 }
 
+interface SendOptions {
+  /** The line to send from (a voice note's staging line, a requested line for a first touch). */
+  pinnedLine?: PhoneLine;
+  recipient?: string;
+  /** The chat's line as read with the chat, saving a read when the chat is still on it. */
+  chatLine?: PhoneLine;
+}
+
 export function outbound(deps: MessagingDeps, lim: Limits) {
   const { store, clock, drivers } = deps;
 
@@ -71,6 +79,7 @@ export function outbound(deps: MessagingDeps, lim: Limits) {
     chat: Chat,
     need: DriverCapability,
     pinned?: PhoneLine,
+    known?: PhoneLine,
   ): Promise<{ line: PhoneLine; firstTouch?: FirstTouchReservation; pin: boolean }> {
     if (pinned) {
       if (!sendsFrom(pinned)) throw new DomainError(3002, 'the phone line is not active or does not send');
@@ -82,7 +91,7 @@ export function outbound(deps: MessagingDeps, lim: Limits) {
       return firstTouchOn(await lim.reserveFirstTouchLine(tenant, need, pinned));
     }
     if (chat.line_id) {
-      const current = await store.lines.get(chat.line_id);
+      const current = known?.id === chat.line_id ? known : await store.lines.get(chat.line_id);
       const ours = current !== undefined && current.tenant_id === tenant.id;
       if (ours && sendsFrom(current)) {
         if (!drivers.forLine(current).capabilities().has(need)) {
@@ -132,13 +141,13 @@ export function outbound(deps: MessagingDeps, lim: Limits) {
 
   return {
     /** Sends `content` into `chat`; returns the recorded message. */
-    send(tenant: Tenant, chat: Chat, content: OutboundContent, opts: { pinnedLine?: PhoneLine; recipient?: string } = {}): Promise<{ message: Message; line: PhoneLine }> {
+    send(tenant: Tenant, chat: Chat, content: OutboundContent, opts: SendOptions = {}): Promise<{ message: Message; line: PhoneLine }> {
       return oneFirstTouchAtATime(chat, () => sendNow(tenant, chat, content, opts));
     },
   };
 
-  async function sendNow(tenant: Tenant, chat: Chat, content: OutboundContent, opts: { pinnedLine?: PhoneLine; recipient?: string }): Promise<{ message: Message; line: PhoneLine }> {
-    const { line, firstTouch, pin } = await lineFor(tenant, chat, NEEDS[content.kind], opts.pinnedLine);
+  async function sendNow(tenant: Tenant, chat: Chat, content: OutboundContent, opts: SendOptions): Promise<{ message: Message; line: PhoneLine }> {
+    const { line, firstTouch, pin } = await lineFor(tenant, chat, NEEDS[content.kind], opts.pinnedLine, opts.chatLine);
     if (firstTouch) {
       // The chat is pinned to the line before anything goes out. Of two first touches racing in
       // two processes one wins; the other gives its line back and follows onto the winner's.

@@ -155,8 +155,9 @@ export function sendService(deps: MessagingDeps, out: Outbound, idem: Idempotenc
       const { chat } = directChat;
       const lineFor = (c: OutboundContent) => (c.kind === 'voice_note' ? pinned : chat.line_id ? undefined : pinned);
       const messageIds: string[] = [];
-      if (textFirst) messageIds.push((await out.send(tenant, chat, textFirst, { pinnedLine: lineFor(textFirst), recipient: phone })).message.id);
-      const sendContent = () => out.send(tenant, chat, content, { pinnedLine: lineFor(content), recipient: phone });
+      const chatLine = directChat.line;
+      if (textFirst) messageIds.push((await out.send(tenant, chat, textFirst, { pinnedLine: lineFor(textFirst), recipient: phone, chatLine })).message.id);
+      const sendContent = () => out.send(tenant, chat, content, { pinnedLine: lineFor(content), recipient: phone, chatLine });
       const { message, line } = req.voiceNoteId !== undefined ? await deps.media.useVoiceNote(req.voiceNoteId, sendContent) : await sendContent();
       messageIds.push(message.id);
       return { kind: 'sent', message, messageIds, lead: directChat.lead, leadCreated: directChat.leadCreated, chat, lineId: line.id };
