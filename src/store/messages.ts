@@ -42,31 +42,34 @@ const markSentQ = prepared<{ id: string; guid: string }>(['id', 'guid'], (db, p)
     .set({ provider_guid: p.guid, error_code: null, status: sql`case when status in ('sending', 'failed') then 'sent' else status end` })
     .where('id', '=', p.id),
 );
-// Receipts come in bursts (a line reports many at once; the simulator's timers fire together):
-// a batch is one statement, whose rows come as one JSON parameter so the SQL stays the same for
-// any batch size. Neither kind may undo the other, whatever their order; of two receipts for one
-// message in a batch, the earlier time counts, as when they come one by one.
-type Receipts = { lineId: string; receipts: string };
+// Receipts come in bursts (a line reports many at once; the simulator's timers fire together).
+// Neither kind may undo the other, whatever their order; of two receipts of a kind for one
+// message, the first one reported sets the time.
 const RECEIPT_SET = {
-  delivered: sql`status = case when status in ('read', 'edited') then status else 'delivered' end, delivered_at = coalesce(delivered_at, r.at)`,
+  delivered: (at: unknown) => sql`status = case when status in ('read', 'edited') then status else 'delivered' end, delivered_at = coalesce(delivered_at, ${at})`,
   // An edited message stays `edited` (the spec's last state for it); its receipts still set the times.
-  read: sql`status = case when status = 'edited' then status else 'read' end, read_at = coalesce(read_at, r.at), delivered_at = coalesce(delivered_at, r.at)`,
+  read: (at: unknown) => sql`status = case when status = 'edited' then status else 'read' end, read_at = coalesce(read_at, ${at}), delivered_at = coalesce(delivered_at, ${at})`,
 };
-const RECEIPT_ROWS = {
-  sqlite: (p: Receipts) => sql`(select json_extract(value, '$[0]') as guid, min(json_extract(value, '$[1]')) as at from json_each(${p.receipts}) group by 1)`,
-  postgres: (p: Receipts) => sql`(select x->>0 as guid, min((x->>1)::bigint) as at from jsonb_array_elements(${p.receipts}::jsonb) as x group by 1)`,
-};
-const receiptsQ = (dialect: Dialect, kind: 'delivered' | 'read') =>
-  prepared<Receipts>(['lineId', 'receipts'], (_db, p) =>
-    sql`update messages set ${RECEIPT_SET[kind]} from ${RECEIPT_ROWS[dialect](p)} as r
-        where messages.line_id = ${p.lineId} and messages.provider_guid = r.guid and messages.direction = 'outbound' and messages.status != 'failed'`,
+const RECEIPT_WHERE = sql`direction = 'outbound' and status != 'failed'`;
+/** SQLite: one receipt a statement (a statement costs microseconds there; a joined batch costs more). */
+const receiptQ = (kind: 'delivered' | 'read') =>
+  prepared<{ lineId: string; guid: string; atMs: number }>(['lineId', 'guid', 'atMs'], (_db, p) =>
+    sql`update messages set ${RECEIPT_SET[kind](p.atMs)} where line_id = ${p.lineId} and provider_guid = ${p.guid} and ${RECEIPT_WHERE}`,
+  );
+/** PostgreSQL: a batch in one statement (one round trip), its rows as one JSON parameter so the SQL is the same for any size. */
+const receiptBatchQ = (kind: 'delivered' | 'read') =>
+  prepared<{ lineId: string; receipts: string }>(['lineId', 'receipts'], (_db, p) =>
+    sql`update messages set ${RECEIPT_SET[kind](sql.ref('r.at'))}
+        from (select x->>0 as guid, (x->>1)::bigint as at from jsonb_array_elements(${p.receipts}::jsonb) as x) as r
+        where line_id = ${p.lineId} and provider_guid = r.guid and ${RECEIPT_WHERE}`,
   );
 
 /** Literal, not a parameter: the partial first-touch indexes (migration 005) apply only then. */
 const FIRST_TOUCH = sql<boolean>`first_touch = 1`;
 
 export function messagesRepo(db: Kysely<DB>, dialect: Dialect) {
-  const receipts = { delivered: receiptsQ(dialect, 'delivered'), read: receiptsQ(dialect, 'read') };
+  const receipt = { delivered: receiptQ('delivered'), read: receiptQ('read') };
+  const receiptBatch = { delivered: receiptBatchQ('delivered'), read: receiptBatchQ('read') };
   return {
     async insert(m: Message): Promise<void> {
       await insertMessageQ(db, { ...m, parts: JSON.stringify(m.parts), first_touch: m.first_touch ? 1 : 0 });
@@ -134,10 +137,18 @@ export function messagesRepo(db: Kysely<DB>, dialect: Dialect) {
      * statement: receipts can arrive together, and neither may undo the other. A read
      * implies delivery; a failed message stays failed.
      */
-    /** Receipts of one kind from one line, in one statement. */
+    /** Receipts of one kind from one line. */
     async applyReceipts(lineId: string, kind: 'delivered' | 'read', batch: readonly { guid: string; atMs: number }[]): Promise<void> {
       if (batch.length === 0) return;
-      await receipts[kind](db, { lineId, receipts: JSON.stringify(batch.map((r) => [r.guid, r.atMs])) });
+      if (dialect === 'postgres') {
+        // A message once per statement: its first receipt, as if they had come one by one.
+        const firsts = new Map<string, number>();
+        for (const r of batch) if (!firsts.has(r.guid)) firsts.set(r.guid, r.atMs);
+        await receiptBatch[kind](db, { lineId, receipts: JSON.stringify([...firsts]) });
+        return;
+      }
+      // One group commit takes them all.
+      await Promise.all(batch.map((r) => receipt[kind](db, { lineId, guid: r.guid, atMs: r.atMs })));
     },
 
     /** First-touch sends from a line since `sinceMs`, and the latest one's time. */

@@ -155,7 +155,8 @@ describe.each(STORE_KINDS)('store on %s', (kind) => {
     await ts.store.messages.insert(message('msg_other_line', 'gb0', 'line-elsewhere'));
     await ts.store.messages.insert(message('msg_inbound', 'gb_in', lineId, 'inbound'));
     const batch = [0, 1, 2, 3, 4].map((i) => ({ guid: `gb${i}`, atMs: 5_000 + i }));
-    await ts.store.messages.applyReceipts(lineId, 'delivered', [...batch, { guid: 'gb_unknown', atMs: 1 }, { guid: 'gb_in', atMs: 1 }, { guid: 'gb1', atMs: 9_999 }]);
+    // A second receipt for gb1 in the same batch, with an earlier time: the first reported counts.
+    await ts.store.messages.applyReceipts(lineId, 'delivered', [...batch, { guid: 'gb_unknown', atMs: 1 }, { guid: 'gb_in', atMs: 1 }, { guid: 'gb1', atMs: 4_000 }]);
     await ts.store.messages.applyReceipts(lineId, 'read', batch.slice(0, 2).map((r) => ({ ...r, atMs: r.atMs + 100 })));
     for (let i = 0; i < 5; i++) {
       expect(await ts.store.messages.get('ten_1', `msg_b${i}`)).toMatchObject(
