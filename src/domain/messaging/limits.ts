@@ -9,6 +9,7 @@ import type { PhoneLine, Tenant } from '../../store/index.js';
 import type { MessagingDeps } from './deps.js';
 import type { DriverCapability } from '../../drivers/types.js';
 import { sendsFrom } from '../lines/service.js';
+import { rateTokens } from './rate-tokens.js';
 
 export const FIRST_TOUCH_GAP_MS = 10 * 60_000;
 export const FIRST_TOUCH_PER_LINE_PER_DAY = 30;
@@ -61,11 +62,12 @@ export interface FirstTouchReservation {
 
 export function limits(deps: MessagingDeps) {
   const { store, clock } = deps;
+  const tokens = rateTokens(store);
 
   return {
     /** Takes one request token from the tenant's bucket, or throws 1007 with retry_after. */
     async takeRateToken(tenant: Tenant): Promise<void> {
-      const wait = await store.rateBuckets.takeToken(tenant.id, tenant.rate_limit.per_second, tenant.rate_limit.burst, clock.now());
+      const wait = await tokens.take(tenant.id, tenant.rate_limit.per_second, tenant.rate_limit.burst, clock.now());
       if (wait > 0) {
         const retry_after = Math.max(1, Math.ceil(wait));
         throw new DomainError(1007, `rate limit of ${tenant.rate_limit.per_second}/s (burst ${tenant.rate_limit.burst}) exceeded`, { retryAfter: retry_after });
