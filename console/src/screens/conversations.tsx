@@ -1,13 +1,14 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useParams } from '@tanstack/react-router';
-import type { ChatMessage, ChatSummary } from '@blueline/sdk';
+import type { ChatMessage, ChatSummary, Effect } from '@blueline/sdk';
 import { client, describeError, uploadClient } from '../api.js';
 import { Badge, Empty, ErrorBanner, Spinner, ago, shortTime } from '../ui.js';
 import { DownloadButton, InlineImage, VoiceNote } from './media.js';
 import { wavFromRecording } from './record.js';
 
-const EFFECTS = ['celebration', 'balloons', 'confetti', 'fireball', 'heart', 'lasers', 'shootingstar', 'sparkles', 'spotlight'];
+/** The picker shows each effect once, by the name Messages gives it (the API takes aliases too). */
+const EFFECTS: readonly Effect[] = ['slam', 'loud', 'gentle', 'invisible_ink', 'echo', 'spotlight', 'balloons', 'confetti', 'love', 'lasers', 'fireworks', 'celebration', 'shooting_star'];
 
 function preview(m: ChatSummary['last_message']): string {
   if (!m) return 'No messages yet';
@@ -98,7 +99,7 @@ function Composer({ chat, onSent }: { chat: ChatSummary['chat']; onSent: () => v
   const [text, setText] = useState('');
   const [files, setFiles] = useState<File[]>([]);
   const [voice, setVoice] = useState<File | null>(null);
-  const [effect, setEffect] = useState('');
+  const [effect, setEffect] = useState<Effect | ''>('');
   const [progress, setProgress] = useState<number | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [recording, setRecording] = useState<MediaRecorder | null>(null);
@@ -128,7 +129,7 @@ function Composer({ chat, onSent }: { chat: ChatSummary['chat']; onSent: () => v
           await client.messages.send({ phone, phone_line_id: staged.phone_line_id, voice_note: { voice_note_id: staged.voice_note_id } });
         }
         if (text || attachments.length) {
-          await client.messages.send({ phone, ...(text && { body: text }), ...(attachments.length && { attachments }), ...(effect && { effect: effect as never }), ...(chat.phone_line_id && { phone_line_id: chat.phone_line_id }) });
+          await client.messages.send({ phone, ...(text && { body: text }), ...(attachments.length && { attachments }), ...(effect && { effect }), ...(chat.phone_line_id && { phone_line_id: chat.phone_line_id }) });
         }
       }
       setText('');
@@ -193,7 +194,7 @@ function Composer({ chat, onSent }: { chat: ChatSummary['chat']; onSent: () => v
           {recording ? '■ Stop' : '● Record'}
         </button>
         <input className="grow" placeholder="iMessage" aria-label="Message text" value={text} onChange={(e) => setText(e.target.value)} />
-        <select aria-label="Effect" value={effect} onChange={(e) => setEffect(e.target.value)}>
+        <select aria-label="Effect" value={effect} onChange={(e) => setEffect(EFFECTS.find((x) => x === e.target.value) ?? '')}>
           <option value="">No effect</option>
           {EFFECTS.map((x) => (
             <option key={x} value={x}>{x}</option>
