@@ -69,6 +69,8 @@ import { updateWebhookSubscriptionRoute } from './http/routes/webhook-subscripti
 import { testWebhookSubscriptionRoute } from './http/routes/webhook-subscriptions/test.js';
 import { getStatsRoute } from './http/routes/stats/get.js';
 import { getVoiceNoteOggRoute } from './http/routes/voice-notes/ogg.js';
+import { getSigningSecretRoute } from './http/routes/signing-secret/get.js';
+import { rotateSigningSecretRoute } from './http/routes/signing-secret/rotate.js';
 import { createConsoleSessionRoute, deleteConsoleSessionRoute, getConsoleSessionRoute } from './http/routes/console/sessions.js';
 import { consoleSessions } from './domain/accounts-tenants/console-sessions.js';
 import { registerConsole } from './http/console.js';
@@ -251,6 +253,8 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
   testWebhookSubscriptionRoute(app, services);
   getStatsRoute(app, services);
   getVoiceNoteOggRoute(app, services);
+  getSigningSecretRoute(app, services);
+  rotateSigningSecretRoute(app, services);
   createConsoleSessionRoute(app, session);
   getConsoleSessionRoute(app, session);
   deleteConsoleSessionRoute(app, session);

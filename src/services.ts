@@ -8,6 +8,7 @@ import type { Clock } from './clock.js';
 import type { Store, PhoneLine } from './store/index.js';
 import type { BlobStore } from './blobs/index.js';
 import { accountsService } from './domain/accounts-tenants/service.js';
+import { signingSecretStatus } from './domain/accounts-tenants/signing-secret.js';
 import { authenticator } from './domain/accounts-tenants/auth.js';
 import { linesService } from './domain/lines/service.js';
 import { lineEvents } from './domain/messaging/line-events.js';
@@ -121,6 +122,7 @@ export function buildServices(deps: ServiceDeps) {
     // What the console needs beyond the original API (issue 20).
     subscriptionChanges: subscriptionChanges({ store, clock, allowPrivateNetworks: config.allowPrivateNetworks, attempt: (event, sub, nowMs) => attemptDelivery(event, sub, attempt, nowMs) }),
     stats: statsService({ store, clock }),
+    signingSecretStatus: signingSecretStatus({ store, clock }),
     chatList: chatList({ store }),
     voiceNoteAudio: voiceNoteAudio({ store, blobs }),
     worker: deliveryWorker({ store, clock, bus, logger: deps.logger, observer }, { ...attempt, backoffMs: config.webhookBackoffMs, pollMs: config.workerPollMs, leaseMs: Math.max(config.webhookLeaseMs, config.webhookTimeoutMs * 2), batch: 32 }),

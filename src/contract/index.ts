@@ -59,6 +59,8 @@ import { updateWebhookSubscription } from './webhook-subscriptions-update.js';
 import { testWebhookSubscription } from './webhook-subscriptions-test.js';
 import { getStats } from './stats-get.js';
 import { getVoiceNoteOgg } from './voice-notes-ogg.js';
+import { getSigningSecret } from './signing-secret-get.js';
+import { rotateSigningSecret } from './signing-secret-rotate.js';
 import { createConsoleSession } from './console-sessions-create.js';
 import { getConsoleSession } from './console-sessions-get.js';
 import { deleteConsoleSession } from './console-sessions-delete.js';
@@ -128,6 +130,8 @@ export const operations: readonly OperationSpec[] = [
   testWebhookSubscription,
   getStats,
   getVoiceNoteOgg,
+  getSigningSecret,
+  rotateSigningSecret,
   createConsoleSession,
   getConsoleSession,
   deleteConsoleSession,
