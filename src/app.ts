@@ -41,6 +41,7 @@ import { adminUpdateTenantRoute } from './http/routes/admin/tenants/update.js';
 import { adminCreateLineRoute } from './http/routes/admin/lines/create.js';
 import { adminListLinesRoute } from './http/routes/admin/lines/list.js';
 import { adminUpdateLineRoute } from './http/routes/admin/lines/update.js';
+import { adminLineHealthRoute } from './http/routes/admin/lines/health.js';
 import { adminAdvanceClockRoute } from './http/routes/admin/clock/advance.js';
 import { adminSimulatorSentRoute } from './http/routes/admin/simulator/sent.js';
 import { adminSimulatorContentRoute } from './http/routes/admin/simulator/content.js';
@@ -214,6 +215,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
   adminCreateLineRoute(app, services);
   adminListLinesRoute(app, services);
   adminUpdateLineRoute(app, services);
+  adminLineHealthRoute(app, services);
   adminAdvanceClockRoute(app, { clock });
   adminSimulatorSentRoute(app, services);
   adminSimulatorContentRoute(app, services);

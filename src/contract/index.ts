@@ -44,6 +44,7 @@ import { adminUpdateTenant } from './admin-tenants-update.js';
 import { adminCreateLine } from './admin-lines-create.js';
 import { adminListLines } from './admin-lines-list.js';
 import { adminUpdateLine } from './admin-lines-update.js';
+import { adminLineHealth } from './admin-lines-health.js';
 import { adminAdvanceClock } from './admin-clock-advance.js';
 import { adminSimulatorSent } from './admin-simulator-sent.js';
 import { adminSimulatorContent } from './admin-simulator-content.js';
@@ -115,6 +116,7 @@ export const operations: readonly OperationSpec[] = [
   adminCreateLine,
   adminListLines,
   adminUpdateLine,
+  adminLineHealth,
   adminAdvanceClock,
   adminSimulatorSent,
   adminSimulatorContent,

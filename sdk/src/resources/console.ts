@@ -91,6 +91,8 @@ export class Admin extends Resource {
   listLines = (o?: CallOptions) => this.call<Res<'/admin/v1/lines', 'get'>>('GET', '/admin/v1/lines', undefined, o);
   createLine = (p: Req<'/admin/v1/lines', 'post'>, o?: CallOptions) => this.call<Res<'/admin/v1/lines', 'post'>>('POST', '/admin/v1/lines', p, o);
   updateLine = (id: string, p: Req<'/admin/v1/lines/{id}', 'patch'>, o?: CallOptions) => this.call<Res<'/admin/v1/lines/{id}', 'patch'>>('PATCH', `/admin/v1/lines/${seg(id)}`, p, o);
+  /** A line's state (up, down, unknown, inactive) and service epoch, checked now (up to ~4 s). */
+  lineHealth = (id: string, o?: CallOptions) => this.call<Res<'/admin/v1/lines/{id}/health', 'get'>>('GET', `/admin/v1/lines/${seg(id)}/health`, undefined, o).then((r) => r.health);
   /** A simulator line's device log: what it "sent" to iMessage. */
   simulatorSent = (lineId: string, o?: CallOptions) => this.call<Res<'/admin/v1/lines/{id}/simulate/sent', 'get'>>('GET', `/admin/v1/lines/${seg(lineId)}/simulate/sent`, undefined, o);
   /** A message "received" by a simulator line, as if a contact wrote. */
