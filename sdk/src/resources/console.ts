@@ -17,6 +17,7 @@ export type SettingsUpdate = Req<'/api/v1/settings', 'patch'>;
 export type Stats = Res<'/api/v1/stats', 'get'>;
 export type SubscriptionUpdate = Req<'/api/v1/webhook-subscriptions/{id}', 'patch'>;
 export type SubscriptionTestResult = Res<'/api/v1/webhook-subscriptions/{id}/test', 'post'>;
+export type AdminLineHealth = Res<'/admin/v1/lines/{id}/health', 'get'>['health'];
 
 /** `client.session`: sign in and out of the console (a browser with `auth: 'session'`). */
 export class Sessions extends Resource {
