@@ -16,6 +16,7 @@ import { findOrCreateDirect } from './direct-chats.js';
 import { RETENTION_MS } from '../media/attachments.js';
 import { messageEventId, messageReceivedEnvelope, type InboundMessageRecord, type InboundPart } from '../events/envelope.js';
 import { DEV_INBOX_URL } from '../events/subscriptions.js';
+import { messageReactions } from './reactions.js';
 
 export interface LineEventsDeps {
   store: Store;
@@ -61,8 +62,13 @@ async function chatFor(
 
 export function lineEvents(deps: LineEventsDeps): DriverEvents {
   const { store, clock, blobs, bus } = deps;
+  const reactions = messageReactions({ store });
 
   return {
+    async reaction(lineId, r) {
+      await reactions.fromLine(lineId, r);
+    },
+
     async receipt(lineId, guid, kind, atMs) {
       await store.messages.applyReceipt(lineId, guid, kind, atMs);
     },
