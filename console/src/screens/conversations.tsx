@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useParams } from '@tanstack/react-router';
-import type { ChatMessage, ChatSummary, Effect } from '@blueline/sdk';
+import type { ChatMessage, ChatSummary, Effect, ReactRequest } from '@blueline/sdk';
 import { client, describeError, uploadClient } from '../api.js';
 import { Badge, Empty, ErrorBanner, Spinner, ago, shortTime } from '../ui.js';
 import { DownloadButton, InlineImage, VoiceNote } from './media.js';
@@ -67,7 +67,45 @@ function ChatList({ active }: { active?: string }) {
   );
 }
 
-function Bubble({ m }: { m: ChatMessage }) {
+type Tapback = ReactRequest['reaction'];
+const TAPBACK_EMOJI: Record<Tapback, string> = { love: '❤️', like: '👍', dislike: '👎', laugh: '😂', emphasize: '‼️', question: '❓' };
+const TAPBACKS = Object.keys(TAPBACK_EMOJI) as Tapback[];
+
+/** The tapbacks on a message (ours can be taken back), and a picker to add ours. */
+function Reactions({ m, onChange }: { m: ChatMessage; onChange: () => void }) {
+  const [error, setError] = useState<string | null>(null);
+  const react = (reaction: Tapback, remove = false) => {
+    setError(null);
+    client.messages.react(m.id, { reaction, remove }).then(onChange, (e: unknown) => setError(describeError(e)));
+  };
+  const mine = m.reactions.find((r) => r.from === 'me');
+  return (
+    <div className="reactions">
+      {m.reactions.map((r) =>
+        r.from === 'me' ? (
+          <button key={r.from} type="button" className="reaction mine" title={`You · ${shortTime(r.at)}: click to take it back`} onClick={() => react(r.reaction, true)}>
+            {TAPBACK_EMOJI[r.reaction]} You<span className="sr-only"> ({r.reaction}); take it back</span>
+          </button>
+        ) : (
+          <span key={r.from} className="reaction" title={`${r.from} · ${shortTime(r.at)}`}>
+            {TAPBACK_EMOJI[r.reaction]} <span className="mono">{r.from}</span><span className="sr-only"> ({r.reaction})</span>
+          </span>
+        ),
+      )}
+      {m.direction === 'inbound' || m.status !== 'failed' ? (
+        <select className="react-pick" aria-label="React to this message" value="" onChange={(e) => { const t = TAPBACKS.find((x) => x === e.target.value); if (t) react(t); }}>
+          <option value="">{mine ? 'Change' : 'React'}</option>
+          {TAPBACKS.map((t) => (
+            <option key={t} value={t}>{TAPBACK_EMOJI[t]} {t}</option>
+          ))}
+        </select>
+      ) : null}
+      {error && <span className="bad small" role="alert">{error}</span>}
+    </div>
+  );
+}
+
+function Bubble({ m, onChange }: { m: ChatMessage; onChange: () => void }) {
   const out = m.direction === 'outbound';
   const mark = m.status === 'read' ? 'Read' : m.status === 'delivered' ? 'Delivered' : m.status === 'failed' ? `Failed${m.error_code ? ` (${m.error_code})` : ''}` : m.status === 'received' ? '' : 'Sent';
   return (
@@ -91,6 +129,7 @@ function Bubble({ m }: { m: ChatMessage }) {
         {m.edited_at && ' · Edited'}
         {out && mark && <> · <span className={m.status === 'failed' ? 'bad' : ''}>{mark}</span></>}
       </div>
+      <Reactions m={m} onChange={onChange} />
     </div>
   );
 }
@@ -237,7 +276,7 @@ function Thread({ chatId }: { chatId: string }) {
         <ErrorBanner error={messages.error} />
         {messages.isPending && <Spinner />}
         {ordered.map((m) => (
-          <Bubble key={m.id} m={m} />
+          <Bubble key={m.id} m={m} onChange={() => void qc.invalidateQueries({ queryKey: ['messages', chatId] })} />
         ))}
         <div ref={end} />
       </div>
