@@ -9,7 +9,12 @@ export const LineHealth = Type.Object({
     description: "up / down: as the line's driver tells (a BlueBubbles line asks its Mac); unknown: no answer within 2 s; inactive: nothing may be sent from it (turned off or no `send` capability)",
   }),
   reason: Nullable(Type.String({ description: 'why it is not up, in words' })),
-  service_epoch: Nullable(Type.String({ description: "changes whenever the line's messaging service restarts (voice notes staged before are void); null: never recorded" })),
+  service_epoch: Nullable(
+    Type.String({
+      description:
+        "changes whenever the line's messaging service restarts (voice notes staged before are void); an opaque value (`initial` on a simulator line whose first touch came before any restart); null: never recorded",
+    }),
+  ),
   service_epoch_source: Nullable(Type.Enum(['live', 'recorded'], { description: 'live: the line named it just now; recorded: the last one it named (the line is not up)' })),
   checked_at: DateTime(),
 });
