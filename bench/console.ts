@@ -44,7 +44,11 @@ try {
   const people = ['+14155550101', '+14155550102', '+14155550103', '+14155550104'];
   const lines = ['Hi! Is the blue one still available?', 'Can I pick it up Saturday?', 'Thanks, got it 🙌', 'What are your opening hours?'];
   for (const [i, from] of people.entries()) await admin('POST', `/admin/v1/lines/${demo.phone_line_ids[i % 2]}/simulate/inbound`, { from, text: lines[i] });
-  await tenantApi('POST', '/api/v1/send', { phone: people[0], body: 'Yes! Want me to hold one for you?' });
+  const reply = (await (await tenantApi('POST', '/api/v1/send', { phone: people[0], body: 'Yes! Want me to hold one for you?' })).json()) as { message_id: string; chat_id: string };
+  // Tapbacks both ways in that thread: theirs through the simulator, ours through the API.
+  await admin('POST', `/admin/v1/lines/${demo.phone_line_ids[0]}/simulate/inbound`, { from: people[0], reaction: { message_id: reply.message_id, reaction: 'love' } });
+  const question = ((await (await tenantApi('GET', `/api/v1/chats/${reply.chat_id}/messages`)).json()) as { messages: { id: string; direction: string }[] }).messages.find((m) => m.direction === 'inbound')!;
+  await tenantApi('POST', `/api/v1/messages/${question.id}/react`, { reaction: 'like' });
   await tenantApi('POST', '/api/v1/send', { phone: '+14155550188', body: 'Hi Sam, your order #1042 is ready for pickup.' });
   await receiver.waitFor(people.length, 10_000);
   // A connected HubSpot portal: the install flow as a browser does it (consent at the stand-in, then the callback).
@@ -53,6 +57,9 @@ try {
   const consent = await fetch(started.install_url, { redirect: 'manual' });
   await fetch(consent.headers.get('location')!);
   await tenantApi('PATCH', `/api/v1/integrations/hubspot/${PORTAL}`, { auto_send: { enabled: true, template: 'Hi {{firstname}}, thanks for your interest in {{company}}! Reply here any time.' } });
+
+  // A signing-secret rotation in its overlap, for the Developers screen.
+  demo.signing_secret = ((await (await tenantApi('POST', '/api/v1/signing-secret/rotate', { overlap_hours: 24 })).json()) as { signing_secret: string }).signing_secret;
 
   // First-load JS: the entry script and its modulepreloads, gzipped.
   const html = await (await fetch(`${server.url}/console/`)).text();
@@ -91,8 +98,8 @@ try {
   };
   await shot('overview', '/', '.stat-value');
   await shot('conversations', '/conversations', '.chatrow');
-  await page.locator('.chatrow').first().click();
-  await page.locator('.bubble').first().waitFor();
+  await page.locator('.chatrow', { hasText: people[0] }).click();
+  await page.locator('.reaction').first().waitFor();
   await page.waitForTimeout(400);
   await page.screenshot({ path: path.join(out, 'thread.png') });
   await shot('events', '/events', 'tr[data-event-id]');
@@ -107,7 +114,7 @@ try {
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { name: 'Tenants', exact: true }).waitFor();
   await shot('operator-tenants', '/operator/tenants', 'tr[data-tenant]');
-  await shot('operator-lines', '/operator/lines', 'tr[data-line]');
+  await shot('operator-lines', '/operator/lines', '[data-health="up"]');
   await shot('operator-simulator', '/operator/simulator', '.devlog-row');
   console.log(`screenshots: ${fs.readdirSync(out).join(', ')} in docs/console/`);
   await browser.close();

@@ -41,6 +41,7 @@ import { adminUpdateTenantRoute } from './http/routes/admin/tenants/update.js';
 import { adminCreateLineRoute } from './http/routes/admin/lines/create.js';
 import { adminListLinesRoute } from './http/routes/admin/lines/list.js';
 import { adminUpdateLineRoute } from './http/routes/admin/lines/update.js';
+import { adminLineHealthRoute } from './http/routes/admin/lines/health.js';
 import { adminAdvanceClockRoute } from './http/routes/admin/clock/advance.js';
 import { adminSimulatorSentRoute } from './http/routes/admin/simulator/sent.js';
 import { adminSimulatorContentRoute } from './http/routes/admin/simulator/content.js';
@@ -69,6 +70,8 @@ import { updateWebhookSubscriptionRoute } from './http/routes/webhook-subscripti
 import { testWebhookSubscriptionRoute } from './http/routes/webhook-subscriptions/test.js';
 import { getStatsRoute } from './http/routes/stats/get.js';
 import { getVoiceNoteOggRoute } from './http/routes/voice-notes/ogg.js';
+import { getSigningSecretRoute } from './http/routes/signing-secret/get.js';
+import { rotateSigningSecretRoute } from './http/routes/signing-secret/rotate.js';
 import { createConsoleSessionRoute, deleteConsoleSessionRoute, getConsoleSessionRoute } from './http/routes/console/sessions.js';
 import { consoleSessions } from './domain/accounts-tenants/console-sessions.js';
 import { registerConsole } from './http/console.js';
@@ -212,6 +215,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
   adminCreateLineRoute(app, services);
   adminListLinesRoute(app, services);
   adminUpdateLineRoute(app, services);
+  adminLineHealthRoute(app, services);
   adminAdvanceClockRoute(app, { clock });
   adminSimulatorSentRoute(app, services);
   adminSimulatorContentRoute(app, services);
@@ -251,6 +255,8 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
   testWebhookSubscriptionRoute(app, services);
   getStatsRoute(app, services);
   getVoiceNoteOggRoute(app, services);
+  getSigningSecretRoute(app, services);
+  rotateSigningSecretRoute(app, services);
   createConsoleSessionRoute(app, session);
   getConsoleSessionRoute(app, session);
   deleteConsoleSessionRoute(app, session);

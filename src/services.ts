@@ -8,6 +8,7 @@ import type { Clock } from './clock.js';
 import type { Store, PhoneLine } from './store/index.js';
 import type { BlobStore } from './blobs/index.js';
 import { accountsService } from './domain/accounts-tenants/service.js';
+import { signingSecretStatus } from './domain/accounts-tenants/signing-secret.js';
 import { authenticator } from './domain/accounts-tenants/auth.js';
 import { linesService } from './domain/lines/service.js';
 import { lineEvents } from './domain/messaging/line-events.js';
@@ -21,6 +22,7 @@ import { eventsService } from './domain/events/service.js';
 import { driverRegistry } from './drivers/registry.js';
 import { bluebubblesDriver, registerWebhook, webhookUrlFor } from './drivers/bluebubbles/index.js';
 import { simulatorControls } from './domain/lines/simulator.js';
+import { lineHealth } from './domain/lines/health.js';
 import { attemptDelivery } from './delivery/attempt.js';
 import { deliveryWorker } from './delivery/worker.js';
 import { sseHub } from './delivery/sse.js';
@@ -121,6 +123,8 @@ export function buildServices(deps: ServiceDeps) {
     // What the console needs beyond the original API (issue 20).
     subscriptionChanges: subscriptionChanges({ store, clock, allowPrivateNetworks: config.allowPrivateNetworks, attempt: (event, sub, nowMs) => attemptDelivery(event, sub, attempt, nowMs) }),
     stats: statsService({ store, clock }),
+    signingSecretStatus: signingSecretStatus({ store, clock }),
+    lineHealth: lineHealth({ store, clock, drivers }),
     chatList: chatList({ store }),
     voiceNoteAudio: voiceNoteAudio({ store, blobs }),
     worker: deliveryWorker({ store, clock, bus, logger: deps.logger, observer }, { ...attempt, backoffMs: config.webhookBackoffMs, pollMs: config.workerPollMs, leaseMs: Math.max(config.webhookLeaseMs, config.webhookTimeoutMs * 2), batch: 32 }),

@@ -14,7 +14,7 @@ const Developers = lazy(() => import('./screens/developers.js').then((m) => ({ d
 const Events = lazy(() => import('./screens/events.js').then((m) => ({ default: m.Events })));
 const EventDetail = lazy(() => import('./screens/event-detail.js').then((m) => ({ default: m.EventDetail })));
 const HubSpot = lazy(() => import('./screens/hubspot.js').then((m) => ({ default: m.HubSpot })));
-const Operator = lazy(() => import('./screens/operator.js'));
+const Operator = lazy(() => import('./screens/operator/index.js'));
 
 function Shell() {
   const qc = useQueryClient();

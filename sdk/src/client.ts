@@ -7,6 +7,7 @@ import { Messages } from './resources/messages.js';
 import { VoiceNotes } from './resources/voice-notes.js';
 import { WebhookSubscriptions } from './resources/webhook-subscriptions.js';
 import { HubSpot } from './resources/hubspot.js';
+import { SigningSecret } from './resources/signing-secret.js';
 import { Admin, ChatList, ProjectSettings, Sessions, StatsResource, VoiceNoteAudio } from './resources/console.js';
 
 /**
@@ -31,6 +32,8 @@ export class Blueline {
   /** `GET /api/v1/chats`: chats by latest activity. */
   readonly chatList: ChatList;
   readonly settings: ProjectSettings;
+  /** The account's signing secret: when issued, the overlap, a self-service rotation. */
+  readonly signingSecret: SigningSecret;
   readonly stats: StatsResource;
   readonly voiceNoteAudio: VoiceNoteAudio;
   /** The operator's API (/admin/v1). */
@@ -53,6 +56,7 @@ export class Blueline {
     this.session = new Sessions(core);
     this.chatList = new ChatList(core);
     this.settings = new ProjectSettings(core);
+    this.signingSecret = new SigningSecret(core);
     this.stats = new StatsResource(core);
     this.voiceNoteAudio = new VoiceNoteAudio(core);
     this.admin = new Admin(core);

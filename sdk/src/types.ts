@@ -45,6 +45,8 @@ export type ArrayItem<A> = A extends readonly (infer I)[] ? I : never;
 export type PhoneLine = ArrayItem<Res<'/api/v1/phone-numbers', 'get'>['phone_numbers']>;
 export type SendRequest = Req<'/api/v1/send', 'post'>;
 export type SendResponse = Res<'/api/v1/send', 'post'>;
+/** An iMessage bubble or screen effect's name, as /send and the chat sends take it. */
+export type Effect = NonNullable<SendRequest['effect']>;
 /** A message as chats, lookups and sends show it. */
 export type Message = Res<'/api/v1/messages/{id}', 'get'>['message'];
 export type EditRequest = Req<'/api/v1/messages/{id}/edit', 'post'>;

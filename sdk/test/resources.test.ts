@@ -55,6 +55,7 @@ describe('messages', () => {
 
     const reacted = await client.messages.react(messageId, { reaction: 'love' });
     expect(reacted).toMatchObject({ status: 'reacted', message_id: messageId, reaction: 'love' });
+    expect((await client.messages.get(messageId)).reactions).toEqual([{ reaction: 'love', from: 'me', at: reacted.reacted_at }]);
   });
 
   it('sends an effect and a rich link', async () => {
@@ -144,5 +145,20 @@ describe('webhook subscriptions, dev inbox and events', () => {
 
     expect(await client.webhookSubscriptions.delete(sub.id)).toEqual({ id: sub.id, deleted: true });
     expect((await client.webhookSubscriptions.list()).map((s) => s.id)).not.toContain(sub.id);
+  });
+});
+
+describe('signing secret and line health', () => {
+  it("reads the secret's dates, rotates it (the old one works through the overlap) and checks a line as the operator", async () => {
+    const before = await client.signingSecret.get();
+    expect(before).toMatchObject({ rotated_at: null, previous_secret_active: false, shared_with_tenants: ['demo'] });
+    const rotated = await client.signingSecret.rotate({ overlap_hours: 1 });
+    expect(rotated.signing_secret).toMatch(/^bl_sk_/);
+    const fresh = new Blueline({ ...svc.options, secret: rotated.signing_secret });
+    expect(await fresh.signingSecret.get()).toMatchObject({ previous_secret_active: true, previous_secret_expires_at: rotated.previous_secret_expires_at });
+    expect(await client.lines.list()).toHaveLength(2);
+    const operator = new Blueline({ baseUrl: svc.url, secret: svc.demo.admin_token });
+    const health = await operator.admin.lineHealth(svc.demo.phone_line_ids[0]!);
+    expect(health).toMatchObject({ phone_line_id: svc.demo.phone_line_ids[0], state: 'up', service_epoch: expect.any(String) });
   });
 });

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { operation } from './operation.js';
 import { SimulatedLineParams } from './admin-simulator.js';
+import { Reaction } from './messages-react.js';
 
 export const SimulateInboundRequest = Type.Object(
   {
@@ -28,8 +29,18 @@ export const SimulateInboundRequest = Type.Object(
       ),
     ),
     guid: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'the provider guid; the same guid again is the same message' })),
+    reaction: Type.Optional(
+      Type.Object(
+        {
+          message_id: Type.String({ minLength: 1, maxLength: 100, description: 'the message (msg_…) of this line the tapback is on (else 2003)' }),
+          reaction: Reaction,
+          remove: Type.Optional(Type.Boolean({ default: false, description: 'true takes the tapback back' })),
+        },
+        { additionalProperties: false, description: 'instead of a message: `from` puts a tapback on a message (no text or parts with it: 1011)' },
+      ),
+    ),
   },
-  { additionalProperties: false, description: 'text or parts (neither: 1001)' },
+  { additionalProperties: false, description: 'text, parts or a reaction (none: 1001)' },
 );
 export type SimulateInboundRequest = Static<typeof SimulateInboundRequest>;
 
@@ -47,5 +58,5 @@ export const adminSimulatorInbound = operation({
   params: SimulatedLineParams,
   body: SimulateInboundRequest,
   responses: { 202: SimulateInboundResponse },
-  errors: [2011, 1011, 1003, 1001],
+  errors: [2011, 1011, 1003, 1001, 2003],
 });

@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox';
 import { Nullable } from './common.js';
 import { operation } from './operation.js';
 import { ChatParams } from './chat.js';
-import { Message } from './message.js';
+import { MessageWithReactions } from './message.js';
 
 export const ListChatMessagesQuery = Type.Object(
   {
@@ -13,7 +13,7 @@ export const ListChatMessagesQuery = Type.Object(
 );
 
 export const ListChatMessagesResponse = Type.Object({
-  messages: Type.Array(Message, { description: 'newest first, inbound and outbound' }),
+  messages: Type.Array(MessageWithReactions, { description: 'newest first, inbound and outbound' }),
   next_cursor: Nullable(Type.String({ description: 'null on the last page' })),
 });
 export type ListChatMessagesResponse = Static<typeof ListChatMessagesResponse>;

@@ -44,6 +44,7 @@ import { adminUpdateTenant } from './admin-tenants-update.js';
 import { adminCreateLine } from './admin-lines-create.js';
 import { adminListLines } from './admin-lines-list.js';
 import { adminUpdateLine } from './admin-lines-update.js';
+import { adminLineHealth } from './admin-lines-health.js';
 import { adminAdvanceClock } from './admin-clock-advance.js';
 import { adminSimulatorSent } from './admin-simulator-sent.js';
 import { adminSimulatorContent } from './admin-simulator-content.js';
@@ -59,6 +60,8 @@ import { updateWebhookSubscription } from './webhook-subscriptions-update.js';
 import { testWebhookSubscription } from './webhook-subscriptions-test.js';
 import { getStats } from './stats-get.js';
 import { getVoiceNoteOgg } from './voice-notes-ogg.js';
+import { getSigningSecret } from './signing-secret-get.js';
+import { rotateSigningSecret } from './signing-secret-rotate.js';
 import { createConsoleSession } from './console-sessions-create.js';
 import { getConsoleSession } from './console-sessions-get.js';
 import { deleteConsoleSession } from './console-sessions-delete.js';
@@ -113,6 +116,7 @@ export const operations: readonly OperationSpec[] = [
   adminCreateLine,
   adminListLines,
   adminUpdateLine,
+  adminLineHealth,
   adminAdvanceClock,
   adminSimulatorSent,
   adminSimulatorContent,
@@ -128,6 +132,8 @@ export const operations: readonly OperationSpec[] = [
   testWebhookSubscription,
   getStats,
   getVoiceNoteOgg,
+  getSigningSecret,
+  rotateSigningSecret,
   createConsoleSession,
   getConsoleSession,
   deleteConsoleSession,

@@ -1,6 +1,7 @@
 /** The message resource as every operation shows it (send results, chat history, lookups, events). */
 import { Type, type Static } from 'typebox';
 import { DateTime, Nullable } from './common.js';
+import { TAPBACKS } from '../drivers/types.js';
 
 export const MessagePart = Type.Union(
   [
@@ -43,3 +44,17 @@ export const Message = Type.Object({
   error_code: Type.Optional(Type.Integer({ description: 'why a failed message failed (4001, …)' })),
 });
 export type Message = Static<typeof Message>;
+
+export const MessageReaction = Type.Object({
+  reaction: Type.Enum([...TAPBACKS], { description: 'a tapback' }),
+  from: Type.String({ description: "who put it on: the contact's handle, or `me` for the project's own (through the API or on the line's Mac)" }),
+  at: DateTime(),
+});
+export type MessageReaction = Static<typeof MessageReaction>;
+
+/** A message with the tapbacks on it, as a lookup and a chat's history show it. */
+export const MessageWithReactions = Type.Object({
+  ...Message.properties,
+  reactions: Type.Array(MessageReaction, { description: 'the tapbacks on it now, oldest first: one per person (a new one replaces theirs; a removal takes it off)' }),
+});
+export type MessageWithReactions = Static<typeof MessageWithReactions>;

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { IdParams } from './common.js';
-import { Message } from './message.js';
+import { MessageWithReactions } from './message.js';
 import { operation } from './operation.js';
 
 export const getMessage = operation({
@@ -11,7 +11,7 @@ export const getMessage = operation({
   tags: ['messages'],
   auth: 'tenant',
   params: IdParams,
-  responses: { 200: Type.Object({ message: Message }) },
+  responses: { 200: Type.Object({ message: MessageWithReactions }) },
   errors: [2003],
 });
 export type GetMessageResponse = Static<(typeof getMessage.responses)[200]>;

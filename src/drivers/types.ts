@@ -35,6 +35,17 @@ export class DriverFailure extends Error {
 export const TAPBACKS = ['love', 'like', 'dislike', 'laugh', 'emphasize', 'question'] as const;
 export type Tapback = (typeof TAPBACKS)[number];
 
+/** A tapback put on (or taken off) a message of the line. */
+export interface LineReaction {
+  /** the provider guid of the message it is on (without BlueBubbles' `p:0/` part prefix) */
+  targetGuid: string;
+  reaction: Tapback;
+  remove: boolean;
+  /** the sender's handle, normalized; null: the line itself (made on its Mac) */
+  from: string | null;
+  atMs: number;
+}
+
 export interface InboundMessage {
   guid: string;
   /** the sender's handle, normalized */
@@ -48,6 +59,8 @@ export interface InboundMessage {
 export interface DriverEvents {
   inbound(lineId: string, message: InboundMessage): Promise<void>;
   receipt(lineId: string, guid: string, kind: 'delivered' | 'read', atMs: number): Promise<void>;
+  /** Someone put a tapback on a message of this line or took one back (never a message of its own). */
+  reaction(lineId: string, reaction: LineReaction): Promise<void>;
   /** The sender edited an inbound message: its text is now `text`. */
   edited(lineId: string, guid: string, text: string, atMs: number): Promise<void>;
   /**

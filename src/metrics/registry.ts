@@ -14,13 +14,12 @@ import type { Store } from '../store/index.js';
 import type { DriverRegistry } from '../drivers/registry.js';
 import { metricsQueries } from '../store/metrics-queries.js';
 import { FIRST_TOUCH_PER_LINE_PER_DAY, localDayStart } from '../domain/messaging/limits.js';
+import { lineState } from '../domain/lines/health.js';
 import type { ServiceObserver } from './observer.js';
 import { httpStats } from './http-stats.js';
 
 const statusClass = (status: number | null) => (status === null ? 'none' : `${Math.floor(status / 100)}xx`);
 
-/** A line's health check may call its Mac; a scrape waits this long at most, then counts it unknown. */
-const LINE_CHECK_MS = 2_000;
 /** A tenant's local day started at most this long ago (25 hours on a daylight-saving day), with room. */
 const LOOKBACK_MS = 26 * 3600_000;
 
@@ -100,17 +99,8 @@ export function createMetrics() {
   async function lineStates(src: ScrapeSources) {
     const counts = { up: 0, down: 0, unknown: 0, inactive: 0 };
     const all = await src.store.lines.list();
-    await Promise.all(
-      all.map(async (line) => {
-        if (!line.is_active || !line.capabilities.includes('send') || !src.drivers.has(line.driver)) return void counts.inactive++;
-        const check = Promise.resolve(src.drivers.forLine(line).available?.() ?? true).catch(() => false);
-        let timer: NodeJS.Timeout | undefined;
-        const late = new Promise<'unknown'>((r) => (timer = setTimeout(() => r('unknown'), LINE_CHECK_MS)));
-        const up = await Promise.race([check, late]);
-        clearTimeout(timer);
-        counts[up === 'unknown' ? 'unknown' : up ? 'up' : 'down']++;
-      }),
-    );
+    const states = await Promise.all(all.map((line) => lineState(src.drivers, line)));
+    for (const s of states) counts[s]++;
     return { counts, all };
   }
 

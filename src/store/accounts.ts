@@ -130,6 +130,18 @@ export function accountsRepo(db: Kysely<DB>, box: SecretBox) {
       return rows.map(({ secret_enc, expires_at, ...account }) => ({ account: toAccount(account), plain: box.open(secret_enc), expires_at: numOrNull(expires_at) }));
     },
 
+    /** When each of the account's secrets was issued and stops working (null: never), newest first; never the secrets. */
+    async secretTimes(accountId: string): Promise<{ created_at: number; expires_at: number | null }[]> {
+      const rows = await db
+        .selectFrom('account_secrets')
+        .select(['created_at', 'expires_at'])
+        .where('account_id', '=', accountId)
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .execute();
+      return rows.map((r) => ({ created_at: Number(r.created_at), expires_at: numOrNull(r.expires_at) }));
+    },
+
     /** New current secret; the previous current one lives on until `overlapUntil`. */
     async rotateSecret(accountId: string, next: { id: string; plain: string }, nowMs: number, overlapUntil: number) {
       await db.transaction().execute(async (tx) => {

@@ -21,6 +21,7 @@ import { statsRepo } from './stats.js';
 import { intakeRepo } from './intake.js';
 import { hubspotRepo } from './hubspot.js';
 import { hubspotPushRepo } from './hubspot-push.js';
+import { reactionsRepo } from './reactions.js';
 import type { Kysely } from 'kysely';
 import type { DB } from './schema.js';
 import type { Dialect } from './db.js';
@@ -46,6 +47,7 @@ function repos(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
     intake: intakeRepo(db, dialect),
     hubspot: hubspotRepo(db, dialect, box),
     hubspotPush: hubspotPushRepo(db, dialect),
+    reactions: reactionsRepo(db),
   };
 }
 
@@ -84,4 +86,5 @@ export type { ConsoleSession } from './console-sessions.js';
 export type { IntakeItem, InboundCursor } from './intake.js';
 export type { Subscription, EventRow, DeliveredEvent, DeliveryJob, DeliveryAttempt } from './events.js';
 export type { HubSpotInstall, HubSpotAutoSend, HubSpotTokens } from './hubspot.js';
+export type { MessageReaction } from './reactions.js';
 export type { PushCandidate, ReplyPush, PushState, PushKey } from './hubspot-push.js';

@@ -103,6 +103,14 @@ export interface MessagesTable {
   edited_at: number | null;
 }
 
+export interface MessageReactionsTable {
+  message_id: string;
+  /** the contact's handle, or `me` (the tenant's own tapback) */
+  sender: string;
+  reaction: string;
+  reacted_at: number;
+}
+
 export interface IdempotencyKeysTable {
   tenant_id: string;
   route: string;
@@ -395,6 +403,7 @@ export interface DB {
   chats: ChatsTable;
   chat_participants: ChatParticipantsTable;
   messages: MessagesTable;
+  message_reactions: MessageReactionsTable;
   idempotency_keys: IdempotencyKeysTable;
   rate_buckets: RateBucketsTable;
   line_state: LineStateTable;

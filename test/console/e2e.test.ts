@@ -3,8 +3,10 @@
  * Tenant: sign in → sending window → webhook to a loopback receiver → inbound in the live tail
  * and the events list → replay → thread: text and image out (seen in the simulator's device
  * log) → voice note plays with the right duration → sign out (the session is dead). Operator:
- * tenant, line, assignment, injected inbound. Every screen scanned by axe-core; a cross-site
- * form post refused; 10,000 events paged; the live tail at 100 events/s.
+ * tenant, line (its health and service epoch), assignment, injected inbound. Also: the signing
+ * secret rotated from Developers (shown once, the session surviving it); tapbacks in the thread.
+ * Every screen scanned by axe-core; a cross-site form post refused; 10,000 events paged; the
+ * live tail at 100 events/s.
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -106,6 +108,31 @@ describe.skipIf(skip)('console in Chromium', { timeout: 60_000 }, () => {
     await expectAccessible('developers');
   });
 
+  it('tenant: rotates the signing secret with an overlap; the new one is shown once and works, the session stays', async () => {
+    const card = page.locator('.card', { has: page.getByRole('heading', { name: 'API credentials' }) });
+    await card.getByTestId('secret-overlap').filter({ hasText: 'none works any more' }).waitFor();
+    await card.getByLabel('Old secret keeps working for').selectOption('1');
+    page.once('dialog', (d) => void d.accept());
+    await card.getByRole('button', { name: 'Rotate signing secret' }).click();
+    await card.getByText('It is shown only once').waitFor();
+    const fresh = (await card.locator('.secret-once code').textContent())!.trim();
+    expect(fresh).toMatch(/^bl_sk_/);
+    expect(fresh).not.toBe(demo.signing_secret);
+    await card.getByRole('button', { name: 'Copy' }).waitFor();
+    await card.getByTestId('secret-overlap').filter({ hasText: 'still works until' }).waitFor();
+    await card.getByTestId('secret-overlap').filter({ hasText: /in (59|60) minutes|in 1 hour/ }).waitFor();
+    await expectAccessible('developers after rotation');
+    // Both secrets work during the overlap; from now on the tests use the new one.
+    expect((await api('GET', '/api/v1/phone-numbers', undefined, fresh)).status).toBe(200);
+    expect((await api('GET', '/api/v1/phone-numbers')).status).toBe(200);
+    demo.signing_secret = fresh;
+    // The console session signed in with the old secret goes on working.
+    await card.getByRole('button', { name: 'Done' }).click();
+    await page.reload();
+    await page.getByRole('heading', { name: 'Developers' }).waitFor();
+    await card.getByTestId('secret-issued').filter({ hasText: 'rotated' }).waitFor();
+  });
+
   it('tenant: an inbound message appears in the live tail and the events list, and replays', async () => {
     await page.getByRole('link', { name: 'Events' }).click();
     await page.getByRole('button', { name: 'Start live tail' }).click();
@@ -136,9 +163,20 @@ describe.skipIf(skip)('console in Chromium', { timeout: 60_000 }, () => {
     await page.locator('input[aria-label="Attach files"]').setInputFiles({ name: 'blue.png', mimeType: 'image/png', buffer: PNG });
     await page.getByRole('button', { name: 'Send' }).click();
     await page.locator('.bubble.out img.bubble-img').waitFor({ timeout: 10_000 });
+    // The contact laughs at our text (a tapback through the simulator); we love their question.
+    const ours = page.locator('.bubble-row.out', { hasText: 'Want me to hold one?' });
+    const ourId = (await ours.getAttribute('data-message-id'))!;
+    expect((await api('POST', `/admin/v1/lines/${demo.phone_line_ids[0]}/simulate/inbound`, { from: CONTACT, reaction: { message_id: ourId, reaction: 'laugh' } }, ADMIN)).status).toBe(202);
+    await ours.locator('.reaction', { hasText: CONTACT }).filter({ hasText: '😂' }).waitFor({ timeout: 10_000 });
+    const theirs = page.locator('.bubble-row.in', { hasText: 'Is the blue one in stock?' });
+    await theirs.getByLabel('React to this message').selectOption('love');
+    await theirs.locator('.reaction.mine', { hasText: '❤️ You' }).waitFor();
+    const theirId = (await theirs.getAttribute('data-message-id'))!;
+    const looked = (await (await api('GET', `/api/v1/messages/${theirId}`)).json()) as { message: { reactions: { reaction: string; from: string }[] } };
+    expect(looked.message.reactions.map((r) => [r.reaction, r.from])).toEqual([['love', 'me']]);
     await expectAccessible('conversations');
     const log = await deviceLog();
-    expect(log.map((e) => e.kind)).toEqual(expect.arrayContaining(['text', 'media']));
+    expect(log.map((e) => e.kind)).toEqual(expect.arrayContaining(['text', 'media', 'reaction']));
     expect(JSON.stringify(log)).toContain('Want me to hold one?');
     expect(JSON.stringify(log)).toContain('blue.png');
   });
@@ -286,6 +324,10 @@ describe.skipIf(skip)('console in Chromium', { timeout: 60_000 }, () => {
     await page.getByRole('button', { name: 'Add line' }).click();
     const row = page.locator('tr[data-line="+15550108888"]');
     await row.waitFor();
+    // Its health, checked now, and the service epoch its simulated Mac named.
+    await row.locator('[data-health="up"]').waitFor();
+    const epoch = (await row.getByTestId('service-epoch').textContent())!;
+    expect(epoch).toMatch(/^epoch-/);
     await expectAccessible('operator lines');
     // Assign it to the demo tenant, then back to acme.
     await row.getByLabel('Assign +15550108888 to tenant').selectOption(demo.tenant);
@@ -302,5 +344,10 @@ describe.skipIf(skip)('console in Chromium', { timeout: 60_000 }, () => {
     await page.getByRole('button', { name: 'Inject inbound message' }).click();
     await page.getByText('Inbound message injected.').waitFor();
     await expectAccessible('operator simulator');
+    // A restart of the line's service shows as a new epoch on the lines screen.
+    expect((await api('POST', `/admin/v1/lines/${line.phone_line_id}/simulate/restart`, undefined, ADMIN)).status).toBe(200);
+    await page.getByRole('link', { name: 'Lines' }).click();
+    await row.getByRole('button', { name: 'Check +15550108888' }).click();
+    await row.getByTestId('service-epoch').filter({ hasNotText: epoch }).waitFor();
   });
 });

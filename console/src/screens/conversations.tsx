@@ -1,13 +1,14 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useParams } from '@tanstack/react-router';
-import type { ChatMessage, ChatSummary } from '@blueline/sdk';
+import type { ChatMessage, ChatSummary, Effect, ReactRequest } from '@blueline/sdk';
 import { client, describeError, uploadClient } from '../api.js';
 import { Badge, Empty, ErrorBanner, Spinner, ago, shortTime } from '../ui.js';
 import { DownloadButton, InlineImage, VoiceNote } from './media.js';
 import { wavFromRecording } from './record.js';
 
-const EFFECTS = ['celebration', 'balloons', 'confetti', 'fireball', 'heart', 'lasers', 'shootingstar', 'sparkles', 'spotlight'];
+/** The picker shows each effect once, by the name Messages gives it (the API takes aliases too). */
+const EFFECTS: readonly Effect[] = ['slam', 'loud', 'gentle', 'invisible_ink', 'echo', 'spotlight', 'balloons', 'confetti', 'love', 'lasers', 'fireworks', 'celebration', 'shooting_star'];
 
 function preview(m: ChatSummary['last_message']): string {
   if (!m) return 'No messages yet';
@@ -66,7 +67,45 @@ function ChatList({ active }: { active?: string }) {
   );
 }
 
-function Bubble({ m }: { m: ChatMessage }) {
+type Tapback = ReactRequest['reaction'];
+const TAPBACK_EMOJI: Record<Tapback, string> = { love: '❤️', like: '👍', dislike: '👎', laugh: '😂', emphasize: '‼️', question: '❓' };
+const TAPBACKS = Object.keys(TAPBACK_EMOJI) as Tapback[];
+
+/** The tapbacks on a message (ours can be taken back), and a picker to add ours. */
+function Reactions({ m, onChange }: { m: ChatMessage; onChange: () => void }) {
+  const [error, setError] = useState<string | null>(null);
+  const react = (reaction: Tapback, remove = false) => {
+    setError(null);
+    client.messages.react(m.id, { reaction, remove }).then(onChange, (e: unknown) => setError(describeError(e)));
+  };
+  const mine = m.reactions.find((r) => r.from === 'me');
+  return (
+    <div className="reactions">
+      {m.reactions.map((r) =>
+        r.from === 'me' ? (
+          <button key={r.from} type="button" className="reaction mine" title={`You · ${shortTime(r.at)}: click to take it back`} onClick={() => react(r.reaction, true)}>
+            {TAPBACK_EMOJI[r.reaction]} You<span className="sr-only"> ({r.reaction}); take it back</span>
+          </button>
+        ) : (
+          <span key={r.from} className="reaction" title={`${r.from} · ${shortTime(r.at)}`}>
+            {TAPBACK_EMOJI[r.reaction]} <span className="mono">{r.from}</span><span className="sr-only"> ({r.reaction})</span>
+          </span>
+        ),
+      )}
+      {m.direction === 'inbound' || m.status !== 'failed' ? (
+        <select className="react-pick" aria-label="React to this message" value="" onChange={(e) => { const t = TAPBACKS.find((x) => x === e.target.value); if (t) react(t); }}>
+          <option value="">{mine ? 'Change' : 'React'}</option>
+          {TAPBACKS.map((t) => (
+            <option key={t} value={t}>{TAPBACK_EMOJI[t]} {t}</option>
+          ))}
+        </select>
+      ) : null}
+      {error && <span className="bad small" role="alert">{error}</span>}
+    </div>
+  );
+}
+
+function Bubble({ m, onChange }: { m: ChatMessage; onChange: () => void }) {
   const out = m.direction === 'outbound';
   const mark = m.status === 'read' ? 'Read' : m.status === 'delivered' ? 'Delivered' : m.status === 'failed' ? `Failed${m.error_code ? ` (${m.error_code})` : ''}` : m.status === 'received' ? '' : 'Sent';
   return (
@@ -90,6 +129,7 @@ function Bubble({ m }: { m: ChatMessage }) {
         {m.edited_at && ' · Edited'}
         {out && mark && <> · <span className={m.status === 'failed' ? 'bad' : ''}>{mark}</span></>}
       </div>
+      <Reactions m={m} onChange={onChange} />
     </div>
   );
 }
@@ -98,7 +138,7 @@ function Composer({ chat, onSent }: { chat: ChatSummary['chat']; onSent: () => v
   const [text, setText] = useState('');
   const [files, setFiles] = useState<File[]>([]);
   const [voice, setVoice] = useState<File | null>(null);
-  const [effect, setEffect] = useState('');
+  const [effect, setEffect] = useState<Effect | ''>('');
   const [progress, setProgress] = useState<number | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [recording, setRecording] = useState<MediaRecorder | null>(null);
@@ -128,7 +168,7 @@ function Composer({ chat, onSent }: { chat: ChatSummary['chat']; onSent: () => v
           await client.messages.send({ phone, phone_line_id: staged.phone_line_id, voice_note: { voice_note_id: staged.voice_note_id } });
         }
         if (text || attachments.length) {
-          await client.messages.send({ phone, ...(text && { body: text }), ...(attachments.length && { attachments }), ...(effect && { effect: effect as never }), ...(chat.phone_line_id && { phone_line_id: chat.phone_line_id }) });
+          await client.messages.send({ phone, ...(text && { body: text }), ...(attachments.length && { attachments }), ...(effect && { effect }), ...(chat.phone_line_id && { phone_line_id: chat.phone_line_id }) });
         }
       }
       setText('');
@@ -193,7 +233,7 @@ function Composer({ chat, onSent }: { chat: ChatSummary['chat']; onSent: () => v
           {recording ? '■ Stop' : '● Record'}
         </button>
         <input className="grow" placeholder="iMessage" aria-label="Message text" value={text} onChange={(e) => setText(e.target.value)} />
-        <select aria-label="Effect" value={effect} onChange={(e) => setEffect(e.target.value)}>
+        <select aria-label="Effect" value={effect} onChange={(e) => setEffect(EFFECTS.find((x) => x === e.target.value) ?? '')}>
           <option value="">No effect</option>
           {EFFECTS.map((x) => (
             <option key={x} value={x}>{x}</option>
@@ -236,7 +276,7 @@ function Thread({ chatId }: { chatId: string }) {
         <ErrorBanner error={messages.error} />
         {messages.isPending && <Spinner />}
         {ordered.map((m) => (
-          <Bubble key={m.id} m={m} />
+          <Bubble key={m.id} m={m} onChange={() => void qc.invalidateQueries({ queryKey: ['messages', chatId] })} />
         ))}
         <div ref={end} />
       </div>

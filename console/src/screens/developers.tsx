@@ -24,6 +24,71 @@ function SecretOnce({ secret, onDone }: { secret: string; onDone: () => void }) 
   );
 }
 
+const OVERLAPS = [
+  { hours: 0, label: 'none: the old secret stops now' },
+  { hours: 1, label: '1 hour' },
+  { hours: 24, label: '24 hours' },
+  { hours: 72, label: '3 days' },
+  { hours: 168, label: '7 days' },
+];
+
+/** The account's signing secret: when issued, the overlap of the last rotation, and a rotation. */
+function Credentials() {
+  const { session } = useSession();
+  const qc = useQueryClient();
+  const status = useQuery({ queryKey: ['signing-secret'], queryFn: () => client.signingSecret.get() });
+  const [overlap, setOverlap] = useState(24);
+  const [secret, setSecret] = useState<string | null>(null);
+  const rotate = useMutation({
+    mutationFn: () => client.signingSecret.rotate({ overlap_hours: overlap }),
+    onSuccess: (r) => {
+      setSecret(r.signing_secret);
+      void qc.invalidateQueries({ queryKey: ['signing-secret'] });
+    },
+  });
+  const s = status.data;
+  const others = s?.shared_with_tenants.filter((t) => t !== session.tenant?.slug) ?? [];
+  return (
+    <Card title="API credentials">
+      <dl className="kv">
+        <dt>Tenant</dt>
+        <dd className="mono">{session.tenant?.slug}</dd>
+        <dt>Base URL</dt>
+        <dd className="mono">{window.location.origin}/api/v1</dd>
+        <dt>Authentication</dt>
+        <dd>Bearer signing secret, or HMAC (<span className="mono">x-service-signature</span>) with the tenant header</dd>
+        <dt>Signing secret</dt>
+        <dd data-testid="secret-issued">{s ? <>issued {time(s.created_at)}{s.rotated_at ? ' (rotated)' : ''}</> : '—'}</dd>
+        <dt>Previous secret</dt>
+        <dd data-testid="secret-overlap">
+          {!s ? '—' : s.previous_secret_expires_at ? <>still works until {time(s.previous_secret_expires_at)} ({ago(s.previous_secret_expires_at)})</> : 'none works any more'}
+        </dd>
+      </dl>
+      <ErrorBanner error={status.error ?? rotate.error} />
+      {secret && <SecretOnce secret={secret} onDone={() => setSecret(null)} />}
+      <form
+        className="row wrap"
+        aria-label="Rotate the signing secret"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (confirm(`Issue a new signing secret${others.length ? ` (it is also the secret of ${others.join(', ')})` : ''}? The old one keeps working for the overlap you chose.`)) rotate.mutate();
+        }}
+      >
+        <label>
+          Old secret keeps working for
+          <select value={overlap} onChange={(e) => setOverlap(Number(e.target.value))}>
+            {OVERLAPS.map((o) => (
+              <option key={o.hours} value={o.hours}>{o.label}</option>
+            ))}
+          </select>
+        </label>
+        <button className="btn" type="submit" disabled={rotate.isPending}>Rotate signing secret</button>
+      </form>
+      {others.length > 0 && <Notice>The secret is your account&rsquo;s: rotating it changes it for {others.join(', ')} too.</Notice>}
+    </Card>
+  );
+}
+
 function Endpoint({ sub, onSecret }: { sub: Subscription; onSecret: (s: string) => void }) {
   const qc = useQueryClient();
   const [result, setResult] = useState<SubscriptionTestResult | null>(null);
@@ -87,7 +152,6 @@ function DevInbox() {
 }
 
 export function Developers() {
-  const { session } = useSession();
   const qc = useQueryClient();
   const subs = useQuery({ queryKey: ['subscriptions'], queryFn: () => client.webhookSubscriptions.list() });
   const [secret, setSecret] = useState<string | null>(null);
@@ -108,17 +172,7 @@ export function Developers() {
   const hasInbox = subs.data?.some((s) => s.url === DEV_INBOX_URL);
   return (
     <Page title="Developers" subtitle="API credentials and webhook endpoints">
-      <Card title="API credentials">
-        <dl className="kv">
-          <dt>Tenant</dt>
-          <dd className="mono">{session.tenant?.slug}</dd>
-          <dt>Base URL</dt>
-          <dd className="mono">{window.location.origin}/api/v1</dd>
-          <dt>Authentication</dt>
-          <dd>Bearer signing secret, or HMAC (<span className="mono">x-service-signature</span>) with the tenant header</dd>
-        </dl>
-        <Notice>Signing-secret rotation is done by your operator (the API has no tenant route for it yet); during a rotation both secrets work until the overlap ends.</Notice>
-      </Card>
+      <Credentials />
       <Card title="Webhook endpoints">
         {secret && <SecretOnce secret={secret} onDone={() => setSecret(null)} />}
         <form className="row wrap" onSubmit={submit} aria-label="Add an endpoint">

@@ -17,6 +17,7 @@ export type SettingsUpdate = Req<'/api/v1/settings', 'patch'>;
 export type Stats = Res<'/api/v1/stats', 'get'>;
 export type SubscriptionUpdate = Req<'/api/v1/webhook-subscriptions/{id}', 'patch'>;
 export type SubscriptionTestResult = Res<'/api/v1/webhook-subscriptions/{id}/test', 'post'>;
+export type AdminLineHealth = Res<'/admin/v1/lines/{id}/health', 'get'>['health'];
 
 /** `client.session`: sign in and out of the console (a browser with `auth: 'session'`). */
 export class Sessions extends Resource {
@@ -91,6 +92,8 @@ export class Admin extends Resource {
   listLines = (o?: CallOptions) => this.call<Res<'/admin/v1/lines', 'get'>>('GET', '/admin/v1/lines', undefined, o);
   createLine = (p: Req<'/admin/v1/lines', 'post'>, o?: CallOptions) => this.call<Res<'/admin/v1/lines', 'post'>>('POST', '/admin/v1/lines', p, o);
   updateLine = (id: string, p: Req<'/admin/v1/lines/{id}', 'patch'>, o?: CallOptions) => this.call<Res<'/admin/v1/lines/{id}', 'patch'>>('PATCH', `/admin/v1/lines/${seg(id)}`, p, o);
+  /** A line's state (up, down, unknown, inactive) and service epoch, checked now (up to ~4 s). */
+  lineHealth = (id: string, o?: CallOptions) => this.call<Res<'/admin/v1/lines/{id}/health', 'get'>>('GET', `/admin/v1/lines/${seg(id)}/health`, undefined, o).then((r) => r.health);
   /** A simulator line's device log: what it "sent" to iMessage. */
   simulatorSent = (lineId: string, o?: CallOptions) => this.call<Res<'/admin/v1/lines/{id}/simulate/sent', 'get'>>('GET', `/admin/v1/lines/${seg(lineId)}/simulate/sent`, undefined, o);
   /** A message "received" by a simulator line, as if a contact wrote. */

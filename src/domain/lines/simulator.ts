@@ -9,7 +9,7 @@ import { DomainError } from '../../errors/registry.js';
 import type { Clock } from '../../clock.js';
 import type { Store, PhoneLine } from '../../store/index.js';
 import type { BlobStore } from '../../blobs/index.js';
-import type { DriverEvents, DriverStatePort } from '../../drivers/types.js';
+import type { DriverEvents, DriverStatePort, Tapback } from '../../drivers/types.js';
 import { restartSimulatedService } from '../../drivers/simulator/index.js';
 import { normalizeHandle } from '../handles.js';
 
@@ -33,6 +33,8 @@ export interface SimulatedInbound {
   chat?: { chatKey: string; handles: readonly string[]; displayName?: string };
   /** the provider's message guid (a report of the same guid again is the same message) */
   guid?: string;
+  /** instead of a message: a tapback from `from` on one of the line's messages */
+  reaction?: { messageId: string; reaction: Tapback; remove?: boolean };
 }
 
 export function simulatorControls(deps: { store: Store; clock: Clock; events: DriverEvents; blobs: BlobStore; state: DriverStatePort }) {
@@ -43,6 +45,16 @@ export function simulatorControls(deps: { store: Store; clock: Clock; events: Dr
     if (!line) throw new DomainError(2011, `phone line ${id} not found`);
     if (line.driver !== 'simulator') throw new DomainError(1011, `line ${id} uses the ${line.driver} driver, not the simulator`);
     return line;
+  }
+
+  /** `from` puts a tapback on (or takes it off) a message of the line, as the driver would report it. */
+  async function tapback(line: PhoneLine, from: string, r: NonNullable<SimulatedInbound['reaction']>, msg: SimulatedInbound): Promise<{ guid: string }> {
+    if (msg.text !== undefined || msg.parts !== undefined) throw new DomainError(1011, 'a reaction comes without text or parts');
+    const target = await store.messages.get(line.tenant_id, r.messageId);
+    if (!target || target.line_id !== line.id || !target.provider_guid) throw new DomainError(2003, `message ${r.messageId} not found on this line`);
+    const guid = msg.guid ?? `sim-in-${randomUUID()}`;
+    await deps.events.reaction(line.id, { targetGuid: target.provider_guid, reaction: r.reaction, remove: r.remove ?? false, from, atMs: clock.now() });
+    return { guid };
   }
 
   return {
@@ -78,6 +90,7 @@ export function simulatorControls(deps: { store: Store; clock: Clock; events: Dr
       const line = await simulatedLine(lineId);
       const from = normalizeHandle(msg.from);
       if (!from) throw new DomainError(1003, `from "${msg.from}" is neither an E.164 number nor an email handle`);
+      if (msg.reaction) return tapback(line, from.value, msg.reaction, msg);
       const parts = msg.parts ?? (msg.text ? [{ type: 'text' as const, value: msg.text }] : []);
       if (parts.length === 0) throw new DomainError(1001, 'give text or parts');
       const guid = msg.guid ?? `sim-in-${randomUUID()}`;

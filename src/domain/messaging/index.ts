@@ -7,6 +7,7 @@ import { sendService } from './send.js';
 import { chatsService } from './chats.js';
 import { messageOps } from './message-ops.js';
 import { groupChanges } from './group-changes.js';
+import { messageReactions } from './reactions.js';
 
 export function messaging(deps: MessagingDeps) {
   const lim = limits(deps);
@@ -18,6 +19,7 @@ export function messaging(deps: MessagingDeps) {
     chats: chatsService(deps, lim, out, idem),
     ops: messageOps(deps),
     groups: groupChanges(deps),
+    reactions: messageReactions(deps),
   };
 }
 

@@ -17,6 +17,7 @@ import { receiptWriter } from './receipts.js';
 import { RETENTION_MS } from '../media/attachments.js';
 import { messageEventId, messageReceivedEnvelope, type InboundMessageRecord, type InboundPart } from '../events/envelope.js';
 import { DEV_INBOX_URL } from '../events/subscriptions.js';
+import { messageReactions } from './reactions.js';
 
 export interface LineEventsDeps {
   store: Store;
@@ -63,8 +64,13 @@ async function chatFor(
 export function lineEvents(deps: LineEventsDeps): DriverEvents {
   const { store, clock, blobs, bus } = deps;
   const receipts = receiptWriter(store);
+  const reactions = messageReactions({ store });
 
   return {
+    async reaction(lineId, r) {
+      await reactions.fromLine(lineId, r);
+    },
+
     receipt: (lineId, guid, kind, atMs) => receipts.apply(lineId, guid, kind, atMs),
 
     async sendMatched(lineId, provisionalGuid, realGuid) {

@@ -7,6 +7,7 @@ import type { MessagingDeps } from './deps.js';
 import { viaDriver } from './driver-errors.js';
 import { MAX_TEXT_LENGTH } from './rules.js';
 import { sendsFrom } from '../lines/service.js';
+import { messageReactions } from './reactions.js';
 
 export const EDIT_WINDOW_MS = 15 * 60_000;
 
@@ -33,6 +34,7 @@ export interface ParticipantAdded {
 
 export function messageOps(deps: MessagingDeps) {
   const { store, clock, drivers } = deps;
+  const reactions = messageReactions(deps);
 
   async function getOwned(tenant: Tenant, id: string): Promise<Message> {
     const m = await store.messages.get(tenant.id, id);
@@ -78,7 +80,9 @@ export function messageOps(deps: MessagingDeps) {
       if (!m.provider_guid) throw new DomainError(4001, 'the message was not delivered, so it cannot be reacted to');
       const line = await lineOf(tenant, m);
       await viaDriver(() => drivers.forLine(line).react(m.provider_guid!, reaction, remove), 'reactions');
-      return { kind: remove ? 'removed' : 'reacted', messageId: m.id, reaction, at: clock.now() };
+      const at = clock.now();
+      await reactions.recordOwn(m.id, reaction, remove, at);
+      return { kind: remove ? 'removed' : 'reacted', messageId: m.id, reaction, at };
     },
 
     async addParticipant(tenant: Tenant, chatId: string, address: string): Promise<ParticipantAdded> {

@@ -17,6 +17,8 @@
  * - `updated-message` for a message someone sent us, with dateEdited → events.edited
  * - `updated-message` for one of our messages → events.receipt for
  *   dateDelivered / dateRead.
+ * - `new-message` that is a tapback (tapbacks.ts), from anyone or from the
+ *   line's own Mac → events.reaction; never an inbound message.
  * Repeats are handled once per process (ledger.once).
  */
 import type { DriverContext, InboundMessage } from '../types.js';
@@ -27,6 +29,7 @@ import { parseConfig } from './config.js';
 import { toDriverFailure } from './errors.js';
 import { ledger } from './ledger.js';
 import { isGroupChat, normalizeHandle } from './mapping.js';
+import { tapbackOf } from './tapbacks.js';
 
 /** What the handler needs: the line's config (to call its server back) and where to report. */
 export type BlueBubblesWebhookDeps = Pick<DriverContext, 'config' | 'events'> & {
@@ -40,6 +43,7 @@ export type WebhookOutcome =
   | { handled: 'own_message'; guid: string; matchedSend: boolean }
   | { handled: 'duplicate'; guid: string }
   | { handled: 'edit'; guid: string }
+  | { handled: 'reaction'; guid: string; on: string }
   | { handled: 'ignored'; reason: string };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -161,6 +165,21 @@ export async function handleBlueBubblesWebhook(deps: BlueBubblesWebhookDeps, lin
     if (positive(data.dateDelivered)) await fire('delivered', data.dateDelivered);
     if (positive(data.dateRead)) await fire('read', data.dateRead);
     return kinds.length > 0 ? { handled: 'receipts', guid, kinds } : { handled: 'ignored', reason: 'no new delivery or read date' };
+  }
+
+  if (tapbackOf(data)) {
+    const run = await ledger.once(lineId, `reaction:${guid}`, async () => {
+      // A trimmed payload may lack the sender: the full message has it.
+      const full = data.isFromMe !== true && typeof data.handle?.address !== 'string' ? { ...(await fullMessage(clientFor(deps), guid)), guid } : data;
+      const tapback = tapbackOf(full);
+      const address = full.handle?.address;
+      if (!tapback) return { handled: 'ignored', reason: 'not a tapback' } as const;
+      if (full.isFromMe !== true && (typeof address !== 'string' || address.trim() === '')) return { handled: 'ignored', reason: 'tapback without a sender' } as const;
+      const from = full.isFromMe === true ? null : normalizeHandle(address as string);
+      await deps.events.reaction(lineId, { ...tapback, from, atMs: positive(full.dateCreated) ? full.dateCreated : Date.now() });
+      return { handled: 'reaction', guid, on: tapback.targetGuid } as const;
+    });
+    return run.ran ? run.result : { handled: 'duplicate', guid };
   }
 
   if (data.isFromMe === true) {

@@ -12,7 +12,8 @@ import type { RemoveParticipantResponse } from '../../contract/chats-remove-part
 import type { UpdateChatResponse } from '../../contract/chats-update.js';
 import type { LeaveChatResponse } from '../../contract/chats-leave.js';
 import type { Message } from '../../store/index.js';
-import { publicMessage } from './messages.js';
+import { messageWithReactions, publicMessage } from './messages.js';
+import type { ReactionView } from '../../domain/messaging/reactions.js';
 
 export function chatView(c: Pick<ChatOpened, 'chat' | 'participants' | 'lead'>): Chat {
   const { chat } = c;
@@ -37,7 +38,10 @@ export function chatMessageSentView(messages: readonly Message[]): SendChatMessa
   return { message: { id: last.id, chat_id: last.chat_id, status: last.status, delivered_at: isoOrNull(last.delivered_at) } };
 }
 
-export const chatPageView = (p: ChatPage): ListChatMessagesResponse => ({ messages: p.messages.map(publicMessage), next_cursor: p.nextCursor });
+export const chatPageView = (p: ChatPage, reactions: ReadonlyMap<string, ReactionView[]>): ListChatMessagesResponse => ({
+  messages: p.messages.map((m) => messageWithReactions(m, reactions.get(m.id))),
+  next_cursor: p.nextCursor,
+});
 
 export const participantRemovedView = (p: ParticipantRemoved): RemoveParticipantResponse => ({ chat_id: p.chatId, removed: p.handle, participants: p.participants });
 

@@ -1,12 +1,13 @@
 /** Messages and the results of message operations, as the contract shows them. */
 import { isoAt, isoOrNull } from '../../clock.js';
 import type { Message as MessageRecord } from '../../store/index.js';
-import type { Message } from '../../contract/message.js';
+import type { Message, MessageWithReactions } from '../../contract/message.js';
 import type { SendResponse } from '../../contract/messages-send.js';
 import type { EditMessageResponse } from '../../contract/messages-edit.js';
 import type { ReactResponse } from '../../contract/messages-react.js';
 import type { Sent } from '../../domain/messaging/send.js';
 import type { Edited, Reacted } from '../../domain/messaging/message-ops.js';
+import type { ReactionView } from '../../domain/messaging/reactions.js';
 
 export function publicMessage(m: MessageRecord): Message {
   return {
@@ -25,6 +26,11 @@ export function publicMessage(m: MessageRecord): Message {
     ...(m.error_code !== null && { error_code: m.error_code }),
   };
 }
+
+export const messageWithReactions = (m: MessageRecord, reactions: readonly ReactionView[] = []): MessageWithReactions => ({
+  ...publicMessage(m),
+  reactions: reactions.map((r) => ({ reaction: r.reaction, from: r.from, at: isoAt(r.at) })),
+});
 
 export const sentView = (s: Sent): SendResponse => ({
   status: 'sent',

@@ -72,6 +72,38 @@ describe('a BlueBubbles line, end to end', () => {
     expect(m).toMatchObject({ direction: 'inbound', parts: [{ type: 'text', value: 'Meet at 6' }] });
   });
 
+  it("records the contact's tapbacks and our own on the message, with no message.received for them", async () => {
+    const msg = bb.addIncoming({ from: '+14155550779', text: 'Can you ship Friday?' });
+    let before = rx.received.length;
+    await bb.post(bb.webhooks[0]!.url, bb.webhookEvent('new-message', msg.guid));
+    const id = JSON.parse((await rx.waitFor(before + 1))[before]!.body.toString()).data.message.id as string;
+    before = rx.received.length;
+    const tapback = (type: string) => {
+      const t = bb.addIncoming({ from: '+14155550779', text: `Tapback on \u201cCan you ship Friday?\u201d` });
+      t.associatedMessageGuid = `p:0/${msg.guid}`;
+      t.associatedMessageType = type;
+      return bb.post(bb.webhooks[0]!.url, bb.webhookEvent('new-message', t.guid));
+    };
+    await tapback('love');
+    const loved = await eventually(async () => (await t.api('GET', `/api/v1/messages/${id}`)).json().message, (m) => m.reactions.length > 0);
+    expect(loved.reactions).toEqual([{ reaction: 'love', from: '+14155550779', at: expect.any(String) }]);
+    // Ours, through the API and the Mac (whose own report of it changes nothing).
+    const reacted = await t.api('POST', `/api/v1/messages/${id}/react`, { reaction: 'like' });
+    expect(reacted.statusCode, reacted.body).toBe(200);
+    expect(bb.lastTo('POST', '/api/v1/message/react').json).toMatchObject({ selectedMessageGuid: msg.guid, reaction: 'like' });
+    const own = [...bb.messages.values()].find((m) => m.associatedMessageGuid === msg.guid && m.isFromMe)!;
+    await bb.post(bb.webhooks[0]!.url, bb.webhookEvent('new-message', own.guid));
+    // The contact takes theirs back.
+    await tapback('-love');
+    const after = await eventually(async () => (await t.api('GET', `/api/v1/messages/${id}`)).json().message, (m) => m.reactions.length === 1);
+    expect(after.reactions).toEqual([{ reaction: 'like', from: 'me', at: expect.any(String) }]);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(rx.received.length).toBe(before);
+    // Nor any other event: the newest recorded is still the message's own.
+    const newest = (await t.api('GET', '/api/v1/events?limit=1', undefined, { tenant: 'demo' })).json();
+    expect(newest.events.map((e: { event_id: string }) => e.event_id)).toEqual([`imessage:msg:${msg.guid}`]);
+  });
+
   it('sends through the Mac and reports its receipts', async () => {
     const reply = await t.api('POST', '/api/v1/send', { phone: '+14155550777', body: 'Thanks for writing!' });
     expect(reply.statusCode, reply.body).toBe(200);

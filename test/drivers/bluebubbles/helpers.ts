@@ -1,7 +1,7 @@
 /** Fakes for the driver context: an in-memory state port and an events collector. */
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
-import type { DriverContext, DriverEvents, DriverStatePort, InboundMessage, OutboundFile } from '../../../src/drivers/types.js';
+import type { DriverContext, DriverEvents, DriverStatePort, InboundMessage, LineReaction, OutboundFile } from '../../../src/drivers/types.js';
 
 export function memoryState(): DriverStatePort & { epochs: Map<string, string> } {
   const epochs = new Map<string, string>();
@@ -25,6 +25,7 @@ export interface Collector extends DriverEvents {
   receipts: { lineId: string; guid: string; kind: 'delivered' | 'read'; atMs: number }[];
   edits: { lineId: string; guid: string; text: string; atMs: number }[];
   matches: { lineId: string; provisionalGuid: string; realGuid: string }[];
+  reactions: { lineId: string; reaction: LineReaction }[];
 }
 
 export function collector(): Collector {
@@ -33,6 +34,10 @@ export function collector(): Collector {
     receipts: [],
     edits: [],
     matches: [],
+    reactions: [],
+    async reaction(lineId, reaction) {
+      c.reactions.push({ lineId, reaction });
+    },
     async inbound(lineId, message) {
       c.inbound_.push({ lineId, message });
     },

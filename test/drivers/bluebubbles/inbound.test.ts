@@ -195,11 +195,11 @@ describe('BlueBubbles inbound webhooks', () => {
     expect(events.inbound_).toEqual([]);
   });
 
-  it('ignores our own messages, reactions and events it does not use', async () => {
+  it('ignores our own messages and events it does not use; a tapback is a reaction, never an inbound message', async () => {
     const mine = bb.addIncoming({ from: SENDER, text: 'sent from the Mac' });
     mine.isFromMe = true;
-    const tapback = bb.addIncoming({ from: SENDER, text: 'Loved \u201chi\u201d' });
-    tapback.associatedMessageGuid = mine.guid;
+    const tapback = bb.addIncoming({ from: SENDER, text: 'Loved \u201chi\u201d', dateCreated: 1_700_000_000_000 });
+    tapback.associatedMessageGuid = `p:0/${mine.guid}`;
     tapback.associatedMessageType = 'love';
     const results = [
       await handleBlueBubblesWebhook(ctx, lineId, bb.webhookEvent('new-message', mine.guid)),
@@ -207,10 +207,40 @@ describe('BlueBubbles inbound webhooks', () => {
       await handleBlueBubblesWebhook(ctx, lineId, { type: 'typing-indicator', data: { display: true, guid: 'iMessage;-;x' } }),
       await handleBlueBubblesWebhook(ctx, lineId, 'nonsense'),
       await handleBlueBubblesWebhook(ctx, lineId, bb.webhookEvent('updated-message', tapback.guid)),
+      await handleBlueBubblesWebhook(ctx, lineId, bb.webhookEvent('new-message', tapback.guid)),
     ];
-    expect(results.map((r) => r.handled)).toEqual(['own_message', 'ignored', 'ignored', 'ignored', 'ignored']);
+    expect(results.map((r) => r.handled)).toEqual(['own_message', 'reaction', 'ignored', 'ignored', 'ignored', 'duplicate']);
+    expect(events.reactions).toEqual([{ lineId, reaction: { targetGuid: mine.guid, reaction: 'love', remove: false, from: SENDER, atMs: 1_700_000_000_000 } }]);
     expect(events.inbound_).toEqual([]);
     expect(events.receipts).toEqual([]);
+  });
+
+  it('reads tapbacks by name or chat.db code, removals too, from anyone or the Mac itself; stickers are not tapbacks', async () => {
+    const target = bb.addIncoming({ from: SENDER, text: 'target' });
+    const cases: [string | number, boolean, { reaction: string; remove: boolean } | null][] = [
+      ['-laugh', false, { reaction: 'laugh', remove: true }],
+      [2005, false, { reaction: 'question', remove: false }],
+      ['3001', false, { reaction: 'like', remove: true }],
+      ['emphasize', true, { reaction: 'emphasize', remove: false }],
+      ['sticker', false, null],
+      [1000, false, null],
+    ];
+    for (const [type, fromMe, expected] of cases) {
+      const t = bb.addIncoming({ from: SENDER, text: 'tapback' });
+      t.associatedMessageGuid = `bp:${target.guid}`;
+      t.associatedMessageType = type as string;
+      t.isFromMe = fromMe;
+      const out = await handleBlueBubblesWebhook(ctx, lineId, bb.webhookEvent('new-message', t.guid));
+      if (!expected) {
+        // Not a tapback: handled as the message it is (a sticker has no text to record).
+        expect(out.handled).toBe('ignored');
+        continue;
+      }
+      expect(out).toEqual({ handled: 'reaction', guid: t.guid, on: target.guid });
+      expect(events.reactions.at(-1)!.reaction).toMatchObject({ targetGuid: target.guid, ...expected, from: fromMe ? null : SENDER });
+    }
+    expect(events.reactions).toHaveLength(4);
+    expect(events.inbound_).toEqual([]);
   });
 
   it('uses a complete payload as it is, without fetching the message again', async () => {

@@ -6,7 +6,8 @@ import type { Messaging } from '../../../domain/messaging/index.js';
 import { chatPageView } from '../../present/chats.js';
 
 export function listChatMessagesRoute(app: TypedApp, deps: { messaging: Messaging }) {
-  route(app, listChatMessages, async (req) =>
-    chatPageView(await deps.messaging.chats.listMessages(principalOf(req).tenant, req.params.id, req.query.limit ?? 50, req.query.cursor)),
-  );
+  route(app, listChatMessages, async (req) => {
+    const page = await deps.messaging.chats.listMessages(principalOf(req).tenant, req.params.id, req.query.limit ?? 50, req.query.cursor);
+    return chatPageView(page, await deps.messaging.reactions.of(page.messages.map((m) => m.id)));
+  });
 }

@@ -1,0 +1,141 @@
+/** Lines: add (simulator or BlueBubbles), assign to a tenant, turn on/off; health and service epoch. */
+import { useState, type FormEvent } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import type { AdminLineHealth } from '@blueline/sdk';
+import { client } from '../../api.js';
+import { Badge, Card, Empty, ErrorBanner, Page, ago } from '../../ui.js';
+import { useAction, useLines, useTenants } from './shared.js';
+
+const HEALTH_TONE: Record<AdminLineHealth['state'], string> = { up: 'good', down: 'bad', unknown: 'warn', inactive: 'muted' };
+
+/** The line's state checked now (its Mac asked, for a BlueBubbles line), and its service epoch. */
+function Health({ id, phone }: { id: string; phone: string }) {
+  const health = useQuery({ queryKey: ['admin', 'line-health', id], queryFn: () => client.admin.lineHealth(id), refetchInterval: 30_000 });
+  const h = health.data;
+  return (
+    <div className="health" data-health={h?.state ?? 'checking'}>
+      <div className="row">
+        {h ? <Badge tone={HEALTH_TONE[h.state]}>{h.state}</Badge> : <span className="muted small">{health.error ? 'check failed' : 'checking…'}</span>}
+        <button type="button" className="btn small" disabled={health.isFetching} onClick={() => void health.refetch()}>
+          Check<span className="sr-only"> {phone}</span>
+        </button>
+      </div>
+      {h?.reason && <div className="muted small">{h.reason}</div>}
+      <div className="muted small" title={h ? `checked ${ago(h.checked_at)}; ${h.service_epoch_source === 'recorded' ? 'the last epoch the line named' : 'named by the line just now'}` : undefined}>
+        epoch <span className="mono" data-testid="service-epoch">{h?.service_epoch ?? '—'}</span>
+      </div>
+    </div>
+  );
+}
+
+export function Lines() {
+  const lines = useLines();
+  const tenants = useTenants();
+  const { run, feedback } = useAction();
+  const [driver, setDriver] = useState('simulator');
+  const create = (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    const f = new FormData(e.currentTarget);
+    const form = e.currentTarget;
+    void run(async () => {
+      await client.admin.createLine({
+        tenant: String(f.get('tenant')),
+        phone_number: String(f.get('phone_number')),
+        driver: driver as never,
+        ...(driver === 'bluebubbles' && { driver_config: { url: String(f.get('bb_url')), password: String(f.get('bb_password')) } }),
+      });
+      form.reset();
+    }, 'Line added.');
+  };
+  return (
+    <Page title="Lines" subtitle="Phone lines, their drivers and tenants">
+      <Card title="Add a line">
+        <form className="row wrap" onSubmit={create} aria-label="Add a line">
+          <label>
+            Tenant
+            <select name="tenant" required>
+              {tenants.data?.tenants.map((t) => (
+                <option key={t.id} value={t.slug}>{t.slug}</option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Phone number
+            <input name="phone_number" required placeholder="+14155550123" />
+          </label>
+          <label>
+            Driver
+            <select name="driver" value={driver} onChange={(e) => setDriver(e.target.value)}>
+              <option value="simulator">Simulator</option>
+              <option value="bluebubbles">BlueBubbles</option>
+            </select>
+          </label>
+          {driver === 'bluebubbles' && (
+            <>
+              <label>
+                Server URL
+                <input name="bb_url" type="url" required placeholder="https://mac.example.com:1234" />
+              </label>
+              <label>
+                Password
+                <input name="bb_password" type="password" required />
+              </label>
+            </>
+          )}
+          <button className="btn primary" type="submit">Add line</button>
+        </form>
+        {feedback}
+      </Card>
+      <Card title="All lines">
+        <ErrorBanner error={lines.error} />
+        <table className="table" aria-label="Lines">
+          <thead>
+            <tr>
+              <th scope="col">Number</th>
+              <th scope="col">Tenant</th>
+              <th scope="col">Driver</th>
+              <th scope="col">Capabilities</th>
+              <th scope="col">State</th>
+              <th scope="col">Health / service epoch</th>
+              <th scope="col">Assigned to</th>
+            </tr>
+          </thead>
+          <tbody>
+            {lines.data?.phone_lines.map((l) => (
+              <tr key={l.phone_line_id} data-line={l.phone_number}>
+                <td className="mono">{l.phone_number}</td>
+                <td>{l.tenant}</td>
+                <td>{l.driver}</td>
+                <td>{l.capabilities.join(', ')}</td>
+                <td>
+                  <div className="row">
+                    <Badge tone={l.is_active ? 'good' : 'bad'}>{l.is_active ? 'active' : 'inactive'}</Badge>
+                    <button type="button" className="btn small" onClick={() => void run(() => client.admin.updateLine(l.phone_line_id, { is_active: !l.is_active } as never), `${l.phone_number} ${l.is_active ? 'deactivated' : 'activated'}.`)}>
+                      {l.is_active ? 'Deactivate' : 'Activate'}
+                      <span className="sr-only"> {l.phone_number}</span>
+                    </button>
+                  </div>
+                </td>
+                <td>
+                  <Health id={l.phone_line_id} phone={l.phone_number} />
+                </td>
+                <td>
+                  <label>
+                    <span className="sr-only">Assign {l.phone_number} to tenant</span>
+                    <select value={l.tenant} onChange={(e) => void run(() => client.admin.updateLine(l.phone_line_id, { tenant: e.target.value } as never), 'Line reassigned.')}>
+                      {tenants.data?.tenants.map((t) => (
+                        <option key={t.id} value={t.slug}>{t.slug}</option>
+                      ))}
+                    </select>
+                  </label>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {lines.data && lines.data.phone_lines.length === 0 && <Empty>No lines yet: add a simulator line above to try the service.</Empty>}
+      </Card>
+    </Page>
+  );
+}
+

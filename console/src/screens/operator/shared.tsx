@@ -1,0 +1,43 @@
+/** What the operator's screens share: the lists they read and how an action reports back. */
+import { useState, type ReactNode } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { client, describeError } from '../../api.js';
+import { CopyButton, Notice } from '../../ui.js';
+
+export const useAccounts = () => useQuery({ queryKey: ['admin', 'accounts'], queryFn: () => client.admin.listAccounts() });
+export const useTenants = () => useQuery({ queryKey: ['admin', 'tenants'], queryFn: () => client.admin.listTenants() });
+export const useLines = () => useQuery({ queryKey: ['admin', 'lines'], queryFn: () => client.admin.listLines() });
+
+export function useAction() {
+  const qc = useQueryClient();
+  const [error, setError] = useState<string | null>(null);
+  const [note, setNote] = useState<ReactNode>(null);
+  const run = async (fn: () => Promise<unknown>, done?: ReactNode) => {
+    setError(null);
+    setNote(null);
+    try {
+      await fn();
+      if (done) setNote(done);
+      await qc.invalidateQueries({ queryKey: ['admin'] });
+    } catch (err) {
+      setError(describeError(err));
+    }
+  };
+  const feedback = (
+    <>
+      {error && <div className="banner error" role="alert">{error}</div>}
+      {note && <Notice kind="success">{note}</Notice>}
+    </>
+  );
+  return { run, feedback, setNote };
+}
+
+/** A secret the API shows once (a new account's, a rotation's), with its copy button. */
+export function Secret({ value }: { value: string }) {
+  return (
+    <span className="secret-once inline">
+      <strong>New signing secret (shown once):</strong> <code className="mono">{value}</code> <CopyButton text={value} />
+    </span>
+  );
+}
+
