@@ -56,12 +56,17 @@ const receiptQ = (kind: 'delivered' | 'read') =>
   prepared<{ lineId: string; guid: string; atMs: number }>(['lineId', 'guid', 'atMs'], (_db, p) =>
     sql`update messages set ${RECEIPT_SET[kind](p.atMs)} where line_id = ${p.lineId} and provider_guid = ${p.guid} and ${RECEIPT_WHERE}`,
   );
-/** PostgreSQL: a batch in one statement (one round trip), its rows as one JSON parameter so the SQL is the same for any size. */
+/**
+ * PostgreSQL: a batch in one statement (one round trip), as two arrays so the SQL is the same for
+ * any size. `provider_guid = any(…)` keeps both index columns in the index condition whatever
+ * plan the server caches: a plan made while the table was small would otherwise read every
+ * message of the line for each batch.
+ */
 const receiptBatchQ = (kind: 'delivered' | 'read') =>
-  prepared<{ lineId: string; receipts: string }>(['lineId', 'receipts'], (_db, p) =>
+  prepared<{ lineId: string; guids: string[]; ats: number[] }>(['lineId', 'guids', 'ats'], (_db, p) =>
     sql`update messages set ${RECEIPT_SET[kind](sql.ref('r.at'))}
-        from (select x->>0 as guid, (x->>1)::bigint as at from jsonb_array_elements(${p.receipts}::jsonb) as x) as r
-        where line_id = ${p.lineId} and provider_guid = r.guid and ${RECEIPT_WHERE}`,
+        from unnest(${p.guids}::text[], ${p.ats}::bigint[]) as r(guid, at)
+        where line_id = ${p.lineId} and provider_guid = any(${p.guids}::text[]) and provider_guid = r.guid and ${RECEIPT_WHERE}`,
   );
 
 /** Literal, not a parameter: the partial first-touch indexes (migration 005) apply only then. */
@@ -144,7 +149,7 @@ export function messagesRepo(db: Kysely<DB>, dialect: Dialect) {
         // A message once per statement: its first receipt, as if they had come one by one.
         const firsts = new Map<string, number>();
         for (const r of batch) if (!firsts.has(r.guid)) firsts.set(r.guid, r.atMs);
-        await receiptBatch[kind](db, { lineId, receipts: JSON.stringify([...firsts]) });
+        await receiptBatch[kind](db, { lineId, guids: [...firsts.keys()], ats: [...firsts.values()] });
         return;
       }
       // One group commit takes them all.
