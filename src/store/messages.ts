@@ -104,7 +104,16 @@ export function messagesRepo(db: Kysely<DB>, dialect: Dialect) {
 
     /** Outbound messages still `sending` (the line has not answered), oldest first. */
     async sending(limit: number): Promise<Message[]> {
-      const rows = await db.selectFrom('messages').selectAll().where('status', '=', 'sending').orderBy('sent_at').orderBy('id').limit(limit).execute();
+      const rows = await db
+        .selectFrom('messages')
+        .selectAll()
+        // The partial index's predicate (migration 013), then the state itself.
+        .where(sql<boolean>`direction = 'outbound' and provider_guid is null and error_code is null`)
+        .where('status', '=', 'sending')
+        .orderBy('sent_at')
+        .orderBy('id')
+        .limit(limit)
+        .execute();
       return rows.map(toMessage);
     },
 

@@ -11,6 +11,7 @@ import * as m009 from './009_console_sessions.js';
 import * as m010 from './010_sends_and_group_exits.js';
 import * as m011 from './011_hubspot_reply_push.js';
 import * as m012 from './012_message_reactions.js';
+import * as m013 from './013_receipts_in_place.js';
 
 /** Numbered migrations, applied in key order; never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '010_sends_and_group_exits': m010,
   '011_hubspot_reply_push': m011,
   '012_message_reactions': m012,
+  '013_receipts_in_place': m013,
 };
