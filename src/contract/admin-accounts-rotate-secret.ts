@@ -1,13 +1,7 @@
-import { Type, type Static } from 'typebox';
-import { DateTime } from './common.js';
+import { Type } from 'typebox';
 import { operation } from './operation.js';
 import { AccountParams } from './account.js';
-
-export const RotateAccountSecretResponse = Type.Object({
-  signing_secret: Type.String({ description: 'the new bl_sk_…, shown only here' }),
-  previous_secret_expires_at: DateTime('until then the replaced secret still works'),
-});
-export type RotateAccountSecretResponse = Static<typeof RotateAccountSecretResponse>;
+import { OverlapHours, RotatedSigningSecret } from './signing-secret.js';
 
 export const adminRotateAccountSecret = operation({
   operationId: 'adminRotateAccountSecret',
@@ -17,10 +11,7 @@ export const adminRotateAccountSecret = operation({
   tags: ['admin'],
   auth: 'admin',
   params: AccountParams,
-  body: Type.Object(
-    { overlap_hours: Type.Optional(Type.Number({ minimum: 0, maximum: 24 * 90, description: 'how long the replaced secret still works (default: the configured overlap)' })) },
-    { additionalProperties: false },
-  ),
-  responses: { 200: RotateAccountSecretResponse },
+  body: Type.Object({ overlap_hours: Type.Optional(OverlapHours) }, { additionalProperties: false }),
+  responses: { 200: RotatedSigningSecret },
   errors: [2011],
 });

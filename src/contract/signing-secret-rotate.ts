@@ -1,13 +1,6 @@
-import { Type, type Static } from 'typebox';
-import { DateTime } from './common.js';
+import { Type } from 'typebox';
 import { operation } from './operation.js';
-import { OverlapHours } from './signing-secret.js';
-
-export const RotateSigningSecretResponse = Type.Object({
-  signing_secret: Type.String({ description: 'the new bl_sk_…, shown only here' }),
-  previous_secret_expires_at: DateTime('until then the replaced secret still works'),
-});
-export type RotateSigningSecretResponse = Static<typeof RotateSigningSecretResponse>;
+import { OverlapHours, RotatedSigningSecret } from './signing-secret.js';
 
 export const rotateSigningSecret = operation({
   operationId: 'rotateSigningSecret',
@@ -21,6 +14,6 @@ export const rotateSigningSecret = operation({
   tags: ['settings'],
   auth: 'tenant',
   body: Type.Object({ overlap_hours: Type.Optional(OverlapHours) }, { additionalProperties: false }),
-  responses: { 200: RotateSigningSecretResponse },
+  responses: { 200: RotatedSigningSecret },
   errors: [],
 });

@@ -15,3 +15,10 @@ export const SigningSecretStatus = Type.Object({
   shared_with_tenants: Type.Array(Type.String(), { description: "slugs of the account's tenants: the one secret signs for all of them" }),
 });
 export type SigningSecretStatus = Static<typeof SigningSecretStatus>;
+
+/** A new signing secret, from the tenant's rotation or the operator's. */
+export const RotatedSigningSecret = Type.Object({
+  signing_secret: Type.String({ description: 'the new bl_sk_…, shown only here' }),
+  previous_secret_expires_at: DateTime('until then the replaced secret still works'),
+});
+export type RotatedSigningSecret = Static<typeof RotatedSigningSecret>;
