@@ -21,6 +21,7 @@ import { statsRepo } from './stats.js';
 import { intakeRepo } from './intake.js';
 import { hubspotRepo } from './hubspot.js';
 import { hubspotPushRepo } from './hubspot-push.js';
+import { inboundDirectRepo } from './inbound-direct.js';
 import type { Kysely } from 'kysely';
 import type { DB } from './schema.js';
 import type { Dialect } from './db.js';
@@ -45,6 +46,7 @@ function repos(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
     intake: intakeRepo(db, dialect),
     hubspot: hubspotRepo(db, dialect, box),
     hubspotPush: hubspotPushRepo(db, dialect),
+    inboundDirect: inboundDirectRepo(db, dialect),
   };
 }
 
