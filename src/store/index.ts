@@ -22,12 +22,14 @@ import { intakeRepo } from './intake.js';
 import { hubspotRepo } from './hubspot.js';
 import { hubspotPushRepo } from './hubspot-push.js';
 import { inboundDirectRepo } from './inbound-direct.js';
+import { deliveriesRepo } from './deliveries.js';
 import type { Kysely } from 'kysely';
 import type { DB } from './schema.js';
 import type { Dialect } from './db.js';
 import type { SecretBox } from './secret-box.js';
 
 function repos(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
+  const events = eventsRepo(db, dialect, box);
   return {
     accounts: accountsRepo(db, box),
     tenants: tenantsRepo(db),
@@ -39,7 +41,8 @@ function repos(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
     rateBuckets: rateBucketsRepo(db, dialect),
     simulatorLog: simulatorLogRepo(db),
     media: mediaRepo(db),
-    events: eventsRepo(db, dialect, box),
+    events,
+    deliveries: deliveriesRepo(db, dialect, box, events),
     consoleSessions: consoleSessionsRepo(db),
     chatList: chatListRepo(db),
     stats: statsRepo(db),
