@@ -45,20 +45,23 @@ export interface DirectInboundWrite {
 /** `recorded`; `duplicate` (the event exists); `contended`: the new contact's lead exists now, nothing written. */
 export type DirectInboundOutcome = 'recorded' | 'duplicate' | 'contended';
 
-const directChatQ = prepared<{ lineId: string; handle: string }, DB['chats'] & { lead_handle: string; lead_created_at: number }>(
-  ['lineId', 'handle'],
-  (_db, p) => sql`
-    select c.*, l.handle as lead_handle, l.created_at as lead_created_at
-    from leads l join chats c on c.id = l.id
-    where l.tenant_id = (select tenant_id from phone_lines where id = ${p.lineId}) and l.handle = ${p.handle}`,
-);
-const subscriptionTargetsQ = prepared<{ lineId: string }, Pick<DB['webhook_subscriptions'], 'id' | 'url' | 'events' | 'disabled_at'>>(
-  ['lineId'],
-  (_db, p) => sql`
-    select id, url, events, disabled_at from webhook_subscriptions
-    where tenant_id = (select tenant_id from phone_lines where id = ${p.lineId})
-    order by created_at, id`,
-);
+/**
+ * In one statement: whether the line already has a message with this guid, the contact's lead
+ * and direct chat on the line's tenant (if it has both), and that tenant's subscriptions.
+ */
+const readQ = prepared<
+  { lineId: string; guid: string; handle: string },
+  { seen: boolean; direct: (DB['chats'] & { lead_handle: string; lead_created_at: number }) | null; subscriptions: Pick<DB['webhook_subscriptions'], 'id' | 'url' | 'events' | 'disabled_at'>[] }
+>(['lineId', 'guid', 'handle'], (_db, p) => sql`
+    with line as (select tenant_id from phone_lines where id = ${p.lineId})
+    select
+      exists (select 1 from messages where line_id = ${p.lineId} and provider_guid = ${p.guid}) as seen,
+      (select row_to_json(d) from (
+        select c.*, l.handle as lead_handle, l.created_at as lead_created_at
+        from leads l join chats c on c.id = l.id
+        where l.tenant_id = (select tenant_id from line) and l.handle = ${p.handle}) d) as direct,
+      (select coalesce(json_agg(s order by s.created_at, s.id), '[]') from (
+        select id, url, events, disabled_at, created_at from webhook_subscriptions where tenant_id = (select tenant_id from line)) s) as subscriptions`);
 
 type WriteParams = {
   leadId: string; tenantId: string; handle: string; leadCreatedAt: number; convoId: string; chatId: string; lineId: string;
@@ -133,18 +136,18 @@ export function inboundDirectRepo(db: Kysely<DB>, dialect: Dialect) {
     /** Only PostgreSQL records in one statement; elsewhere the caller uses its transaction. */
     supported: dialect === 'postgres',
 
-    /** The contact's lead and direct chat on the line's tenant, if it has both. */
-    async directChat(lineId: string, handle: string): Promise<{ lead: Lead; chat: Chat } | undefined> {
-      const r = await first(directChatQ, db, { lineId, handle });
-      if (!r) return undefined;
-      const { lead_handle, lead_created_at, ...c } = r;
+    /**
+     * What recording a direct message from `handle` on the line needs besides the line: whether
+     * the guid was seen on it, the contact's lead and direct chat (if it has both), the tenant's
+     * subscriptions (oldest first).
+     */
+    async read(lineId: string, guid: string, handle: string): Promise<{ seen: boolean; direct?: { lead: Lead; chat: Chat }; subscriptions: SubscriptionTarget[] }> {
+      const r = (await first(readQ, db, { lineId, guid, handle }))!;
+      const subscriptions = r.subscriptions.map((s) => ({ id: s.id, url: s.url, events: JSON.parse(s.events) as string[], enabled: s.disabled_at == null }));
+      if (!r.direct) return { seen: r.seen, subscriptions };
+      const { lead_handle, lead_created_at, ...c } = r.direct;
       const chat: Chat = { ...c, is_group: c.is_group === 1, created_at: Number(c.created_at), left_at: c.left_at == null ? null : Number(c.left_at) };
-      return { lead: { id: c.id, tenant_id: c.tenant_id, handle: lead_handle, created_at: Number(lead_created_at) }, chat };
-    },
-
-    /** The line's tenant's subscriptions, oldest first. */
-    async subscriptionTargets(lineId: string): Promise<SubscriptionTarget[]> {
-      return (await subscriptionTargetsQ(db, { lineId })).rows.map((r) => ({ id: r.id, url: r.url, events: JSON.parse(r.events) as string[], enabled: r.disabled_at == null }));
+      return { seen: r.seen, subscriptions, direct: { lead: { id: c.id, tenant_id: c.tenant_id, handle: lead_handle, created_at: Number(lead_created_at) }, chat } };
     },
 
     async write(w: DirectInboundWrite): Promise<DirectInboundOutcome> {

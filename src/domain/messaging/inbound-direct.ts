@@ -1,6 +1,6 @@
 /**
  * A direct inbound text message recorded on PostgreSQL in one statement (store/inbound-direct.ts
- * says how it stays atomic): its reads leave together, outside a transaction, then one write.
+ * says how it stays atomic): its two reads leave together, outside a transaction, then one write.
  * Two round trips where the transaction takes a dozen. Anything else (groups, media, SQLite,
  * a lead another request created meanwhile) goes through the transaction in line-events.ts.
  */
@@ -21,11 +21,10 @@ export async function recordDirectInbound(
   now: number,
 ): Promise<DirectOutcome> {
   const { store } = deps;
-  const [owned, seen, found, subscriptions] = await Promise.all([
+  // Both leave in the same write (pg-pipeline.ts): one round trip.
+  const [owned, { seen, direct: found, subscriptions }] = await Promise.all([
     store.lines.getWithTenant(lineId),
-    store.messages.byProviderGuid(lineId, msg.guid),
-    store.inboundDirect.directChat(lineId, msg.from),
-    store.inboundDirect.subscriptionTargets(lineId),
+    store.inboundDirect.read(lineId, msg.guid, msg.from),
   ]);
   if (!owned || seen) return null;
   const { line, tenant } = owned;
