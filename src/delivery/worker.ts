@@ -10,9 +10,10 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import type { Store, DeliveryJob } from '../store/index.js';
+import type { Store } from '../store/index.js';
+import type { ClaimedDelivery, JobNext } from '../store/deliveries.js';
 import type { EventBus } from '../domain/events/bus.js';
-import { isRetryable, isSuccess, recordAttempt, refreshEventStatus } from '../domain/events/attempts.js';
+import { attemptRow, isRetryable, isSuccess, recordAttempt, refreshEventStatus } from '../domain/events/attempts.js';
 import { attemptDelivery, type AttemptSettings } from './attempt.js';
 import { noObserver, type ServiceObserver } from '../metrics/observer.js';
 import { claimLoop, workerName } from '../jobs/claim-loop.js';
@@ -39,8 +40,7 @@ export function deliveryWorker(deps: { store: Store; clock: Clock; bus: EventBus
     return Math.round(base * (0.8 + Math.random() * 0.4));
   }
 
-  async function deliver(job: DeliveryJob): Promise<void> {
-    const target = await store.events.deliveryTarget(job.event_ref, job.subscription_id);
+  async function deliver({ job, target }: ClaimedDelivery): Promise<void> {
     if (!target) {
       await recordAttempt(store, job.event_ref, job.subscription_id, { at: clock.now(), status: null, durationMs: 0, error: 'subscription deleted' });
       await store.events.endJob(job.id, 'failed', owner);
@@ -49,10 +49,9 @@ export function deliveryWorker(deps: { store: Store; clock: Clock; bus: EventBus
     }
     const { event, sub } = target;
     const result = await attemptDelivery(event, sub, settings, clock.now());
-    await recordAttempt(store, event.id, sub.id, result);
     const attempts = job.attempts + 1;
     const { next_attempt_at } = job;
-    let next: Parameters<typeof store.events.releaseJob>[2] = { state: 'failed', attempts, next_attempt_at };
+    let next: JobNext = { state: 'failed', attempts, next_attempt_at };
     let outcome: 'delivered' | 'retry' | 'failed' = 'failed';
     if (isSuccess(result)) [next, outcome] = [{ state: 'delivered', attempts, next_attempt_at }, 'delivered'];
     else if (isRetryable(result) && attempts < MAX_ATTEMPTS) [next, outcome] = [{ state: 'pending', attempts, next_attempt_at: Date.now() + backoff(attempts) }, 'retry'];
@@ -60,21 +59,21 @@ export function deliveryWorker(deps: { store: Store; clock: Clock; bus: EventBus
     observer.webhookAttempt(outcome, result.status, result.durationMs);
     // From the event's recording (the job's creation) to the receiver's 2xx, on the service's clock.
     if (outcome === 'delivered') observer.webhookDelivered(clock.now() - job.created_at);
-    if (!(await store.events.releaseJob(job.id, owner, next))) {
+    // The attempt's record, the job's release and the event's status (store/deliveries.ts).
+    if (!(await store.deliveries.finishAttempt(job, owner, attemptRow(event.id, sub.id, result), next, clock.now()))) {
       // Our lease ran out and the job is another worker's now (or a replay ended it): its result stands.
       deps.logger?.warn({ job: job.id }, 'webhook delivery finished after its lease ran out; the result of the worker that holds it stands');
     }
-    await refreshEventStatus(store, clock, event.id);
   }
 
   async function tick(): Promise<number> {
-    const jobs = await store.events.claimDueJobs(owner, Date.now(), settings.leaseMs, settings.batch);
+    const claimed = await store.deliveries.claimDue(owner, Date.now(), settings.leaseMs, settings.batch);
     await Promise.all(
-      jobs.map((j) =>
-        deliver(j).catch((err) => deps.logger?.error({ err, job: j.id }, 'webhook delivery failed unexpectedly; the lease will expire and it will be retried')),
+      claimed.map((c) =>
+        deliver(c).catch((err) => deps.logger?.error({ err, job: c.job.id }, 'webhook delivery failed unexpectedly; the lease will expire and it will be retried')),
       ),
     );
-    return jobs.length;
+    return claimed.length;
   }
 
   const loop = claimLoop({ tick, nextDueAt: () => store.events.nextDueAt(), batch: settings.batch, pollMs: settings.pollMs, label: 'webhook worker', logger: deps.logger });

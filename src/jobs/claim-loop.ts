@@ -30,22 +30,28 @@ export function claimLoop(opts: ClaimLoopOptions) {
   let running = false;
   let loop: Promise<void> | undefined;
   let endSleep: (() => void) | undefined;
+  // A wake-up that came while ticking: the work it announced may have missed that tick's claim.
+  let wokenMeanwhile = false;
 
   async function run() {
     while (running) {
       let claimed = 0;
+      let failed = false;
+      wokenMeanwhile = false;
       try {
         claimed = await opts.tick();
       } catch (err) {
         // The loop must outlive a bad tick (a store hiccup): log it and poll again.
         opts.logger?.error({ err }, `${opts.label} tick failed`);
+        failed = true;
       }
       if (!running) break;
-      if (claimed >= opts.batch) continue;
+      if (claimed >= opts.batch || (wokenMeanwhile && !failed)) continue;
       // Not knowing when the next row is due is no reason to stop: fall back to the poll.
       const next = await opts.nextDueAt().catch(() => null);
       // stop() may have come while we looked: with nothing to wake yet, we would sleep a whole poll.
       if (!running) break;
+      if (wokenMeanwhile && !failed) continue;
       // Date.now(), not the service clock: due times are stored in wall time, and timers run on it.
       const wait = Math.max(5, Math.min(opts.pollMs, next === null ? opts.pollMs : next - Date.now()));
       let timer: NodeJS.Timeout | undefined;
@@ -73,9 +79,10 @@ export function claimLoop(opts: ClaimLoopOptions) {
       endSleep?.();
       await loop;
     },
-    /** Ends the current sleep so due work starts now (a no-op while ticking or stopped). */
+    /** Ends the current sleep so due work starts now; while ticking, the loop ticks again at once. */
     wake() {
-      endSleep?.();
+      if (endSleep) endSleep();
+      else if (running) wokenMeanwhile = true;
     },
     /** Ticks until nothing is claimed: the backlog worked now, loop or not (tests, shutdown). */
     async drain() {

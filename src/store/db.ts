@@ -134,11 +134,31 @@ function nameStatements(client: pg.ClientBase): void {
   }) as typeof client.query;
 }
 
-/** NOTIFY through the pool; LISTEN on one dedicated connection that reconnects. */
+/**
+ * NOTIFY through the pool; LISTEN on one dedicated connection that reconnects.
+ * The notifications asked for during one turn of the event loop go in one statement, each
+ * (channel, payload) once: under load every recorded event asks to wake the other processes,
+ * and one wake-up per tenant and turn says as much (PostgreSQL folds duplicates within a
+ * transaction the same way).
+ */
 function pgNotifier(url: string, pool: pg.Pool): Notifier {
+  let pending: Map<string, { channel: string; payload: string }> | undefined;
+  let sent: Promise<void> | undefined;
+  const flush = async (batch: Map<string, { channel: string; payload: string }>) => {
+    const all = [...batch.values()];
+    await pool.query('select pg_notify(c, p) from unnest($1::text[], $2::text[]) as n(c, p)', [all.map((n) => n.channel), all.map((n) => n.payload)]);
+  };
   return {
-    async notify(channel, payload) {
-      await pool.query('select pg_notify($1, $2)', [channel, payload]);
+    notify(channel, payload) {
+      if (!pending) {
+        const batch = (pending = new Map());
+        sent = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+          pending = undefined;
+          return flush(batch);
+        });
+      }
+      pending.set(`${channel}\u0000${payload}`, { channel, payload });
+      return sent!;
     },
     async listen(channel, fn) {
       let client: pg.Client | undefined;

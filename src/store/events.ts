@@ -26,7 +26,7 @@ export type DeliveredEvent = Pick<EventRow, 'id' | 'type' | 'event_id' | 'payloa
 export type DeliveryAttempt = DB['delivery_attempts'];
 
 const toEvent = (r: DB['events']): EventRow => ({ ...r, dev_inbox: r.dev_inbox === 1, delivered_at: numOrNull(r.delivered_at), created_at: Number(r.created_at) });
-const toJob = (r: DB['delivery_jobs']): DeliveryJob => ({
+export const toJob = (r: DB['delivery_jobs']): DeliveryJob => ({
   ...r, attempts: Number(r.attempts), next_attempt_at: Number(r.next_attempt_at), lease_until: numOrNull(r.lease_until), created_at: Number(r.created_at),
 });
 
@@ -115,26 +115,32 @@ export interface EventFilter {
 
 type SubscriptionSecret = Subscription['secrets'][number];
 
-export function eventsRepo(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
-  /**
-   * Earlier secrets still in their overlap, sealed together as JSON. A row written before
-   * several could overlap holds one sealed secret, whose expiry is previous_expires_at.
-   */
-  function previousSecrets(r: DB['webhook_subscriptions']): SubscriptionSecret[] {
-    if (!r.previous_secret_enc) return [];
-    const opened = box.open(r.previous_secret_enc);
-    if (opened.startsWith('[')) return JSON.parse(opened) as SubscriptionSecret[];
-    return [{ secret: opened, expires_at: numOrNull(r.previous_expires_at) }];
-  }
-  const toSub = (r: DB['webhook_subscriptions']): Subscription => ({
+/** A subscription row with its secrets opened. */
+export function openSubscription(box: SecretBox, r: DB['webhook_subscriptions']): Subscription {
+  return {
     id: r.id,
     tenant_id: r.tenant_id,
     url: r.url,
     events: JSON.parse(r.events) as string[],
-    secrets: [{ secret: box.open(r.secret_enc), expires_at: null }, ...previousSecrets(r)],
+    secrets: [{ secret: box.open(r.secret_enc), expires_at: null }, ...previousSecrets(box, r)],
     created_at: Number(r.created_at),
     enabled: r.disabled_at == null,
-  });
+  };
+}
+
+/**
+ * Earlier secrets still in their overlap, sealed together as JSON. A row written before
+ * several could overlap holds one sealed secret, whose expiry is previous_expires_at.
+ */
+function previousSecrets(box: SecretBox, r: DB['webhook_subscriptions']): SubscriptionSecret[] {
+  if (!r.previous_secret_enc) return [];
+  const opened = box.open(r.previous_secret_enc);
+  if (opened.startsWith('[')) return JSON.parse(opened) as SubscriptionSecret[];
+  return [{ secret: opened, expires_at: numOrNull(r.previous_expires_at) }];
+}
+
+export function eventsRepo(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
+  const toSub = (r: DB['webhook_subscriptions']) => openSubscription(box, r);
 
   return {
     async insertSubscription(s: { id: string; tenant_id: string; url: string; events: string[]; secret: string; created_at: number }) {

@@ -22,6 +22,8 @@ import { intakeRepo } from './intake.js';
 import { hubspotRepo } from './hubspot.js';
 import { hubspotPushRepo } from './hubspot-push.js';
 import { reactionsRepo } from './reactions.js';
+import { inboundDirectRepo } from './inbound-direct.js';
+import { deliveriesRepo } from './deliveries.js';
 import type { Kysely } from 'kysely';
 import type { DB } from './schema.js';
 import type { Dialect } from './db.js';
@@ -29,6 +31,7 @@ import type { SecretBox } from './secret-box.js';
 
 function repos(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
   const lines = linesRepo(db, box);
+  const events = eventsRepo(db, dialect, box);
   return {
     accounts: accountsRepo(db, box),
     tenants: tenantsRepo(db),
@@ -40,7 +43,8 @@ function repos(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
     rateBuckets: rateBucketsRepo(db, dialect),
     simulatorLog: simulatorLogRepo(db),
     media: mediaRepo(db),
-    events: eventsRepo(db, dialect, box),
+    events,
+    deliveries: deliveriesRepo(db, dialect, box, events),
     consoleSessions: consoleSessionsRepo(db),
     chatList: chatListRepo(db),
     stats: statsRepo(db),
@@ -48,6 +52,7 @@ function repos(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
     hubspot: hubspotRepo(db, dialect, box),
     hubspotPush: hubspotPushRepo(db, dialect),
     reactions: reactionsRepo(db),
+    inboundDirect: inboundDirectRepo(db, dialect),
   };
 }
 

@@ -103,6 +103,27 @@ describe('the claim loop', () => {
     await loop.stop();
   });
 
+  it('a wake() while it ticks is not lost: it ticks again at once instead of sleeping a poll', async () => {
+    const held = gate();
+    let calls = 0;
+    const { loop, ticks } = harness({
+      tick: async () => {
+        ticks.push(Date.now());
+        if (++calls === 1) await held.done; // the first tick is in flight when the wake-up comes
+        return 0;
+      },
+    });
+    loop.start();
+    await until(() => ticks.length === 1);
+    loop.wake();
+    held.open();
+    await until(() => ticks.length === 2, 1_000);
+    // One wake-up, one extra tick: then it sleeps (the poll is a minute).
+    await new Promise((r) => setTimeout(r, 50));
+    expect(ticks).toHaveLength(2);
+    await loop.stop();
+  });
+
   it('sleeps only until the next row is due', async () => {
     const { loop, ticks } = harness({ nextDueAt: async () => Date.now() + 50 });
     loop.start();

@@ -4,7 +4,7 @@
  * Making the attempt (signing, POSTing) is delivery/'s; the domain receives it as a function.
  */
 import type { Clock } from '../../clock.js';
-import type { Store, DeliveredEvent, Subscription } from '../../store/index.js';
+import type { Store, DeliveredEvent, DeliveryAttempt, Subscription } from '../../store/index.js';
 import { timeSortableId } from '../ids.js';
 
 export interface AttemptResult {
@@ -22,11 +22,14 @@ export const isSuccess = (r: AttemptResult) => r.status !== null && r.status >= 
 /** 5xx and network errors are worth another attempt; 4xx is the receiver's final word. */
 export const isRetryable = (r: AttemptResult) => r.status === null || r.status >= 500;
 
+/** An attempt's row in the delivery log. */
+export const attemptRow = (eventRef: string, subscriptionId: string, r: AttemptResult): DeliveryAttempt => ({
+  id: `dla_${timeSortableId(Date.now())}`, event_ref: eventRef, subscription_id: subscriptionId, at: r.at,
+  status: r.status, duration_ms: r.durationMs, error: r.error,
+});
+
 export async function recordAttempt(store: Store, eventRef: string, subscriptionId: string, r: AttemptResult): Promise<void> {
-  await store.events.insertAttempt({
-    id: `dla_${timeSortableId(Date.now())}`, event_ref: eventRef, subscription_id: subscriptionId, at: r.at,
-    status: r.status, duration_ms: r.durationMs, error: r.error,
-  });
+  await store.events.insertAttempt(attemptRow(eventRef, subscriptionId, r));
 }
 
 /**

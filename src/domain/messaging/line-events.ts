@@ -10,14 +10,14 @@ import type { Store, Repos, Chat, Tenant, MessagePart, PhoneLine } from '../../s
 import type { Clock } from '../../clock.js';
 import type { BlobStore } from '../../blobs/index.js';
 import type { EventBus } from '../events/bus.js';
-import { ids, newUuid, randomHex, timeSortableId } from '../ids.js';
-import { newMessageId } from './outbound.js';
+import { newUuid, randomHex } from '../ids.js';
 import { findOrCreateDirect } from './direct-chats.js';
 import { receiptWriter } from './receipts.js';
 import { RETENTION_MS } from '../media/attachments.js';
-import { messageEventId, messageReceivedEnvelope, type InboundMessageRecord, type InboundPart } from '../events/envelope.js';
-import { DEV_INBOX_URL } from '../events/subscriptions.js';
 import { messageReactions } from './reactions.js';
+import type { InboundPart } from '../events/envelope.js';
+import { inboundRecord } from './inbound-record.js';
+import { recordDirectInbound } from './inbound-direct.js';
 
 export interface LineEventsDeps {
   store: Store;
@@ -115,6 +115,14 @@ export function lineEvents(deps: LineEventsDeps): DriverEvents {
         return { type: 'media', attachment_id: m.id, ...(m.filename && { filename: m.filename }), mime_type: m.mimeType, size_bytes: m.size };
       });
 
+      // PostgreSQL records a direct text message in one statement when it can (inbound-direct.ts).
+      if (!media.length && !msg.group && store.inboundDirect.supported) {
+        const direct = await recordDirectInbound(deps, lineId, msg, parts, now);
+        if (direct !== 'fallback') {
+          if (direct) bus.eventRecorded(direct.id);
+          return;
+        }
+      }
       // The reads are in the transaction too: there they need not wait for other requests' writes to commit.
       const recordedFor = await store.transaction(async (tx): Promise<Tenant | undefined> => {
         const owned = await tx.lines.getWithTenant(lineId);
@@ -122,26 +130,11 @@ export function lineEvents(deps: LineEventsDeps): DriverEvents {
         const { line, tenant } = owned;
         if (await tx.messages.byProviderGuid(lineId, msg.guid)) return undefined; // reported twice
         const { chat, leadId, participants } = await chatFor(tx, tenant, line, msg, now);
-        const message: InboundMessageRecord = {
-          id: newMessageId(msg.sentAt), tenant_id: tenant.id, chat_id: chat.id, line_id: lineId, direction: 'inbound',
-          sender_handle: msg.from, parts, effect: null, status: 'received', provider_guid: msg.guid, first_touch: false,
-          error_code: null, sent_at: msg.sentAt, delivered_at: msg.sentAt, read_at: null, edited_at: null,
-        };
-        const envelope = messageReceivedEnvelope({
-          tenant, line, chat, participants, message, guid: msg.guid,
-          traceId: ids.trace(), nowMs: now, deepLinkTemplate: deps.deepLinkTemplate,
+        const subscriptions = await tx.events.subscriptions(tenant.id);
+        const { message, event, jobs } = inboundRecord({
+          tenant, line, chat, leadId, participants, msg, parts, subscriptions, nowMs: now, deepLinkTemplate: deps.deepLinkTemplate,
         });
-        const subs = (await tx.events.subscriptions(tenant.id)).filter((s) => s.enabled && s.events.includes('message.received'));
-        const real = subs.filter((s) => s.url !== DEV_INBOX_URL);
-        const devInbox = subs.length > real.length;
-        const eventRef = `evt_${timeSortableId(now)}`;
-        // No destination at all: recorded as failed, so it can be listed and replayed once one exists.
-        const status = real.length ? 'pending' : devInbox ? 'dev_inbox' : 'failed';
-        const inserted = await tx.events.insertEvent({
-          id: eventRef, tenant_id: tenant.id, type: 'message.received', event_id: messageEventId(msg.guid), lead_id: leadId,
-          convo_id: chat.convo_id, payload: JSON.stringify(envelope), status, dev_inbox: devInbox, delivered_at: null, created_at: now,
-        });
-        if (!inserted) return undefined; // the same guid was recorded already
+        if (!(await tx.events.insertEvent(event))) return undefined; // the same guid was recorded already
         await tx.messages.insert(message);
         for (const m of media) {
           await tx.media.insertAttachment({
@@ -150,12 +143,7 @@ export function lineEvents(deps: LineEventsDeps): DriverEvents {
             expires_at: now + RETENTION_MS,
           });
         }
-        await tx.events.insertJobs(
-          real.map((s) => ({
-            id: `job_${timeSortableId(now)}`, event_ref: eventRef, subscription_id: s.id, tenant_id: tenant.id, url: s.url,
-            state: 'pending' as const, attempts: 0, next_attempt_at: Date.now(), lease_until: null, created_at: now,
-          })),
-        );
+        await tx.events.insertJobs(jobs);
         return tenant;
       });
       if (recordedFor) bus.eventRecorded(recordedFor.id);
