@@ -3,7 +3,9 @@
  * - domain/ imports nothing from http/ or delivery/ (delivery may import the domain);
  * - store/, drivers/ and blobs/ import nothing from domain/ or http/;
  * - a wire shape is declared in src/contract/ alone: no `Type.Object(` in http/ or domain/;
- * - no import cycle between top-level folders (a file directly in src/ counts as its own).
+ * - no import cycle between top-level folders (a file directly in src/ counts as its own);
+ * - better-sqlite3 is opened only through store/sqlite-handles.ts (on Node 24 a statement or
+ *   database left to the garbage collector can abort the process; that file keeps them alive).
  * Type-only imports count: a type from the wrong layer is the same arrow.
  */
 import fs from 'node:fs';
@@ -18,6 +20,15 @@ function specifiers(source: string): string[] {
   const patterns = [/\b(?:import|export)\s[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]/g, /\bimport\s*['"]([^'"]+)['"]/g, /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g];
   for (const re of patterns) for (const m of source.matchAll(re)) found.push(m[1]!);
   return found;
+}
+
+/** A value import of better-sqlite3 (a type-only import opens nothing). */
+const OPENS_SQLITE = /\bimport\s+(?!type\b)[^'"`;]*?\bfrom\s*['"]better-sqlite3['"]|\b(?:require|import)\(\s*['"]better-sqlite3['"]\s*\)/;
+const SQLITE_HANDLES = 'store/sqlite-handles.ts';
+
+/** Files (paths relative to their tree) that open SQLite other than through sqlite-handles.ts. */
+export function rawSqlite(files: ReadonlyMap<string, string>): string[] {
+  return [...files].filter(([file, source]) => file !== SQLITE_HANDLES && OPENS_SQLITE.test(source)).map(([file]) => `${file} opens better-sqlite3 directly: use openSqlite (${SQLITE_HANDLES})`);
 }
 
 /** A file's top-level unit: its folder under src/, or the file itself when it sits in src/. */
@@ -49,6 +60,7 @@ export function violations(files: ReadonlyMap<string, string>): string[] {
     }
   }
   for (const cycle of cycles(edges)) found.push(`import cycle between ${cycle.join(', ')}`);
+  found.push(...rawSqlite(files));
   return found;
 }
 
@@ -90,7 +102,8 @@ function sourceTree(dir: string): Map<string, string> {
   const files = new Map<string, string>();
   for (const entry of fs.readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
     const rel = entry.split(path.sep).join('/');
-    if (rel.endsWith('.ts')) files.set(rel, fs.readFileSync(path.join(dir, entry), 'utf8'));
+    if (rel.split('/').includes('node_modules')) continue;
+    if (/\.(ts|tsx|js|mjs)$/.test(rel)) files.set(rel, fs.readFileSync(path.join(dir, entry), 'utf8'));
   }
   return files;
 }
@@ -102,6 +115,12 @@ describe('the import rules', () => {
     expect(violations(tree)).toEqual([]);
   });
 
+  it('hold for the tests, benches and scripts too: nothing opens SQLite but sqlite-handles.ts', () => {
+    for (const dir of ['test', 'bench', 'scripts'].filter((d) => fs.existsSync(d))) {
+      expect(rawSqlite(sourceTree(path.resolve(dir)))).toEqual([]);
+    }
+  });
+
   it('catch each kind of break (so the check above can fail)', () => {
     const tree = new Map([
       ['domain/events/service.ts', "import { attemptDelivery } from '../../delivery/attempt.js';\nimport type { X } from '../../http/route.js';"],
@@ -111,6 +130,10 @@ describe('the import rules', () => {
       ['blobs/index.ts', "import '../domain/x.js';\nimport fs from 'node:fs';"],
       ['http/routes/x.ts', "import { Type } from 'typebox';\nexport const Body = Type.Object({ a: Type.String() });"],
       ['contract/x.ts', "import { Type } from 'typebox';\nexport const Fine = Type.Object({});"],
+      // Split, so that this file's own text does not open SQLite in the check above.
+      ['store/fixture.ts', "import Database from " + "'better-sqlite3';"],
+      ['store/types-only.ts', "import type SqliteDatabase from " + "'better-sqlite3';"],
+      ['store/sqlite-handles.ts', "import SqliteDatabase from " + "'better-sqlite3';"],
     ]);
     const found = violations(tree);
     expect(found).toEqual(
@@ -122,9 +145,10 @@ describe('the import rules', () => {
         expect.stringContaining('blobs/index.ts imports domain/x.ts'),
         expect.stringContaining('http/routes/x.ts declares a wire shape'),
         'import cycle between delivery, domain',
+        expect.stringContaining('store/fixture.ts opens better-sqlite3 directly'),
       ]),
     );
-    expect(found.filter((f) => f.includes('contract/x.ts'))).toEqual([]);
-    expect(found).toHaveLength(7);
+    expect(found.filter((f) => ['contract/x.ts', 'store/types-only.ts', 'store/sqlite-handles.ts'].some((file) => f.startsWith(file)))).toEqual([]);
+    expect(found).toHaveLength(8);
   });
 });
