@@ -8,6 +8,7 @@ import path from 'node:path';
 import { ConfigError, loadConfig } from './config.js';
 import { systemClock, testClock } from './clock.js';
 import { openStore } from './store/index.js';
+import { ownSqliteFile, SqliteInUseError } from './store/sqlite-owner.js';
 import { buildApp } from './app.js';
 import { createLogger, flushLogs } from './logging.js';
 import { loadAdminToken, loadMasterKey } from './bootstrap.js';
@@ -24,10 +25,14 @@ async function main() {
   const masterKey = loadMasterKey(config);
   const adminToken = loadAdminToken(config);
   const clock = config.testClock ? testClock() : systemClock();
+  const sqlitePath = path.join(config.dataDir, 'blueline.sqlite');
+  // One process per SQLite file (sqlite-owner.ts); released at exit, taken over after a crash.
+  const owner = config.databaseUrl ? undefined : ownSqliteFile(sqlitePath);
+  if (owner) process.once('exit', () => owner.release());
   const store = await openStore({
     databaseUrl: config.databaseUrl,
     pgPipelineConnections: config.pgPipelineConnections,
-    sqlitePath: path.join(config.dataDir, 'blueline.sqlite'),
+    sqlitePath,
     masterKey,
     onIdleConnectionError: (err) => logger.warn({ reason: err.message }, 'database closed an idle connection; it will be replaced'),
   });
@@ -76,7 +81,7 @@ async function main() {
 }
 
 main().catch((err) => {
-  const message = err instanceof ConfigError ? `configuration error: ${err.message}` : (err as Error).stack ?? String(err);
+  const message = err instanceof ConfigError ? `configuration error: ${err.message}` : err instanceof SqliteInUseError ? err.message : (err as Error).stack ?? String(err);
   process.stderr.write(`blueline failed to start: ${message}\n`);
   process.exit(1);
 });
