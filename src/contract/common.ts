@@ -69,6 +69,9 @@ export function SendFailure(codes: readonly ErrorCode[] = Object.keys(ERROR_CODE
       lead_created: Type.Boolean(),
       convo_id: Nullable(Type.String()),
       phone_line_id: Nullable(Type.String()),
+      message_id: Type.Optional(
+        Type.String({ description: 'the message this send recorded before it failed: `failed`, or `sending` when the line may still have sent it (look before sending again)' }),
+      ),
       ...errorDetails,
     },
     { description: 'Flat send failure' },

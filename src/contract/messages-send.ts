@@ -87,7 +87,7 @@ export const sendMessage = operation({
   description:
     'Give at least one of body, attachments, rich_link or voice_note (1001); a voice note goes alone. ' +
     'Failures use the flat shape {status:"failed", error, code, reason, retryable, lead_id, chat_id, lead_created, convo_id, phone_line_id}, ' +
-    'with the ids known when the send failed. A repeated idempotency_key answers what the first request answered.',
+    'with the ids known when the send failed, and message_id once a message was recorded. A repeated idempotency_key answers what the first request answered.',
   tags: ['messages'],
   auth: 'tenant',
   body: SendRequest,

@@ -19,7 +19,11 @@ export interface OutboundFile {
   open(): Readable;
 }
 
-export type DriverFailureKind = 'unreachable' | 'line_down' | 'unsupported' | 'rejected' | 'not_found';
+/**
+ * `ambiguous`: the line got the request but its answer never came (a timeout, a connection cut
+ * mid-answer): the message may or may not have gone out, and only the line can tell later.
+ */
+export type DriverFailureKind = 'unreachable' | 'line_down' | 'unsupported' | 'rejected' | 'not_found' | 'ambiguous';
 
 /** A typed failure the domain maps onto the spec's codes. */
 export class DriverFailure extends Error {

@@ -110,6 +110,7 @@ export function sendFailure(err: DomainError) {
     lead_created: ids?.leadCreated ?? false,
     convo_id: ids?.convoId ?? null,
     phone_line_id: ids?.phoneLineId ?? null,
+    ...(ids?.messageId !== undefined && { message_id: ids.messageId }),
     ...wireDetails(err.details),
   };
 }

@@ -13,6 +13,8 @@ export function fromDriverFailure(err: unknown, feature = 'this feature'): unkno
       return new DomainError(4001, `no longer available downstream: ${err.message}`);
     case 'line_down':
       return new DomainError(3002, `the phone line is unavailable: ${err.message}`);
+    case 'ambiguous':
+      return new DomainError(3002, `the phone line did not answer in time: ${err.message}`);
     case 'unsupported':
       return new DomainError(4099, `${feature} is not supported on this line: ${err.message}`);
   }

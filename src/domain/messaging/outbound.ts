@@ -9,7 +9,7 @@
  */
 import { DomainError } from '../../errors/registry.js';
 import type { Chat, Message, MessagePart, PhoneLine, Tenant } from '../../store/index.js';
-import type { DriverCapability, LineDriver, OutboundFile, Target } from '../../drivers/types.js';
+import { DriverFailure, type DriverCapability, type LineDriver, type OutboundFile, type Target } from '../../drivers/types.js';
 import { timeSortableId } from '../ids.js';
 import type { MessagingDeps } from './deps.js';
 import type { FirstTouchReservation, Limits } from './limits.js';
@@ -187,6 +187,16 @@ export function outbound(deps: MessagingDeps, lim: Limits) {
       message.provider_guid = guid;
       message.status = 'sent';
     } catch (err) {
+      if (err instanceof DriverFailure && err.kind === 'ambiguous') {
+        // The line may have sent it: the message stays `sending` (and a first touch keeps its
+        // line) until reconciliation asks the line (reconcile.ts).
+        const failure = fromDriverFailure(err) as DomainError;
+        throw new DeliveryFailed(
+          new DomainError(3002, `${failure.message}. It stays \`sending\` until the line tells whether it went out: look at GET /api/v1/messages/${message.id} before sending it again`),
+          message.id,
+          line.id,
+        );
+      }
       const failure = fromDriverFailure(err, content.kind === 'voice_note' ? 'voice notes' : undefined);
       const code = failure instanceof DomainError && typeof failure.code === 'number' ? failure.code : 3001;
       await store.messages.update(message.id, { status: 'failed', error_code: code });

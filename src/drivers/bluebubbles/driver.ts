@@ -208,7 +208,7 @@ export function bluebubblesDriver(ctx: DriverContext, options: BlueBubblesDriver
       const bytes = await readAll(file.open());
       const form = new FormData();
       form.append('attachment', new Blob([bytes], { type: file.mimeType || 'application/octet-stream' }), file.filename);
-      const env = await call('send', (c) => c.request<{ path?: string }>('POST', '/api/v1/attachment/upload', { form, timeoutMs: uploadTimeout() }));
+      const env = await call('upload', (c) => c.request<{ path?: string }>('POST', '/api/v1/attachment/upload', { form, timeoutMs: uploadTimeout() }));
       const path = env.data?.path;
       if (typeof path !== 'string' || path === '') throw new DriverFailure('rejected', 'BlueBubbles accepted an upload but named no path for it');
       parts.push({ partIndex: i, attachment: path, name: file.filename });

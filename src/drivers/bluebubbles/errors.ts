@@ -17,7 +17,7 @@ import { DriverFailure } from '../types.js';
 import { BlueBubblesError } from './client.js';
 
 /** What the driver was doing; decides how an ambiguous failure reads. */
-export type Operation = 'send' | 'edit' | 'react' | 'participant' | 'create_group' | 'lookup' | 'download' | 'info' | 'webhook' | 'query';
+export type Operation = 'send' | 'upload' | 'edit' | 'react' | 'participant' | 'create_group' | 'lookup' | 'download' | 'info' | 'webhook' | 'query';
 
 const PRIVATE_API_OFF = /private api/i;
 const NEEDS_NEWER_MACOS = /only supported on macos|not supported by the connected messages helper/i;
@@ -35,9 +35,16 @@ export function isServerDown(err: unknown): boolean {
   return err.kind === 'http' && !err.details.envelope && (err.details.status ?? 0) >= 500;
 }
 
+/** Connection errors after the request may have reached the Mac (not: it refused to connect). */
+const CUT_MID_REQUEST = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+
 export function toDriverFailure(err: unknown, op: Operation): unknown {
   if (err instanceof DriverFailure || !(err instanceof BlueBubblesError)) return err;
   const msg = err.message;
+  // A send whose answer never came may have gone out: the message stays `sending` until the Mac tells.
+  if (op === 'send' && (err.kind === 'timeout' || (err.kind === 'network' && CUT_MID_REQUEST.has(String(err.details.code))) || (err.kind === 'http' && err.details.envelope && err.details.status === 504))) {
+    return new DriverFailure('ambiguous', `${msg}; the message may have gone out`);
+  }
   switch (err.kind) {
     case 'network':
     case 'timeout':
@@ -63,6 +70,7 @@ export function toDriverFailure(err: unknown, op: Operation): unknown {
   const missing = status === 404 || DOES_NOT_EXIST.test(text);
   switch (op) {
     case 'send':
+    case 'upload':
     case 'create_group':
       // The message did not go out: an unknown chat or recipient, or Messages refused it.
       if (status >= 500 || missing) return new DriverFailure('unreachable', msg);

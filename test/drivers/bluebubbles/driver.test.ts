@@ -239,16 +239,21 @@ describe('BlueBubbles driver: failures', () => {
     noSecret(f);
   });
 
-  it('honours timeout_ms', async () => {
+  it('honours timeout_ms; a send whose answer never came may have gone out (ambiguous), as may one cut mid-answer', async () => {
     const driver = bluebubblesDriver(context(bb.config({ timeout_ms: 200 })));
     await driver.refresh();
     bb.inject('POST /api/v1/message/text', { hangMs: 1500 });
     const started = Date.now();
     const f = await failure(driver.sendText(direct, 'slow'));
     expect(Date.now() - started).toBeLessThan(1000);
-    expect(f.kind).toBe('line_down');
-    expect(f.message).toMatch(/within 200 ms/);
+    expect(f.kind).toBe('ambiguous');
+    expect(f.message).toMatch(/within 200 ms; the message may have gone out/);
     noSecret(f);
+    bb.inject('POST /api/v1/message/text', { reset: true });
+    expect((await failure(driver.sendText(direct, 'cut'))).kind).toBe('ambiguous');
+    // Not a send: a server that does not answer in time is down.
+    bb.inject('GET /api/v1/server/info', { hangMs: 1500 });
+    expect((await failure(driver.refresh())).kind).toBe('line_down');
   });
 
   it('maps a Messages send failure (500 iMessage Error) to unreachable', async () => {
@@ -269,13 +274,17 @@ describe('BlueBubbles driver: failures', () => {
     expect((await failure(driver.addParticipant(dm.guid, '+14155550121'))).kind).toBe('rejected');
   });
 
-  it('maps a proxy error page (not BlueBubbles) and 504 to line_down', async () => {
+  it("maps a proxy error page (not BlueBubbles) to line_down, and BlueBubbles' own 504 on a send to ambiguous", async () => {
     const driver = bluebubblesDriver(context(bb.config()));
     await driver.refresh();
     bb.inject('POST /api/v1/message/text', { html: 502 });
     expect((await failure(driver.sendText(direct, 'x'))).kind).toBe('line_down');
-    bb.inject('POST /api/v1/message/text', { status: 504, body: { status: 504, message: 'The request timed-out after 60000 ms!', error: { type: 'Gateway Timeout', message: 'The server took too long to respond and has timed-out!' } } });
-    expect((await failure(driver.sendText(direct, 'x'))).kind).toBe('line_down');
+    const timedOut = { status: 504, body: { status: 504, message: 'The request timed-out after 60000 ms!', error: { type: 'Gateway Timeout', message: 'The server took too long to respond and has timed-out!' } } };
+    // Its own request timeout: Messages may have sent it meanwhile.
+    bb.inject('POST /api/v1/message/text', timedOut);
+    expect((await failure(driver.sendText(direct, 'x'))).kind).toBe('ambiguous');
+    bb.inject('GET /api/v1/server/info', timedOut);
+    expect((await failure(driver.refresh())).kind).toBe('line_down');
   });
 
   it('maps a wrong password to line_down without echoing it', async () => {
