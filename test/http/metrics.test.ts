@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
-import { eventually, firstTouch, newRecipient, prepareSandbox } from '../support/messaging.js';
+import { eventually, firstTouch, moveToNextNoonUtc, newRecipient, prepareSandbox } from '../support/messaging.js';
 import { SIMULATOR_RECIPIENTS } from '../../src/drivers/simulator/reserved.js';
 
 const TOKEN = `metrics-${randomBytes(12).toString('hex')}`;
@@ -32,8 +32,6 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
 }
 
 const promtool = spawnSync('promtool', ['--version']).status === 0;
-
-const DAY_MS = 86_400_000;
 
 describe('GET /metrics', () => {
   let t: TestApp;
@@ -97,10 +95,9 @@ describe('GET /metrics', () => {
   });
 
   it('counts sends by result, inbound messages, line restarts, and first touches against the caps', async () => {
-    // First touches count per local day (the demo tenant's is UTC): start at the next noon, so
-    // that the clock's moves below never cross a midnight between the two scrapes.
-    const now = t.clock.now();
-    t.clock.advance(DAY_MS - (now % DAY_MS) + DAY_MS / 2);
+    // First touches count per local day (the demo tenant's is UTC): the clock's moves below must
+    // not cross a midnight between the two scrapes.
+    moveToNextNoonUtc(t.clock);
     const before = await scrape();
     expect((await firstTouch(t, { phone: newRecipient(), body: 'hello' })).statusCode).toBe(200);
     expect((await firstTouch(t, { phone: SIMULATOR_RECIPIENTS.unreachable, body: 'nobody home' })).statusCode).toBe(502);

@@ -4,6 +4,13 @@ import type { TestApp } from './app.js';
 
 export const FIRST_TOUCH_GAP_MS = 10 * 60_000;
 
+const DAY_MS = 86_400_000;
+/** Moves the test clock to the next noon, UTC: a test that counts per day then never crosses a midnight. */
+export function moveToNextNoonUtc(clock: TestApp['clock']): void {
+  const now = clock.now();
+  clock.advance(DAY_MS - (now % DAY_MS) + DAY_MS / 2);
+}
+
 /** Simulator receipts after `ms`, and a rate limit high enough not to interfere. */
 export async function prepareSandbox(t: TestApp, opts: { receiptDelayMs?: number; rate?: { per_second: number; burst: number } } = {}) {
   for (const id of t.demo.phone_line_ids) {

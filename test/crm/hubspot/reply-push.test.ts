@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { STORE_KINDS } from '../../support/stores.js';
-import { prepareSandbox } from '../../support/messaging.js';
+import { moveToNextNoonUtc, prepareSandbox } from '../../support/messaging.js';
 import { PORTAL, install, installOf, signed, startHarness, type HubSpotHarness } from './helpers.js';
 
 const PHONE = '+14155550123';
@@ -33,6 +33,8 @@ describe.each(STORE_KINDS)('HubSpot reply push (%s)', (kind) => {
 
   beforeEach(async () => {
     h = await startHarness(kind);
+    // HubSpot calls are counted per day: the clock's moves must not cross a midnight.
+    moveToNextNoonUtc(h.t.clock);
     await prepareSandbox(h.t);
     expect((await install(h, PORTAL)).statusCode).toBe(200);
     contact = h.hs.addContact(PORTAL, { firstname: 'Ada', lastname: 'Lovelace', mobilephone: '(415) 555-0123', phone: null });
