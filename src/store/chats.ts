@@ -31,29 +31,22 @@ const insertParticipantQ = preparedInsert('chat_participants', columnsOf<DB['cha
   'handle',
 ]);
 
-const leadWithChatQ = prepared<{ tenantId: string; handle: string }, DB['chats'] & { lead_handle: string; lead_created_at: number }>(
-  ['tenantId', 'handle'],
-  (db, p) =>
-    db
-      .selectFrom('leads as l')
-      .innerJoin('chats as c', 'c.id', 'l.id')
-      .selectAll('c')
-      .select(['l.handle as lead_handle', 'l.created_at as lead_created_at'])
-      .where('l.tenant_id', '=', p.tenantId)
-      .where('l.handle', '=', p.handle),
-);
-
-/** The same, with the chat's line (its columns prefixed `l_`; null before the first message). */
-const leadWithChatAndLineQ = prepared<{ tenantId: string; handle: string }, Record<string, unknown>>(['tenantId', 'handle'], (db, p) =>
+type ByHandle = { tenantId: string; handle: string };
+/** A lead and its direct chat (chat id = lead id), by handle. */
+const leadWithChat = (db: Kysely<DB>, p: ByHandle) =>
   db
     .selectFrom('leads as l')
     .innerJoin('chats as c', 'c.id', 'l.id')
-    .leftJoin('phone_lines as pl', 'pl.id', 'c.line_id')
     .selectAll('c')
     .select(['l.handle as lead_handle', 'l.created_at as lead_created_at'])
-    .select(LINE_COLUMNS.map((c) => `pl.${c} as l_${c}` as const) as never)
     .where('l.tenant_id', '=', p.tenantId)
-    .where('l.handle', '=', p.handle),
+    .where('l.handle', '=', p.handle);
+const leadWithChatQ = prepared<ByHandle, DB['chats'] & { lead_handle: string; lead_created_at: number }>(['tenantId', 'handle'], leadWithChat);
+/** The same, with the chat's line (its columns prefixed `l_`; null before the first message). */
+const leadWithChatAndLineQ = prepared<ByHandle, Record<string, unknown>>(['tenantId', 'handle'], (db, p) =>
+  leadWithChat(db, p)
+    .leftJoin('phone_lines as pl', 'pl.id', 'c.line_id')
+    .select(LINE_COLUMNS.map((c) => `pl.${c} as l_${c}` as const) as never),
 );
 
 export function chatsRepo(db: Kysely<DB>, lineFromRow: (r: DB['phone_lines']) => PhoneLine) {

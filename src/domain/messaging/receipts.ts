@@ -27,8 +27,8 @@ export function receiptWriter(store: Pick<Store, 'messages'>) {
   let pending: Pending[] = [];
   let writing = false;
 
+  /** Runs while `writing` is set (by apply, when it schedules this). */
   async function writeAll(): Promise<void> {
-    writing = true;
     try {
       while (pending.length > 0) {
         const batch = pending;

@@ -1,22 +1,15 @@
 /** Accounts: who holds signing secrets; create, verify email, rotate the secret. */
-import type { FormEvent } from 'react';
 import { client } from '../../api.js';
 import { Badge, Card, ErrorBanner, Page } from '../../ui.js';
 import { Secret, useAccounts, useAction } from './shared.js';
 
 export function Accounts() {
   const accounts = useAccounts();
-  const { run, feedback, setNote } = useAction();
-  const create = (e: FormEvent<HTMLFormElement>) => {
-    e.preventDefault();
-    const f = new FormData(e.currentTarget);
-    const form = e.currentTarget;
-    void run(async () => {
-      const r = await client.admin.createAccount({ name: String(f.get('name')), multi_tenant: f.get('multi_tenant') === 'on' });
-      form.reset();
-      setNote(<Secret value={r.signing_secret} />);
-    });
-  };
+  const { run, submit, feedback, setNote } = useAction();
+  const create = submit(async (f) => {
+    const r = await client.admin.createAccount({ name: String(f.get('name')), multi_tenant: f.get('multi_tenant') === 'on' });
+    setNote(<Secret value={r.signing_secret} />);
+  });
   return (
     <Page title="Accounts" subtitle="Who holds signing secrets">
       <Card title="New account">

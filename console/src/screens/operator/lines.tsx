@@ -1,5 +1,5 @@
 /** Lines: add (simulator or BlueBubbles), assign to a tenant, turn on/off; health and service epoch. */
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import type { AdminLineHealth } from '@blueline/sdk';
 import { client } from '../../api.js';
@@ -31,22 +31,18 @@ function Health({ id, phone }: { id: string; phone: string }) {
 export function Lines() {
   const lines = useLines();
   const tenants = useTenants();
-  const { run, feedback } = useAction();
+  const { run, submit, feedback } = useAction();
   const [driver, setDriver] = useState('simulator');
-  const create = (e: FormEvent<HTMLFormElement>) => {
-    e.preventDefault();
-    const f = new FormData(e.currentTarget);
-    const form = e.currentTarget;
-    void run(async () => {
-      await client.admin.createLine({
+  const create = submit(
+    (f) =>
+      client.admin.createLine({
         tenant: String(f.get('tenant')),
         phone_number: String(f.get('phone_number')),
         driver: driver as never,
         ...(driver === 'bluebubbles' && { driver_config: { url: String(f.get('bb_url')), password: String(f.get('bb_password')) } }),
-      });
-      form.reset();
-    }, 'Line added.');
-  };
+      }),
+    'Line added.',
+  );
   return (
     <Page title="Lines" subtitle="Phone lines, their drivers and tenants">
       <Card title="Add a line">

@@ -1,5 +1,5 @@
 /** What the operator's screens share: the lists they read and how an action reports back. */
-import { useState, type ReactNode } from 'react';
+import { useState, type FormEvent, type ReactNode } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { client, describeError } from '../../api.js';
 import { CopyButton, Notice } from '../../ui.js';
@@ -29,7 +29,17 @@ export function useAction() {
       {note && <Notice kind="success">{note}</Notice>}
     </>
   );
-  return { run, feedback, setNote };
+  /** A form's submit handler: `fn` gets the form's fields; the form is cleared when it succeeds. */
+  const submit = (fn: (fields: FormData) => Promise<unknown>, done?: ReactNode) => (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    const form = e.currentTarget;
+    const fields = new FormData(form);
+    void run(async () => {
+      await fn(fields);
+      form.reset();
+    }, done);
+  };
+  return { run, submit, feedback, setNote };
 }
 
 /** A secret the API shows once (a new account's, a rotation's), with its copy button. */

@@ -22,16 +22,11 @@ function CrmSlots({ slug, slots, run }: { slug: string; slots: number; run: (fn:
 export function Tenants() {
   const tenants = useTenants();
   const accounts = useAccounts();
-  const { run, feedback } = useAction();
-  const create = (e: FormEvent<HTMLFormElement>) => {
-    e.preventDefault();
-    const f = new FormData(e.currentTarget);
-    const form = e.currentTarget;
-    void run(async () => {
-      await client.admin.createTenant({ account_id: String(f.get('account_id')), slug: String(f.get('slug')), name: String(f.get('name') || f.get('slug')) } as never);
-      form.reset();
-    }, 'Tenant created.');
-  };
+  const { run, submit, feedback } = useAction();
+  const create = submit(
+    (f) => client.admin.createTenant({ account_id: String(f.get('account_id')), slug: String(f.get('slug')), name: String(f.get('name') || f.get('slug')) } as never),
+    'Tenant created.',
+  );
   return (
     <Page title="Tenants" subtitle="Projects, their limits and state">
       <Card title="New tenant">
