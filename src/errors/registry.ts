@@ -87,7 +87,13 @@ export class DomainError extends Error {
   readonly details: Readonly<ErrorDetails>;
 
   constructor(code: ErrorCode, message?: string, details: ErrorDetails = {}) {
+    // No stack: a domain error is an answer, not a fault (its code and message say where it
+    // came from), and capturing the stack under fastify's async frames cost ~12 µs, as much
+    // as the rest of a refused request's own work.
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message ?? ERROR_CODES[code].message);
+    Error.stackTraceLimit = limit;
     this.name = 'DomainError';
     this.code = code;
     this.retryable = ERROR_CODES[code].retryable;
