@@ -15,12 +15,14 @@ import { openStore } from '../src/store/index.js';
 import { systemClock } from '../src/clock.js';
 import { accountsService } from '../src/domain/accounts-tenants/service.js';
 import { authenticator } from '../src/domain/accounts-tenants/auth.js';
+import { IDENTIFY_LIMITS } from '../src/domain/accounts-tenants/signature-owner.js';
 
 const ACCOUNTS = Number(process.argv[2] ?? 1_000);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'blueline-bench-hmac-'));
 const store = await openStore({ sqlitePath: path.join(dir, 'bench.sqlite'), masterKey: randomBytes(32), databaseUrl: undefined });
 const clock = systemClock();
-const auth = authenticator({ store, clock, brand: 'service' });
+// The search's own cost: without the shared budget, which would answer most of the wrong signatures 1007.
+const auth = authenticator({ store, clock, brand: 'service', identifyLimits: { ...IDENTIFY_LIMITS, budgetPerSecond: Infinity, budgetBurst: Infinity } });
 const accounts = accountsService({ store, clock, secretOverlapMs: 0, onChange: auth.invalidate });
 
 try {

@@ -16,7 +16,7 @@ import type { Store, Account, Tenant } from '../../store/index.js';
 import { isValidSlug, quotedSlug } from './settings.js';
 import { ttlCache } from '../ttl-cache.js';
 import { andThen, type MaybePromise } from '../maybe-promise.js';
-import { signatureOwner } from './signature-owner.js';
+import { signatureOwner, type IdentifyLimits } from './signature-owner.js';
 
 export const SIGNATURE_WINDOW_SECONDS = 300;
 export const AUTH_CACHE_MS = 2_000;
@@ -68,7 +68,7 @@ export function assertMayAct(account: Account, tenant: Tenant): void {
   if (tenant.status === 'suspended') throw new DomainError(2005, `tenant "${tenant.slug}" is suspended`);
 }
 
-export function authenticator(deps: { store: Store; clock: Clock; brand: string }) {
+export function authenticator(deps: { store: Store; clock: Clock; brand: string; identifyLimits?: IdentifyLimits }) {
   const { store, clock, brand } = deps;
   const tenantHeader = `x-${brand}-tenant`;
   const signatureHeader = `x-${brand}-signature`;
@@ -76,7 +76,7 @@ export function authenticator(deps: { store: Store; clock: Clock; brand: string 
   const bearerCache = ttlCache<{ account: Account; expires_at: number | null } | undefined>(AUTH_CACHE_MS);
   const signerCache = ttlCache<Signer>(AUTH_CACHE_MS);
   const tenantCache = ttlCache<Tenant[]>(AUTH_CACHE_MS);
-  const unnamedSigner = signatureOwner({ store, clock, cacheMs: AUTH_CACHE_MS });
+  const unnamedSigner = signatureOwner({ store, clock, cacheMs: AUTH_CACHE_MS, limits: deps.identifyLimits });
 
   // Synchronous while everything is cached (maybe-promise.ts): the common case, once per request.
   function bearerOwner(token: string): MaybePromise<Account | undefined> {

@@ -16,12 +16,25 @@
  * answer is remembered per signature header (as for named tenants), so polling with GETs pays
  * it about once per second. With many accounts, clients should send the tenant header: then
  * only that account's own secrets are tried.
+ *
+ * The work is bounded, because it grows with the body too: one HMAC over a 1 MiB body takes
+ * ~3 ms, so a wrongly signed 1 MiB request would cost ~3 s of the event loop with 1,000
+ * accounts, and anyone can send one. So (IdentifyLimits):
+ * - one request hashes at most `perRequestBytes` (candidates × signed bytes); a larger search
+ *   tries the most recently matched candidates that fit and, failing those, is answered 2001
+ *   asking for the tenant header (a retry could not do better);
+ * - every request's hashing draws on one budget of bytes per second; while it is spent, such
+ *   requests are answered 1007 with retry_after (a flood of wrong signatures costs at most that
+ *   share of the CPU, and tenant-named or bearer requests are not affected);
+ * - a long search yields to the event loop every `sliceBytes`, so other requests keep moving.
  */
 import type { KeyObject } from 'node:crypto';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { realNowMs, type Clock } from '../../clock.js';
 import { hmacKey, hmacMatches } from '../../crypto/hmac.js';
+import { DomainError } from '../../errors/registry.js';
 import type { Account, Store } from '../../store/index.js';
-import type { MaybePromise } from '../maybe-promise.js';
+import { andThen, type MaybePromise } from '../maybe-promise.js';
 
 interface Candidate {
   account: Account;
@@ -37,9 +50,27 @@ interface Candidates {
 }
 
 const MAX_REMEMBERED_SIGNATURES = 1_000;
+const MiB = 1024 * 1024;
+const HMAC_FIXED_COST_BYTES = 1024;
 
-export function signatureOwner(deps: { store: Store; clock: Clock; cacheMs: number }) {
+export interface IdentifyLimits {
+  /** Bytes one request may hash (candidates tried × signed bytes): ~50 ms on a 2-core machine. */
+  perRequestBytes: number;
+  /** Bytes all such requests may hash per second (~0.1 s of CPU), and at once after a quiet spell. */
+  budgetPerSecond: number;
+  budgetBurst: number;
+  /** A search yields to the event loop after hashing this much. */
+  sliceBytes: number;
+}
+
+export const IDENTIFY_LIMITS: IdentifyLimits = { perRequestBytes: 16 * MiB, budgetPerSecond: 32 * MiB, budgetBurst: 64 * MiB, sliceBytes: 2 * MiB };
+
+export function signatureOwner(deps: { store: Store; clock: Clock; cacheMs: number; limits?: IdentifyLimits }) {
   const { store, clock } = deps;
+  const limits = deps.limits ?? IDENTIFY_LIMITS;
+  // The shared hashing budget, in bytes, refilled on the business clock (as rate limits are).
+  let budget = limits.budgetBurst;
+  let budgetAt = clock.now();
   let cached: Candidates | undefined;
   let loading: Promise<Candidates> | undefined;
   // Bumped by invalidate(): a load that started before a change is not kept.
@@ -64,25 +95,76 @@ export function signatureOwner(deps: { store: Store; clock: Clock; cacheMs: numb
     return loading;
   }
 
-  function search(c: Candidates, header: string, ts: number, hex: string, rawBody: Buffer): Account | undefined {
+  /** What is left of the budget now (negative while in debt). */
+  function budgetNow(): number {
+    const now = clock.now();
+    if (now > budgetAt) budget = Math.min(limits.budgetBurst, budget + ((now - budgetAt) / 1000) * limits.budgetPerSecond);
+    budgetAt = now;
+    return budget;
+  }
+
+  function found(c: Candidates, match: Candidate, header: string, rawBody: Buffer): Account {
+    // Most recently matched first: the accounts signing now are found after a few tries.
+    const at = c.list.indexOf(match);
+    if (at > 0) c.list.copyWithin(1, 0, at)[0] = match;
+    if (rawBody.length === 0 && c.verified.size < MAX_REMEMBERED_SIGNATURES) c.verified.set(header, match);
+    return match.account;
+  }
+
+  function search(c: Candidates, header: string, ts: number, hex: string, rawBody: Buffer): MaybePromise<Account | undefined> {
     const now = clock.now();
     const live = (s: Candidate) => s.expires_at === null || s.expires_at > now;
     const remembered = rawBody.length === 0 ? c.verified.get(header) : undefined;
     if (remembered) return live(remembered) ? remembered.account : undefined;
+    // Per candidate: the signed bytes, and HMAC's fixed cost (its setup, two more blocks, the
+    // digest, the comparison: ~3 µs, about what hashing 1 KiB takes).
+    const perTry = rawBody.length + String(ts).length + 1 + HMAC_FIXED_COST_BYTES;
+    const needed = Math.min(c.list.length, Math.floor(limits.perRequestBytes / perTry));
+    const left = budgetNow();
+    const busy = (missing: number) =>
+      new DomainError(1007, 'too many signed requests without the tenant header to identify now; name the tenant to be served at once', {
+        retryAfter: Math.max(1, Math.ceil(missing / limits.budgetPerSecond)),
+      });
+    if (needed > 0 && left < perTry) throw busy(perTry - left);
+    // Reserved up front, so requests searching at once cannot overdraw the budget; the unused part is given back.
+    const tries = Math.min(needed, Math.floor(left / perTry));
+    budget -= tries * perTry;
     const digest = Buffer.from(hex, 'hex');
-    const at = c.list.findIndex((s) => live(s) && hmacMatches(s.key, ts, rawBody, digest));
-    const match = at < 0 ? undefined : c.list[at]!;
-    // Most recently matched first: the accounts signing now are found after a few tries.
-    if (match && at > 0) c.list.copyWithin(1, 0, at)[0] = match;
-    if (match && rawBody.length === 0 && c.verified.size < MAX_REMEMBERED_SIGNATURES) c.verified.set(header, match);
-    return match?.account;
+    const done = (used: number, match?: Candidate): Account | undefined => {
+      budget += (tries - used) * perTry;
+      if (match) return found(c, match, header, rawBody);
+      if (tries < needed) throw busy((needed - tries) * perTry);
+      if (needed < c.list.length) {
+        throw new DomainError(2001, `a signed request this large is matched without the tenant header against the ${needed} most recently seen accounts only; name the tenant`);
+      }
+      return undefined;
+    };
+    // Short searches stay synchronous (the common case: a recent signer, a small body).
+    const perSlice = Math.max(1, Math.floor(limits.sliceBytes / perTry));
+    const first = Math.min(tries, perSlice);
+    for (let i = 0; i < first; i++) {
+      const s = c.list[i]!;
+      if (live(s) && hmacMatches(s.key, ts, rawBody, digest)) return done(i + 1, s);
+    }
+    if (first === tries) return done(tries);
+    // The rest in slices, over the list as it is now (a match moves entries; a reload replaces the list).
+    const rest = c.list.slice(first, tries);
+    return (async () => {
+      for (let from = 0; from < rest.length; from += perSlice) {
+        await nextTurn();
+        for (let i = from; i < Math.min(rest.length, from + perSlice); i++) {
+          const s = rest[i]!;
+          if (live(s) && hmacMatches(s.key, ts, rawBody, digest)) return done(first + i + 1, s);
+        }
+      }
+      return done(tries);
+    })();
   }
 
   return {
     /** The single-tenant account whose live secret made this signature, if any. */
     identify(header: string, sig: { ts: number; hex: string }, rawBody: Buffer): MaybePromise<Account | undefined> {
-      const c = candidates();
-      return c instanceof Promise ? c.then((v) => search(v, header, sig.ts, sig.hex, rawBody)) : search(c, header, sig.ts, sig.hex, rawBody);
+      return andThen(candidates(), (c) => search(c, header, sig.ts, sig.hex, rawBody));
     },
     invalidate() {
       generation++;
