@@ -10,7 +10,8 @@ import { ErrorEnvelope, SendFailure } from './common.js';
 import { CrmFailure, CrmWorkflowFailure } from './hubspot-common.js';
 
 const AUTH_ERRORS: Record<OperationSpec['auth'], readonly ErrorRef[]> = {
-  tenant: [2012, 2004, 2013, 2001, 2005, 2007],
+  // 1007: HMAC without the tenant header while the signer searches have spent their budget.
+  tenant: [2012, 2004, 2013, 2001, 2005, 2007, 1007],
   'tenant-header': [2012, 2004, 2013, 2001, 2005, 2007],
   'bearer-only': [2012, 2004, 2005, 2007],
   admin: [2012, 2004],
