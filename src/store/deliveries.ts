@@ -48,6 +48,9 @@ const claimWithTargetsQ = prepared<{ nowMs: number; leaseUntil: number; limit: n
  * event's only one, the event's status too (it then follows from this job alone: delivered,
  * failed, or pending while a retry is due). With other jobs the status depends on theirs,
  * which this statement's snapshot may not show as they are now: the caller settles it after.
+ * So it does when another transaction wrote the event row since this statement's snapshot
+ * (a replay that added a destination and settled): the row's version (`xmin`) tells, as in
+ * event-status.ts.
  */
 const finishQ = prepared<
   DeliveryAttempt & Record<string, unknown> & { jobId: string; owner: string; state: string; attempts: number; nextAttemptAt: number; nowMs: number },
@@ -68,6 +71,7 @@ const finishQ = prepared<
         delivered_at = case when (select state from job) = 'delivered' then coalesce(delivered_at, ${p.nowMs}::bigint) else null end
       where id = ${p.event_ref} and exists (select 1 from job)
         and not exists (select 1 from delivery_jobs o where o.event_ref = ${p.event_ref} and o.id <> ${p.jobId})
+        and events.xmin = (select e.xmin from events e where e.id = ${p.event_ref})
       returning id)
     select (select count(*) from job)::int as released, (select count(*) from settled)::int as settled`,
 );

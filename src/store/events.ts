@@ -5,6 +5,7 @@ import type { DB } from './schema.js';
 import { columnsOf, first, inserted, prepared, preparedInsert } from './prepared.js';
 import type { Dialect } from './db.js';
 import type { SecretBox } from './secret-box.js';
+import { settleEventStatus as settleFromJobs } from './event-status.js';
 
 export interface Subscription {
   id: string;
@@ -92,17 +93,6 @@ const claimDueJobsQ = (lock: string) =>
       returning *`,
   );
 const claimDueJobs = { sqlite: claimDueJobsQ(''), postgres: claimDueJobsQ('for update skip locked') };
-const settleEventStatusQ = prepared<{ id: string; nowMs: number }>(['id', 'nowMs'], (_db, p) => {
-  const delivered = sql`exists (select 1 from delivery_jobs j where j.event_ref = events.id and j.state = 'delivered')`;
-  return sql`
-    update events set
-      status = case
-        when ${delivered} then 'delivered'
-        when not exists (select 1 from delivery_jobs j where j.event_ref = events.id and j.state <> 'failed') then 'failed'
-        else 'pending' end,
-      delivered_at = case when ${delivered} then coalesce(delivered_at, ${p.nowMs}) else null end
-    where id = ${p.id} and exists (select 1 from delivery_jobs j where j.event_ref = events.id)`;
-});
 
 export interface EventFilter {
   type?: string;
@@ -227,12 +217,11 @@ export function eventsRepo(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
       return (await q.orderBy('id', 'asc').execute()).map(toEvent);
     },
     /**
-     * The event's status from its delivery jobs, in one statement: delivered once any job
-     * delivered (keeping the first delivered_at), failed when every job failed, pending while
-     * any is still due. An event without jobs (dev inbox only, or no destination) keeps its status.
+     * The event's status from its delivery jobs (event-status.ts): one statement, and on
+     * PostgreSQL a locked second try when another transaction wrote the event meanwhile.
      */
     async settleEventStatus(id: string, nowMs: number) {
-      await settleEventStatusQ(db, { id, nowMs });
+      await settleFromJobs(db, dialect, id, nowMs);
     },
 
     /** A replay delivered the event again: delivered_at says when (settleEventStatus keeps the first). */
