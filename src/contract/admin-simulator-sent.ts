@@ -13,7 +13,7 @@ export const DeviceLogEntry = Type.Object(
   {
     additionalProperties: true,
     description:
-      'media entries list parts with a content_path serving the exact bytes; a sent message names its message id as ref; reaction and edit entries name their message by guid, and by message_id and message_text (its first text part) when the line has it',
+      'media entries list parts with a content_path serving the exact bytes; a sent message names its message id as ref; reaction and edit entries name their message by guid, and by message_id, message_text (its first text part) and message_from (the sender of an inbound message) when the line has it',
   },
 );
 

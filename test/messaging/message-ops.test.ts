@@ -84,10 +84,10 @@ describe('edits, reactions and isolation', () => {
       [false, 'love', false],
     ]);
     // Each tapback names its message, the inbound one too (whose guid is nowhere else in the log).
-    expect(log.filter((e) => e.kind === 'reaction').map((e) => [e.message_id, e.message_text])).toEqual([
-      [inbound.id, 'see you'],
-      [inbound.id, 'see you'],
-      [sent.message_id, 'Meet at 7'],
+    expect(log.filter((e) => e.kind === 'reaction').map((e) => [e.message_id, e.message_text, e.message_from])).toEqual([
+      [inbound.id, 'see you', phone],
+      [inbound.id, 'see you', phone],
+      [sent.message_id, 'Meet at 7', undefined],
     ]);
     expect((await t.api('POST', `/api/v1/messages/${sent.message_id}/react`, { reaction: 'wow' })).json().error.code).toBe(1002);
     // Editing an inbound message is a kind mismatch.

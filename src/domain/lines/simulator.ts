@@ -60,13 +60,13 @@ export function simulatorControls(deps: { store: Store; clock: Clock; events: Dr
   return {
     /**
      * The device log, newest first: each entry as the driver wrote it. A tapback or an edit names
-     * its message by guid only; the entry also gets the message's id and text, so a reader sees
-     * which message it was (an inbound one is nowhere else in the log).
+     * its message by guid only; the entry also gets the message's id, text and (an inbound one's)
+     * sender, so a reader sees which message it was (an inbound one is nowhere else in the log).
      */
     async sent(lineId: string, limit: number): Promise<{ id: string; entry: DeviceLogEntry }[]> {
       await simulatedLine(lineId);
       const rows = await store.simulatorLog.recent(lineId, limit);
-      const known = new Map<string, Promise<{ message_id: string; message_text?: string } | undefined>>();
+      const known = new Map<string, Promise<{ message_id: string; message_text?: string; message_from?: string } | undefined>>();
       const messageOf = (guid: string) => {
         if (!known.has(guid)) {
           known.set(
@@ -74,7 +74,7 @@ export function simulatorControls(deps: { store: Store; clock: Clock; events: Dr
             store.messages.byProviderGuid(lineId, guid).then((m) => {
               if (!m) return undefined;
               const text = m.parts.find((p) => p.type === 'text')?.value;
-              return { message_id: m.id, ...(text !== undefined && { message_text: text }) };
+              return { message_id: m.id, ...(text !== undefined && { message_text: text }), ...(m.direction === 'inbound' && m.sender_handle && { message_from: m.sender_handle }) };
             }),
           );
         }
