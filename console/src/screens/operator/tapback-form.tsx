@@ -35,7 +35,7 @@ export function TapbackForm({ lineId, messages }: { lineId: string; messages: re
             On message
             <select name="message_id" value={message?.messageId} onChange={(e) => { setChosen(e.target.value); setFrom(null); }}>
               {messages.map((m) => (
-                <option key={m.messageId} value={m.messageId}>{clip(gist(m) ?? m.messageId)}{m.to || m.chatKey ? ` → ${m.to ?? m.chatKey}` : ''}</option>
+                <option key={m.messageId} value={m.messageId}>{clip(gist(m) ?? m.messageId, 32)}{m.to || m.chatKey ? ` → ${m.to ?? m.chatKey}` : ''}</option>
               ))}
             </select>
           </label>
