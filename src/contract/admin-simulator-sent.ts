@@ -7,10 +7,14 @@ import { SimulatedLineParams } from './admin-simulator.js';
 export const DeviceLogEntry = Type.Object(
   {
     id: Type.String(),
-    kind: Type.String({ description: 'text, media, media_group, voice_note, edit, reaction, add_participant, create_group' }),
+    kind: Type.String({ description: 'text, media, media_group, voice_note, edit, reaction, add_participant, remove_participant, rename_group, leave_group, create_group' }),
     at: DateTime(),
   },
-  { additionalProperties: true, description: 'media entries list parts with a content_path serving the exact bytes' },
+  {
+    additionalProperties: true,
+    description:
+      'media entries list parts with a content_path serving the exact bytes; a sent message names its message id as ref; reaction and edit entries name their message by guid, and by message_id, message_text (its first text part) and message_from (the sender of an inbound message) when the line has it',
+  },
 );
 
 export const DeviceLogResponse = Type.Object({ sent: Type.Array(DeviceLogEntry, { description: 'newest first' }) });

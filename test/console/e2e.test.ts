@@ -3,7 +3,8 @@
  * Tenant: sign in → sending window → webhook to a loopback receiver → inbound in the live tail
  * and the events list → replay → thread: text and image out (seen in the simulator's device
  * log) → voice note plays with the right duration → sign out (the session is dead). Operator:
- * tenant, line (its health and service epoch), assignment, injected inbound. Also: the signing
+ * tenant, line (its health and service epoch), assignment, injected inbound; the device log in
+ * words, and a contact's tapback injected from the simulator showing in the thread. Also: the signing
  * secret rotated from Developers (shown once, the session surviving it); tapbacks in the thread.
  * Every screen scanned by axe-core; a cross-site form post refused; 10,000 events paged; the
  * live tail at 100 events/s.
@@ -349,5 +350,42 @@ describe.skipIf(skip)('console in Chromium', { timeout: 60_000 }, () => {
     await page.getByRole('link', { name: 'Lines' }).click();
     await row.getByRole('button', { name: 'Check +15550108888' }).click();
     await row.getByTestId('service-epoch').filter({ hasNotText: epoch }).waitFor();
+  });
+
+  it("operator: the device log reads as words; a contact's tapback injected from the simulator shows in the thread", async () => {
+    await page.getByRole('link', { name: 'Simulator' }).click();
+    await page.getByLabel('Simulator line').selectOption(demo.phone_line_ids[0]!);
+    // The tenant's tapback on the contact's question (an inbound message: only its guid is in the driver's entry).
+    await page.locator('.devlog-row[data-kind="reaction"]', { hasText: `${CONTACT} → ❤️ Loved ‘Is the blue one in stock?’` }).waitFor();
+    const rows = await page.locator('.devlog-row').allInnerTexts();
+    expect(rows.length).toBeGreaterThanOrEqual(4);
+    for (const r of rows) expect(r, 'a device log entry as JSON').not.toMatch(/[{}]|":/);
+    expect(rows.find((r) => r.includes('text'))).toContain(`${CONTACT} → “Yes! Want me to hold one?”`);
+    expect(rows.find((r) => r.includes('media'))).toContain(`${CONTACT} → 📎 blue.png`);
+    expect(rows.find((r) => r.includes('voice_note'))).toContain('🎙 Voice note');
+
+    // The contact questions our photo: a tapback chosen in the form, first from a sender that is no handle.
+    const form = page.getByRole('form', { name: 'Inject a tapback' });
+    await form.getByLabel('On message').selectOption({ label: `📎 blue.png → ${CONTACT}` });
+    expect(await form.getByLabel('Tapback from').inputValue()).toBe(CONTACT);
+    await form.getByRole('combobox', { name: /^Tapback/ }).selectOption('question');
+    await form.getByLabel('Tapback from').fill('not a handle');
+    await form.getByRole('button', { name: 'Inject tapback' }).click();
+    await page.getByRole('alert').filter({ hasText: '(1003)' }).waitFor();
+    await form.getByLabel('Tapback from').fill(CONTACT);
+    await form.getByRole('button', { name: 'Inject tapback' }).click();
+    await page.getByText(`Tapback injected: ❓ from ${CONTACT} on ‘📎 blue.png’.`).waitFor();
+    await expectAccessible('operator simulator with a tapback');
+
+    // The project sees it on the photo in the thread.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Tenant slug').fill(demo.tenant);
+    await page.getByLabel('Signing secret').fill(demo.signing_secret);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('link', { name: 'Conversations' }).click();
+    await page.getByLabel('Search chats by handle').fill(CONTACT);
+    await page.locator('.chatrow', { hasText: CONTACT }).click();
+    const photo = page.locator('.bubble-row.out', { has: page.locator('img.bubble-img') });
+    await photo.locator('.reaction', { hasText: CONTACT }).filter({ hasText: '❓' }).waitFor({ timeout: 10_000 });
   });
 });

@@ -21,7 +21,8 @@ describe('edits, reactions and isolation', () => {
     expect(res.statusCode).toBe(200);
     const body = res.json();
     expect(body).toEqual({ status: 'edited', message_id: sent.message_id, new_text: 'Meet at 6', date_edited: expect.any(String), edit_history: null });
-    expect((await deviceLog(t, sent.phone_line_id))[0]).toMatchObject({ kind: 'edit', part_index: 0, text: 'Meet at 6' });
+    // The device log names the edited message (its id and text), not only its guid.
+    expect((await deviceLog(t, sent.phone_line_id))[0]).toMatchObject({ kind: 'edit', part_index: 0, text: 'Meet at 6', message_id: sent.message_id, message_text: 'Meet at 6' });
     const m = (await t.api('GET', `/api/v1/messages/${sent.message_id}`)).json().message;
     expect(m.parts).toEqual([{ type: 'text', value: 'Meet at 6' }]);
     expect(m.edited_at).toBe(body.date_edited);
@@ -81,6 +82,12 @@ describe('edits, reactions and isolation', () => {
       [true, 'laugh', true],
       [true, 'laugh', false],
       [false, 'love', false],
+    ]);
+    // Each tapback names its message, the inbound one too (whose guid is nowhere else in the log).
+    expect(log.filter((e) => e.kind === 'reaction').map((e) => [e.message_id, e.message_text, e.message_from])).toEqual([
+      [inbound.id, 'see you', phone],
+      [inbound.id, 'see you', phone],
+      [sent.message_id, 'Meet at 7', undefined],
     ]);
     expect((await t.api('POST', `/api/v1/messages/${sent.message_id}/react`, { reaction: 'wow' })).json().error.code).toBe(1002);
     // Editing an inbound message is a kind mismatch.

@@ -1,11 +1,12 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useParams } from '@tanstack/react-router';
-import type { ChatMessage, ChatSummary, Effect, ReactRequest } from '@blueline/sdk';
+import type { ChatMessage, ChatSummary, Effect } from '@blueline/sdk';
 import { client, describeError, uploadClient } from '../api.js';
 import { Badge, Empty, ErrorBanner, Spinner, ago, shortTime } from '../ui.js';
 import { DownloadButton, InlineImage, VoiceNote } from './media.js';
 import { wavFromRecording } from './record.js';
+import { TAPBACK_EMOJI, TAPBACKS, tapbackOf, type Tapback } from '../tapbacks.js';
 
 /** The picker shows each effect once, by the name Messages gives it (the API takes aliases too). */
 const EFFECTS: readonly Effect[] = ['slam', 'loud', 'gentle', 'invisible_ink', 'echo', 'spotlight', 'balloons', 'confetti', 'love', 'lasers', 'fireworks', 'celebration', 'shooting_star'];
@@ -67,10 +68,6 @@ function ChatList({ active }: { active?: string }) {
   );
 }
 
-type Tapback = ReactRequest['reaction'];
-const TAPBACK_EMOJI: Record<Tapback, string> = { love: '❤️', like: '👍', dislike: '👎', laugh: '😂', emphasize: '‼️', question: '❓' };
-const TAPBACKS = Object.keys(TAPBACK_EMOJI) as Tapback[];
-
 /** The tapbacks on a message (ours can be taken back), and a picker to add ours. */
 function Reactions({ m, onChange }: { m: ChatMessage; onChange: () => void }) {
   const [error, setError] = useState<string | null>(null);
@@ -93,7 +90,7 @@ function Reactions({ m, onChange }: { m: ChatMessage; onChange: () => void }) {
         ),
       )}
       {m.direction === 'inbound' || m.status !== 'failed' ? (
-        <select className="react-pick" aria-label="React to this message" value="" onChange={(e) => { const t = TAPBACKS.find((x) => x === e.target.value); if (t) react(t); }}>
+        <select className="react-pick" aria-label="React to this message" value="" onChange={(e) => { const t = tapbackOf(e.target.value); if (t) react(t); }}>
           <option value="">{mine ? 'Change' : 'React'}</option>
           {TAPBACKS.map((t) => (
             <option key={t} value={t}>{TAPBACK_EMOJI[t]} {t}</option>
@@ -152,14 +149,15 @@ function Composer({ chat, onSent }: { chat: ChatSummary['chat']; onSent: () => v
       for (const [i, f] of files.entries()) {
         setProgress(i / files.length);
         const up = uploadClient((x) => setProgress((i + x) / files.length));
-        const a = await up.attachments.upload(f, { filename: f.name, contentType: (f.type || undefined) as never }); // the API names the types it takes (5003)
+        // The File's own name and type: the API names the types it takes when it refuses one (5003).
+        const a = await up.attachments.upload(f);
         attachments.push(a.attachment_id);
       }
       setProgress(null);
       const lineId = chat.phone_line_id ?? lines.data?.[0]?.phone_line_id;
       if (chat.is_group) {
         const parts = [...(text ? [{ type: 'text' as const, value: text }] : []), ...attachments.map((id) => ({ type: 'media' as const, attachment_id: id }))];
-        await client.chats.send(chat.id, { message: { parts } } as never);
+        await client.chats.send(chat.id, { message: { parts } });
       } else {
         const phone = chat.handles[0]!;
         if (voice) {

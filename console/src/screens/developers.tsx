@@ -1,11 +1,12 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { DEV_INBOX_URL, type Subscription, type SubscriptionTestResult } from '@blueline/sdk';
+import { DEV_INBOX_URL, type CreateSubscriptionRequest, type Subscription, type SubscriptionTestResult } from '@blueline/sdk';
 import { client, describeError } from '../api.js';
 import { useSession } from '../session.js';
 import { Badge, Card, CopyButton, Empty, ErrorBanner, Notice, Page, Spinner, ago, time } from '../ui.js';
 
-const EVENT_TYPES = ['message.received'];
+type EventType = CreateSubscriptionRequest['events'][number];
+const EVENT_TYPES: readonly EventType[] = ['message.received'];
 
 function SecretOnce({ secret, onDone }: { secret: string; onDone: () => void }) {
   return (
@@ -156,9 +157,9 @@ export function Developers() {
   const subs = useQuery({ queryKey: ['subscriptions'], queryFn: () => client.webhookSubscriptions.list() });
   const [secret, setSecret] = useState<string | null>(null);
   const [url, setUrl] = useState('');
-  const [events, setEvents] = useState<string[]>(['message.received']);
+  const [events, setEvents] = useState<EventType[]>(['message.received']);
   const create = useMutation({
-    mutationFn: (u: string) => client.webhookSubscriptions.create({ url: u, events: events as never }),
+    mutationFn: (u: string) => client.webhookSubscriptions.create({ url: u, events }),
     onSuccess: (s) => {
       setSecret(s.secret);
       setUrl('');

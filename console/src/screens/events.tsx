@@ -1,13 +1,16 @@
 import { useEffect, useRef, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
-import type { EventRecord, StreamEvent } from '@blueline/sdk';
+import type { EventRecord, EventsQuery, StreamEvent } from '@blueline/sdk';
 import { client, describeError } from '../api.js';
 import { Badge, Card, Empty, ErrorBanner, Page, Spinner, shortTime, statusTone, time } from '../ui.js';
 
 const PAGE = 50;
 /** Rows the live tail keeps on screen; older ones drop off (the list below pages through everything). */
 const TAIL_ROWS = 200;
+
+type DeliveryStatus = NonNullable<EventsQuery['status']>;
+const STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'failed', 'dev_inbox'];
 
 type Filters = { type: string; status: string; lead_id: string; since: string };
 
@@ -93,10 +96,11 @@ export function Events() {
   const [filters, setFilters] = useState<Filters>({ type: '', status: '', lead_id: '', since: '' });
   const [cursors, setCursors] = useState<string[]>([]);
   const cursor = cursors[cursors.length - 1];
+  const status = STATUSES.find((s) => s === filters.status);
   const query = {
     limit: PAGE,
     ...(filters.type && { type: filters.type }),
-    ...(filters.status && { status: filters.status as never }),
+    ...(status && { status }),
     ...(filters.lead_id && { lead_id: filters.lead_id }),
     ...(filters.since && { since: new Date(filters.since).toISOString() }),
     ...(cursor && { cursor }),
@@ -122,7 +126,7 @@ export function Events() {
             Status
             <select value={filters.status} onChange={set('status')}>
               <option value="">Any status</option>
-              {['pending', 'delivered', 'failed', 'dev_inbox'].map((s) => (
+              {STATUSES.map((s) => (
                 <option key={s} value={s}>{s}</option>
               ))}
             </select>

@@ -58,12 +58,36 @@ export function simulatorControls(deps: { store: Store; clock: Clock; events: Dr
   }
 
   return {
-    /** The device log, newest first: each entry as the driver wrote it. */
+    /**
+     * The device log, newest first: each entry as the driver wrote it. A tapback or an edit names
+     * its message by guid only; the entry also gets the message's id, text and (an inbound one's)
+     * sender, so a reader sees which message it was (an inbound one is nowhere else in the log).
+     */
     async sent(lineId: string, limit: number): Promise<{ id: string; entry: DeviceLogEntry }[]> {
       await simulatedLine(lineId);
       const rows = await store.simulatorLog.recent(lineId, limit);
-      // Written by the simulator driver alone (drivers/simulator: log()).
-      return rows.map((r) => ({ id: r.id, entry: r.entry as DeviceLogEntry }));
+      const known = new Map<string, Promise<{ message_id: string; message_text?: string; message_from?: string } | undefined>>();
+      const messageOf = (guid: string) => {
+        if (!known.has(guid)) {
+          known.set(
+            guid,
+            store.messages.byProviderGuid(lineId, guid).then((m) => {
+              if (!m) return undefined;
+              const text = m.parts.find((p) => p.type === 'text')?.value;
+              return { message_id: m.id, ...(text !== undefined && { message_text: text }), ...(m.direction === 'inbound' && m.sender_handle && { message_from: m.sender_handle }) };
+            }),
+          );
+        }
+        return known.get(guid)!;
+      };
+      return Promise.all(
+        rows.map(async (r) => {
+          // Written by the simulator driver alone (drivers/simulator: log()).
+          const entry = r.entry as DeviceLogEntry;
+          const pointsAtMessage = (entry.kind === 'reaction' || entry.kind === 'edit') && typeof entry.guid === 'string';
+          return { id: r.id, entry: pointsAtMessage ? { ...entry, ...(await messageOf(entry.guid as string)) } : entry };
+        }),
+      );
     },
 
     /** The exact bytes of a media file (`att_…`) or voice note (`vn_…`) the device was asked to send. */

@@ -1,10 +1,17 @@
 /** Lines: add (simulator or BlueBubbles), assign to a tenant, turn on/off; health and service epoch. */
 import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import type { AdminLineHealth } from '@blueline/sdk';
+import type { AdminLineHealth, Req } from '@blueline/sdk';
 import { client } from '../../api.js';
 import { Badge, Card, Empty, ErrorBanner, Page, ago } from '../../ui.js';
 import { useAction, useLines, useTenants } from './shared.js';
+
+type Driver = NonNullable<Req<'/admin/v1/lines', 'post'>['driver']>;
+const DRIVERS: readonly { driver: Driver; name: string }[] = [
+  { driver: 'simulator', name: 'Simulator' },
+  { driver: 'bluebubbles', name: 'BlueBubbles' },
+];
+const driverOf = (value: string) => DRIVERS.find((d) => d.driver === value)?.driver;
 
 const HEALTH_TONE: Record<AdminLineHealth['state'], string> = { up: 'good', down: 'bad', unknown: 'warn', inactive: 'muted' };
 
@@ -32,13 +39,13 @@ export function Lines() {
   const lines = useLines();
   const tenants = useTenants();
   const { run, submit, feedback } = useAction();
-  const [driver, setDriver] = useState('simulator');
+  const [driver, setDriver] = useState<Driver>('simulator');
   const create = submit(
     (f) =>
       client.admin.createLine({
         tenant: String(f.get('tenant')),
         phone_number: String(f.get('phone_number')),
-        driver: driver as never,
+        driver,
         ...(driver === 'bluebubbles' && { driver_config: { url: String(f.get('bb_url')), password: String(f.get('bb_password')) } }),
       }),
     'Line added.',
@@ -61,9 +68,10 @@ export function Lines() {
           </label>
           <label>
             Driver
-            <select name="driver" value={driver} onChange={(e) => setDriver(e.target.value)}>
-              <option value="simulator">Simulator</option>
-              <option value="bluebubbles">BlueBubbles</option>
+            <select name="driver" value={driver} onChange={(e) => setDriver(driverOf(e.target.value) ?? 'simulator')}>
+              {DRIVERS.map((d) => (
+                <option key={d.driver} value={d.driver}>{d.name}</option>
+              ))}
             </select>
           </label>
           {driver === 'bluebubbles' && (
@@ -106,7 +114,7 @@ export function Lines() {
                 <td>
                   <div className="row">
                     <Badge tone={l.is_active ? 'good' : 'bad'}>{l.is_active ? 'active' : 'inactive'}</Badge>
-                    <button type="button" className="btn small" onClick={() => void run(() => client.admin.updateLine(l.phone_line_id, { is_active: !l.is_active } as never), `${l.phone_number} ${l.is_active ? 'deactivated' : 'activated'}.`)}>
+                    <button type="button" className="btn small" onClick={() => void run(() => client.admin.updateLine(l.phone_line_id, { is_active: !l.is_active }), `${l.phone_number} ${l.is_active ? 'deactivated' : 'activated'}.`)}>
                       {l.is_active ? 'Deactivate' : 'Activate'}
                       <span className="sr-only"> {l.phone_number}</span>
                     </button>
@@ -118,7 +126,7 @@ export function Lines() {
                 <td>
                   <label>
                     <span className="sr-only">Assign {l.phone_number} to tenant</span>
-                    <select value={l.tenant} onChange={(e) => void run(() => client.admin.updateLine(l.phone_line_id, { tenant: e.target.value } as never), 'Line reassigned.')}>
+                    <select value={l.tenant} onChange={(e) => void run(() => client.admin.updateLine(l.phone_line_id, { tenant: e.target.value }), 'Line reassigned.')}>
                       {tenants.data?.tenants.map((t) => (
                         <option key={t.id} value={t.slug}>{t.slug}</option>
                       ))}

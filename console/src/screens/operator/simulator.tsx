@@ -1,23 +1,12 @@
-/** The simulator: a simulated iPhone per line, its device log and an "inject inbound message" form. */
-import { useState, type FormEvent } from 'react';
+/** The simulator: a simulated iPhone per line, its device log, and forms for a contact's message and tapback. */
+import { useMemo, useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { client } from '../../api.js';
-import { Badge, Card, Empty, ErrorBanner, Page, time } from '../../ui.js';
+import { Card, Empty, ErrorBanner, Page } from '../../ui.js';
 import { useAction, useLines } from './shared.js';
-
-/** One device-log entry in words (recipient and text or file names); every field on hover. */
-function DeviceEntry({ entry }: { entry: Record<string, unknown> }) {
-  const rest = Object.fromEntries(Object.entries(entry).filter(([k]) => !['id', 'kind', 'at'].includes(k)));
-  const to = [rest.to, rest.chat_guid, rest.chat].find((v) => typeof v === 'string') as string | undefined;
-  const text = [rest.text, rest.body, rest.message].find((v) => typeof v === 'string') as string | undefined;
-  const files = JSON.stringify(rest).match(/"(?:filename|name)":"([^"]+)"/g)?.map((m) => m.split('":"')[1]!.slice(0, -1)) ?? [];
-  const words = [text && `“${text}”`, files.length > 0 && files.join(', ')].filter(Boolean).join(' · ');
-  return (
-    <span className="ellipsis" title={JSON.stringify(rest)}>
-      {to && <span className="mono">{to}</span>} {words ? <span>{to ? '→ ' : ''}{words}</span> : <code className="mono small muted">{JSON.stringify(rest)}</code>}
-    </span>
-  );
-}
+import { DeviceLogRow } from './device-log.js';
+import { sentMessages, type SentMessage } from './device-log-words.js';
+import { TapbackForm } from './tapback-form.js';
 
 export function Simulator() {
   const lines = useLines();
@@ -25,6 +14,8 @@ export function Simulator() {
   const [lineId, setLineId] = useState('');
   const current = lineId || sims[0]?.phone_line_id || '';
   const log = useQuery({ queryKey: ['admin', 'sent', current], queryFn: () => client.admin.simulatorSent(current), enabled: !!current, refetchInterval: 3_000 });
+  const sent = useMemo(() => sentMessages(log.data?.sent ?? []), [log.data]);
+  const messages = useMemo(() => [...sent.byId.values()].filter((m): m is SentMessage & { messageId: string } => !!m.messageId).reverse(), [sent]);
   const { run, feedback } = useAction();
   const inject = useMutation({ mutationFn: (b: { from: string; text: string }) => client.admin.simulatorInbound(current, b) });
   const submit = (e: FormEvent<HTMLFormElement>) => {
@@ -37,7 +28,7 @@ export function Simulator() {
     }, 'Inbound message injected.');
   };
   return (
-    <Page title="Simulator" subtitle="A simulated iPhone per line: what it sent, and messages it receives">
+    <Page title="Simulator" subtitle="A simulated iPhone per line: what it sent, and the messages and tapbacks it receives">
       <Card
         title="Line"
         actions={
@@ -65,17 +56,12 @@ export function Simulator() {
         </form>
         {feedback}
       </Card>
+      <TapbackForm key={current} lineId={current} messages={messages} />
       <Card title="Device log">
         <ErrorBanner error={log.error} />
         {log.data?.sent.length === 0 && <Empty>The device has not sent anything yet.</Empty>}
         <ol className="devlog" aria-label="Device log">
-          {log.data?.sent.map((s) => (
-            <li key={s.id} className="devlog-row" data-kind={s.kind}>
-              <span className="mono muted small">{time(s.at)}</span>
-              <Badge>{s.kind}</Badge>
-              <DeviceEntry entry={s} />
-            </li>
-          ))}
+          {log.data?.sent.map((s) => <DeviceLogRow key={s.id} entry={s} byGuid={sent.byGuid} />)}
         </ol>
       </Card>
     </Page>

@@ -9,7 +9,7 @@ function CrmSlots({ slug, slots, run }: { slug: string; slots: number; run: (fn:
   const [value, setValue] = useState(String(slots));
   const save = (e: FormEvent) => {
     e.preventDefault();
-    void run(() => client.admin.updateTenant(slug, { crm_install_slots: Number(value) } as never), `${slug} may now connect ${value} HubSpot portal(s).`);
+    void run(() => client.admin.updateTenant(slug, { crm_install_slots: Number(value) }), `${slug} may now connect ${value} HubSpot portal(s).`);
   };
   return (
     <form className="row" onSubmit={save} aria-label={`CRM install slots for ${slug}`}>
@@ -24,7 +24,7 @@ export function Tenants() {
   const accounts = useAccounts();
   const { run, submit, feedback } = useAction();
   const create = submit(
-    (f) => client.admin.createTenant({ account_id: String(f.get('account_id')), slug: String(f.get('slug')), name: String(f.get('name') || f.get('slug')) } as never),
+    (f) => client.admin.createTenant({ account_id: String(f.get('account_id')), slug: String(f.get('slug')), name: String(f.get('name') || f.get('slug')) }),
     'Tenant created.',
   );
   return (
