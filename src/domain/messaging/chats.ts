@@ -4,7 +4,7 @@
  */
 import { DomainError } from '../../errors/registry.js';
 import type { Chat, Lead, Message, PhoneLine, Tenant } from '../../store/index.js';
-import { newUuid, randomHex } from '../ids.js';
+import { randomHex } from '../ids.js';
 import { normalizeHandle } from '../handles.js';
 import type { MessagingDeps } from './deps.js';
 import type { Idempotency } from './idempotency.js';
@@ -14,6 +14,7 @@ import { directChats } from './direct-chats.js';
 import { assertGroupable, validateParts, type PartInput } from './parts.js';
 import { assertEffect, assertService } from './rules.js';
 import { viaDriver } from './driver-errors.js';
+import { recordGroup } from './group-creations.js';
 
 export interface CreateChatInput {
   /** One handle (the lead's direct chat) or several (a new group). */
@@ -105,30 +106,9 @@ export function chatsService(deps: MessagingDeps, lim: Limits, out: Outbound, id
     const { line } = await lim.reserveFirstTouchLine(tenant, 'create_group', pinned);
     const now = clock.now();
     const text = valid.texts[0]!.value;
-    const { chatKey, guid } = await viaDriver(() => drivers.forLine(line).createGroup(handles, text), 'group creation');
-    const chat = await store.chats.ensureChat({
-      id: `ch_${randomHex(16)}`,
-      tenant_id: tenant.id,
-      is_group: true,
-      lead_id: null,
-      line_id: line.id,
-      convo_id: newUuid(),
-      chat_key: chatKey,
-      display_name: req.displayName ?? null,
-      created_at: now,
-    });
-    for (const h of handles) {
-      await store.chats.upsertLead({ id: newUuid(), tenant_id: tenant.id, handle: h, created_at: now });
-      await store.chats.addParticipant(chat.id, h, now);
-    }
-    const message: Message = {
-      id: newMessageId(now),
-      tenant_id: tenant.id, chat_id: chat.id, line_id: line.id, direction: 'outbound', sender_handle: line.phone_number,
-      parts: [{ type: 'text', value: text }], effect: null, status: 'sent', provider_guid: guid, first_touch: true,
-      error_code: null, sent_at: now, delivered_at: null, read_at: null, edited_at: null,
-    };
-    await store.messages.insert(message);
-    return { kind: 'chat_opened', created: true, chat, participants: await store.chats.participants(chat.id), lead: null, message };
+    const created = await viaDriver(() => drivers.forLine(line).createGroup(handles, text), 'group creation');
+    const group = { tenantId: tenant.id, line, handles, text, displayName: req.displayName ?? null, chatId: `ch_${randomHex(16)}`, messageId: newMessageId(now), at: now };
+    return store.transaction((tx) => recordGroup(tx, group, created));
   }
 
   return {
