@@ -119,6 +119,24 @@ export interface SendProbe {
  */
 export type SendLookup = { state: 'sent'; guid: string } | { state: 'not_sent' } | { state: 'unknown'; reason: string };
 
+/** What a group creation carried, for a driver that finds the group by its members and first message (BlueBubbles). */
+export interface GroupProbe {
+  /** The members asked for (normalized handles), the line itself not among them. */
+  handles: string[];
+  /** The first message's text. */
+  text: string;
+  /** When the creation was recorded, just before the driver was called (epoch ms). */
+  recordedAt: number;
+  /** The line's message guids already known to belong to other messages: never the answer. */
+  isClaimed(guid: string): Promise<boolean>;
+}
+
+/**
+ * Whether a group creation the service lost track of happened on the line: `created` with the
+ * group's chat key and its first message's guid, `not_created`, or `unknown` (ask again later).
+ */
+export type GroupLookup = { state: 'created'; chatKey: string; guid: string } | { state: 'not_created' } | { state: 'unknown'; reason: string };
+
 export interface LineDriver {
   capabilities(): ReadonlySet<DriverCapability>;
   /**
@@ -146,5 +164,8 @@ export interface LineDriver {
   renameGroup(chatKey: string, displayName: string): Promise<void>;
   /** The line leaves the group. */
   leaveGroup(chatKey: string): Promise<void>;
-  createGroup(handles: string[], text: string): Promise<{ chatKey: string; guid: string }>;
+  /** `ref`: our id for this creation; a driver that can be asked later (lookupGroup) keeps it with it. */
+  createGroup(handles: string[], text: string, opts?: { ref?: string }): Promise<{ chatKey: string; guid: string }>;
+  /** Finds the group created under `ref` (see GroupLookup); sendWindowMs(0) bounds how long a creation takes. */
+  lookupGroup(ref: string, probe: GroupProbe): Promise<GroupLookup>;
 }

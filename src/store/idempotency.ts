@@ -57,6 +57,18 @@ export function idempotencyRepo(db: Kysely<DB>) {
         .execute();
     },
 
+    /** Records the outcome of work another process left in progress (a sweep settling it); a done record stays as it is. */
+    async settle(r: { tenant_id: string; route: string; key: string }, response: string): Promise<void> {
+      await db
+        .updateTable('idempotency_keys')
+        .set({ state: 'done', http_status: null, response })
+        .where('tenant_id', '=', r.tenant_id)
+        .where('route', '=', r.route)
+        .where('key', '=', r.key)
+        .where('state', '=', 'in_progress')
+        .execute();
+    },
+
     /** Frees a claim whose work died before it had an answer, so a retry can run. */
     async release(r: { tenant_id: string; route: string; key: string }): Promise<void> {
       await db

@@ -24,6 +24,7 @@ import { hubspotPushRepo } from './hubspot-push.js';
 import { reactionsRepo } from './reactions.js';
 import { inboundDirectRepo } from './inbound-direct.js';
 import { deliveriesRepo } from './deliveries.js';
+import { groupCreationsRepo } from './group-creations.js';
 import type { Kysely } from 'kysely';
 import type { DB } from './schema.js';
 import type { Dialect } from './db.js';
@@ -53,6 +54,7 @@ function repos(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
     hubspotPush: hubspotPushRepo(db, dialect),
     reactions: reactionsRepo(db),
     inboundDirect: inboundDirectRepo(db, dialect),
+    groupCreations: groupCreationsRepo(db),
   };
 }
 
@@ -92,4 +94,5 @@ export type { IntakeItem, InboundCursor } from './intake.js';
 export type { Subscription, EventRow, DeliveredEvent, DeliveryJob, DeliveryAttempt } from './events.js';
 export type { HubSpotInstall, HubSpotAutoSend, HubSpotTokens } from './hubspot.js';
 export type { MessageReaction } from './reactions.js';
+export type { GroupCreation } from './group-creations.js';
 export type { PushCandidate, ReplyPush, PushState, PushKey } from './hubspot-push.js';

@@ -134,6 +134,27 @@ export interface RateBucketsTable {
   updated_at: number;
 }
 
+/** A group creation whose outcome is not recorded yet (migration 014; domain/messaging/group-creations.ts). */
+export interface GroupCreationsTable {
+  /** `gc_…`, also the ref the driver gets with the creation */
+  id: string;
+  tenant_id: string;
+  line_id: string;
+  /** JSON array of the normalized handles */
+  handles: string;
+  /** the first message's text */
+  text: string;
+  display_name: string | null;
+  idempotency_key: string | null;
+  /** the ids the chat and its first message get when recorded */
+  chat_id: string;
+  message_id: string;
+  /** the line's first-touch reservation: when it was taken, and the line's last first touch before it */
+  reserved_at: number;
+  previous_first_touch_at: number | null;
+  created_at: number;
+}
+
 export interface LineStateTable {
   line_id: string;
   service_epoch: string;
@@ -407,6 +428,7 @@ export interface DB {
   idempotency_keys: IdempotencyKeysTable;
   rate_buckets: RateBucketsTable;
   line_state: LineStateTable;
+  group_creations: GroupCreationsTable;
   simulator_sent: SimulatorSentTable;
   accounts: AccountsTable;
   account_secrets: AccountSecretsTable;

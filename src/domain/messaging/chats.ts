@@ -4,16 +4,15 @@
  */
 import { DomainError } from '../../errors/registry.js';
 import type { Chat, Lead, Message, PhoneLine, Tenant } from '../../store/index.js';
-import { newUuid, randomHex } from '../ids.js';
 import { normalizeHandle } from '../handles.js';
 import type { MessagingDeps } from './deps.js';
-import type { Idempotency } from './idempotency.js';
-import { newMessageId, type Outbound } from './outbound.js';
+import type { Claim, Idempotency } from './idempotency.js';
+import type { Outbound } from './outbound.js';
 import type { Limits } from './limits.js';
 import { directChats } from './direct-chats.js';
 import { assertGroupable, validateParts, type PartInput } from './parts.js';
 import { assertEffect, assertService } from './rules.js';
-import { viaDriver } from './driver-errors.js';
+import { CHATS_ROUTE, groupCreations } from './group-creations.js';
 
 export interface CreateChatInput {
   /** One handle (the lead's direct chat) or several (a new group). */
@@ -53,8 +52,9 @@ export interface ChatPage {
 }
 
 export function chatsService(deps: MessagingDeps, lim: Limits, out: Outbound, idem: Idempotency) {
-  const { store, clock, drivers } = deps;
+  const { store } = deps;
   const direct = directChats(deps);
+  const groups = groupCreations(deps);
 
   async function getChat(tenant: Tenant, id: string): Promise<Chat> {
     const chat = await store.chats.getChat(tenant.id, id);
@@ -94,7 +94,7 @@ export function chatsService(deps: MessagingDeps, lim: Limits, out: Outbound, id
     return sent;
   }
 
-  async function createGroup(tenant: Tenant, handles: string[], req: CreateChatInput, pinned?: PhoneLine): Promise<ChatOpened> {
+  async function createGroup(tenant: Tenant, handles: string[], req: CreateChatInput, claim: Claim, pinned?: PhoneLine): Promise<ChatOpened> {
     const valid = validateParts(req.parts, { firstTouch: true, group: true });
     if (valid.texts.length !== 1 || req.parts.length !== 1) {
       throw new DomainError(1002, 'a group is created with one text part; send more parts after it exists');
@@ -102,33 +102,9 @@ export function chatsService(deps: MessagingDeps, lim: Limits, out: Outbound, id
     if (req.effect !== undefined) {
       throw new DomainError(4099, 'a group is created without an effect; send the effect with a later message', { variant: 'context' });
     }
-    const { line } = await lim.reserveFirstTouchLine(tenant, 'create_group', pinned);
-    const now = clock.now();
-    const text = valid.texts[0]!.value;
-    const { chatKey, guid } = await viaDriver(() => drivers.forLine(line).createGroup(handles, text), 'group creation');
-    const chat = await store.chats.ensureChat({
-      id: `ch_${randomHex(16)}`,
-      tenant_id: tenant.id,
-      is_group: true,
-      lead_id: null,
-      line_id: line.id,
-      convo_id: newUuid(),
-      chat_key: chatKey,
-      display_name: req.displayName ?? null,
-      created_at: now,
-    });
-    for (const h of handles) {
-      await store.chats.upsertLead({ id: newUuid(), tenant_id: tenant.id, handle: h, created_at: now });
-      await store.chats.addParticipant(chat.id, h, now);
-    }
-    const message: Message = {
-      id: newMessageId(now),
-      tenant_id: tenant.id, chat_id: chat.id, line_id: line.id, direction: 'outbound', sender_handle: line.phone_number,
-      parts: [{ type: 'text', value: text }], effect: null, status: 'sent', provider_guid: guid, first_touch: true,
-      error_code: null, sent_at: now, delivered_at: null, read_at: null, edited_at: null,
-    };
-    await store.messages.insert(message);
-    return { kind: 'chat_opened', created: true, chat, participants: await store.chats.participants(chat.id), lead: null, message };
+    const reservation = await lim.reserveFirstTouchLine(tenant, 'create_group', pinned);
+    const request = { handles, text: valid.texts[0]!.value, displayName: req.displayName ?? null, idempotencyKey: req.idempotencyKey };
+    return groups.create(tenant, reservation, request, claim);
   }
 
   return {
@@ -152,13 +128,14 @@ export function chatsService(deps: MessagingDeps, lim: Limits, out: Outbound, id
       return idem.run(
         {
           tenantId: tenant.id,
-          route: 'chats',
+          route: CHATS_ROUTE,
           key: idempotencyKey,
           identity: { recipient: handles, body: req.parts },
           request: { ...request, to: handles },
+          unsettled: () => groups.unsettled(tenant.id, idempotencyKey!),
         },
-        async (): Promise<ChatOpened> => {
-          if (handles.length > 1) return createGroup(tenant, handles, req, pinned);
+        async (claim): Promise<ChatOpened> => {
+          if (handles.length > 1) return createGroup(tenant, handles, req, claim, pinned);
           const existing = await direct.find(tenant, handles[0]!);
           const firstTouch = !existing?.chat.line_id;
           const prepared = await prepareParts(tenant, req.parts, { parallel: req.parallelAttachments, firstTouch, group: false });

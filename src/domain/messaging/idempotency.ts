@@ -44,6 +44,18 @@ export function stableJson(v: unknown): string {
   return JSON.stringify(v);
 }
 
+/** A result as a record holds it (also written by a sweep that settles work a crash left in progress). */
+export const recordedResult = (result: unknown): string => JSON.stringify({ kind: 'result', result } satisfies Recorded<unknown>);
+
+/**
+ * Handed to the work: `keep()` says that if the work fails from here on, its outcome is still to
+ * be settled by something else (a sweep asking the line): the key stays in progress meanwhile,
+ * so a retry cannot do the work a second time.
+ */
+export interface Claim {
+  keep(): void;
+}
+
 /** A recorded outcome, returned or thrown again as it was. */
 function replay<T>(response: string): T {
   const recorded = JSON.parse(response) as Recorded<T>;
@@ -83,11 +95,19 @@ export function idempotency(deps: { store: Store; clock: Clock }) {
      * JSON-serializable: a replay returns its JSON copy.
      */
     async run<T>(
-      args: { tenantId: string; route: string; key: string | undefined; identity: Record<string, unknown>; request: unknown },
-      work: () => Promise<T>,
+      args: {
+        tenantId: string;
+        route: string;
+        key: string | undefined;
+        identity: Record<string, unknown>;
+        request: unknown;
+        /** True when work a failed attempt kept in progress (Claim.keep) is still being settled: a retry answers 1012 at once. */
+        unsettled?: () => Promise<boolean>;
+      },
+      work: (claim: Claim) => Promise<T>,
     ): Promise<T> {
       const { tenantId, route, key } = args;
-      if (!key) return work();
+      if (!key) return work({ keep() {} });
       const identity = stableJson(args.identity);
       const fingerprint = createHash('sha256').update(`${FINGERPRINT_VERSION}\u0000${stableJson(args.request)}`).digest('hex');
       const slot = `${tenantId}\u0000${route}\u0000${key}`;
@@ -112,17 +132,23 @@ export function idempotency(deps: { store: Store; clock: Clock }) {
           if (claim.existing.fingerprint !== fingerprint) {
             throw new DomainError(1002, 'this idempotency_key was used with different request parameters');
           }
+          if (claim.existing.state !== 'done' && (await args.unsettled?.())) {
+            throw new DomainError(1012, 'a request with this idempotency_key is still in progress: its outcome is being confirmed with the line; retry shortly');
+          }
           const recorded = claim.existing.state === 'done' ? claim.existing.response! : await awaitRecorded(tenantId, route, key);
           if (recorded !== undefined) return replay<T>(recorded);
           continue; // released meanwhile: claim it ourselves
         }
+        let kept = false;
         const running = (async (): Promise<T> => {
           try {
-            const result = await work();
-            await store.idempotency.complete(id, JSON.stringify({ kind: 'result', result } satisfies Recorded<T>));
+            const result = await work({ keep: () => (kept = true) });
+            await store.idempotency.complete(id, recordedResult(result));
             return result;
           } catch (err) {
-            if (isFinal(err)) {
+            if (kept) {
+              // Left in progress: whatever settles the work records its outcome (or frees the key).
+            } else if (isFinal(err)) {
               await store.idempotency.complete(id, JSON.stringify({ kind: 'failure', failure: failureRecord(err) } satisfies Recorded<T>));
             } else {
               await store.idempotency.release(id);

@@ -57,6 +57,9 @@ export function msUntilWindowOpens(ms: number, tenant: Tenant): number {
 /** A line taken for a first touch; `release()` gives the slot back when nothing was sent from it. */
 export interface FirstTouchReservation {
   line: PhoneLine;
+  /** When it was taken, and the line's last first touch before it (to give it back later, from another process). */
+  reservedAt: number;
+  previous: number | null;
   release(): Promise<void>;
 }
 
@@ -120,7 +123,7 @@ export function limits(deps: MessagingDeps) {
       scored.sort((a, b) => a.last - b.last);
       for (const s of scored) {
         if (s.freeAt <= now && (await store.lineRuntime.reserveFirstTouch(s.line.id, now, FIRST_TOUCH_GAP_MS))) {
-          return { line: s.line, release: () => store.lineRuntime.releaseFirstTouch(s.line.id, now, s.previous) };
+          return { line: s.line, reservedAt: now, previous: s.previous, release: () => store.lineRuntime.releaseFirstTouch(s.line.id, now, s.previous) };
         }
       }
       const earliest = Math.min(...scored.map((s) => (s.freeAt <= now ? now + 1000 : s.freeAt)));

@@ -13,11 +13,14 @@
  *
  * A process that does get its line's answer after a sweep gave up on the message corrects it
  * to `sent` (store markSent): the line's answer is the truth.
+ *
+ * The same sweep settles group creations a crash or a lost answer left (group-creations.ts).
  */
 import type { Message, Store } from '../../store/index.js';
 import type { Clock } from '../../clock.js';
 import type { DriverRegistry } from '../../drivers/registry.js';
 import type { SendProbe, Target } from '../../drivers/types.js';
+import { groupCreations } from './group-creations.js';
 
 export const SWEEP_INTERVAL_MS = 60_000;
 /** A sweep settles this many at most, then goes on at once. */
@@ -35,12 +38,15 @@ export interface SweepResult {
   failed: number;
   /** Still `sending`: in flight elsewhere, or the line could not tell. */
   pending: number;
-  /** When the earliest pending message's window ends (epoch ms), if any. */
+  /** When the earliest pending message's (or group creation's) window ends (epoch ms), if any. */
   nextAt?: number;
+  /** Group creations: recorded (the line has the group), dropped (it has not), still pending (counted in `pending` too). */
+  groups: { recorded: number; dropped: number; pending: number };
 }
 
 export function sendReconciler(deps: { store: Store; clock: Clock; drivers: DriverRegistry; log?: ReconcileLog }) {
   const { store, clock, drivers } = deps;
+  const groups = groupCreations(deps);
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<SweepResult> | undefined;
   let stopped = false;
@@ -95,7 +101,7 @@ export function sendReconciler(deps: { store: Store; clock: Clock; drivers: Driv
   }
 
   async function sweepOnce(): Promise<SweepResult> {
-    const result: SweepResult = { sent: 0, failed: 0, pending: 0 };
+    const result: SweepResult = { sent: 0, failed: 0, pending: 0, groups: { recorded: 0, dropped: 0, pending: 0 } };
     const seen = new Set<string>();
     for (;;) {
       const batch = (await store.messages.sending(BATCH + seen.size)).filter((m) => !seen.has(m.id));
@@ -118,7 +124,11 @@ export function sendReconciler(deps: { store: Store; clock: Clock; drivers: Driv
       }
       if (batch.length < BATCH) break;
     }
-    if (result.sent || result.failed) deps.log?.info({ ...result }, 'settled sends interrupted by a restart');
+    const g = await groups.sweep(SWEEP_INTERVAL_MS, deps.log);
+    result.groups = { recorded: g.recorded, dropped: g.dropped, pending: g.pending };
+    result.pending += g.pending;
+    if (g.nextAt !== undefined) result.nextAt = Math.min(result.nextAt ?? Infinity, g.nextAt);
+    if (result.sent || result.failed || g.recorded || g.dropped) deps.log?.info({ ...result }, 'settled sends and group creations interrupted by a restart');
     return result;
   }
 

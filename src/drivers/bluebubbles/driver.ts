@@ -27,7 +27,7 @@ import { BlueBubblesClient } from './client.js';
 import { parseConfig, type BlueBubblesConfig } from './config.js';
 import { isPrivateApiOff, isServerDown, toDriverFailure, type Operation } from './errors.js';
 import { isAppleEffectId, chatGuidFor, editFallbackText, reactionValue } from './mapping.js';
-import { lookupSentMessage } from './lookup.js';
+import { lookupCreatedGroup, lookupSentMessage } from './lookup.js';
 
 /** How long a server/info answer is trusted for capabilities and method choice. */
 export const INFO_TTL_MS = 30_000;
@@ -254,6 +254,18 @@ export function bluebubblesDriver(ctx: DriverContext, options: BlueBubblesDriver
     return epoch;
   }
 
+  /** Asks the Mac after a send or a group creation the service lost track of; its own failures say `unknown`. */
+  async function lookup<R>(find: (c: BlueBubblesClient) => Promise<R>): Promise<R | { state: 'unknown'; reason: string }> {
+    if (!client) return { state: 'unknown', reason: invalid().message };
+    try {
+      return await find(client);
+    } catch (err) {
+      noteFailure(err);
+      const failure = toDriverFailure(err, 'lookup');
+      return { state: 'unknown', reason: failure instanceof Error ? failure.message : 'BlueBubbles could not be asked' };
+    }
+  }
+
   if (client && options.probeOnStart !== false) refreshQuietly();
 
   return {
@@ -320,14 +332,11 @@ export function bluebubblesDriver(ctx: DriverContext, options: BlueBubblesDriver
     },
 
     async lookupSend(_ref, probe) {
-      if (!client) return { state: 'unknown', reason: invalid().message };
-      try {
-        return await lookupSentMessage(client, probe);
-      } catch (err) {
-        noteFailure(err);
-        const failure = toDriverFailure(err, 'lookup');
-        return { state: 'unknown', reason: failure instanceof Error ? failure.message : 'BlueBubbles could not be asked' };
-      }
+      return lookup((c) => lookupSentMessage(c, probe));
+    },
+
+    async lookupGroup(_ref, probe) {
+      return lookup((c) => lookupCreatedGroup(c, probe));
     },
 
     /** Each attachment is uploaded (and sent) within twice the timeout; a text or the multipart send within that too. */
@@ -373,9 +382,9 @@ export function bluebubblesDriver(ctx: DriverContext, options: BlueBubblesDriver
       await call('participant', (c) => c.request('POST', `/api/v1/chat/${enc(chatKey)}/leave`));
     },
 
-    async createGroup(handles, text) {
+    async createGroup(handles, text, opts = {}) {
       await requirePrivateApi('group creation');
-      const tempGuid = newTempGuid();
+      const tempGuid = newTempGuid(opts.ref);
       const env = await call('create_group', (c) =>
         c.request<BBChat>('POST', '/api/v1/chat/new', { json: { addresses: handles, message: text, method: 'private-api', service: 'iMessage', tempGuid } }),
       );

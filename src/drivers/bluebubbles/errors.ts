@@ -41,9 +41,9 @@ const CUT_MID_REQUEST = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_E
 export function toDriverFailure(err: unknown, op: Operation): unknown {
   if (err instanceof DriverFailure || !(err instanceof BlueBubblesError)) return err;
   const msg = err.message;
-  // A send whose answer never came may have gone out: the message stays `sending` until the Mac tells.
-  if (op === 'send' && (err.kind === 'timeout' || (err.kind === 'network' && CUT_MID_REQUEST.has(String(err.details.code))) || (err.kind === 'http' && err.details.envelope && err.details.status === 504))) {
-    return new DriverFailure('ambiguous', `${msg}; the message may have gone out`);
+  // A send (or group creation) whose answer never came may have happened: only the Mac can tell later.
+  if ((op === 'send' || op === 'create_group') && (err.kind === 'timeout' || (err.kind === 'network' && CUT_MID_REQUEST.has(String(err.details.code))) || (err.kind === 'http' && err.details.envelope && err.details.status === 504))) {
+    return new DriverFailure('ambiguous', `${msg}; ${op === 'send' ? 'the message may have gone out' : 'the group may have been created'}`);
   }
   switch (err.kind) {
     case 'network':

@@ -10,8 +10,8 @@
  */
 import type { BBMessage } from './api-types.js';
 import type { BlueBubblesClient } from './client.js';
-import type { SendLookup, SendProbe } from '../types.js';
-import { chatGuidFor } from './mapping.js';
+import type { GroupLookup, GroupProbe, SendLookup, SendProbe } from '../types.js';
+import { chatGuidFor, isGroupChat, normalizeHandle } from './mapping.js';
 
 /** Messages are searched from a little before the send was recorded (the Mac's clock may differ from ours). */
 export const LOOKUP_SLACK_MS = 60_000;
@@ -40,5 +40,34 @@ export async function lookupSentMessage(client: BlueBubblesClient, probe: SendPr
       return { state: 'sent', guid: m.guid };
     }
     if (page.length < PAGE) return { state: 'not_sent' };
+  }
+}
+
+/**
+ * Finding a group created while the service lost track of it. BlueBubbles' chat query
+ * (POST /api/v1/chat/query) filters by nothing but a chat guid, which we do not have; the message
+ * query without a chatGuid covers every chat. So: our own messages since the creation was recorded,
+ * with their chat and its members (`with: chat, chat.participants`, as MessageRouter.query takes
+ * them), the first whose text is the group's first message, in a group chat whose members are the
+ * ones asked for (when BlueBubbles lists them), and whose guid no message of ours already holds.
+ */
+export async function lookupCreatedGroup(client: BlueBubblesClient, probe: GroupProbe): Promise<GroupLookup> {
+  const after = Math.max(0, probe.recordedAt - LOOKUP_SLACK_MS);
+  const wanted = [...new Set(probe.handles)].sort().join('\n');
+  for (let offset = 0; ; offset += PAGE) {
+    const env = await client.request<BBMessage[]>('POST', '/api/v1/message/query', {
+      json: { with: ['chat', 'chat.participants'], after, sort: 'ASC', offset, limit: PAGE },
+    });
+    const page = Array.isArray(env.data) ? env.data : [];
+    for (const m of page) {
+      if (m.isFromMe !== true || typeof m.guid !== 'string' || m.guid === '' || m.text !== probe.text) continue;
+      const chat = m.chats?.find((c) => isGroupChat(c) && typeof c.guid === 'string' && c.guid !== '');
+      if (!chat) continue;
+      const members = (chat.participants ?? []).map((p) => p.address).filter((a): a is string => typeof a === 'string');
+      if (members.length > 0 && [...new Set(members.map(normalizeHandle))].sort().join('\n') !== wanted) continue;
+      if (await probe.isClaimed(m.guid)) continue;
+      return { state: 'created', chatKey: chat.guid!, guid: m.guid };
+    }
+    if (page.length < PAGE) return { state: 'not_created' };
   }
 }

@@ -181,16 +181,26 @@ export function simulatorDriver(ctx: DriverContext): LineDriver {
       await log({ kind: 'leave_group', chat_key: chatKey });
     },
 
-    async createGroup(handles, text) {
+    async createGroup(handles, text, opts = {}) {
       require('create_group', 'group creation');
       for (const h of handles) {
         if (h === SIMULATOR_RECIPIENTS.unreachable) throw new DriverFailure('unreachable', `simulated: ${h} is not reachable on iMessage`);
       }
+      if (handles.includes(SIMULATOR_RECIPIENTS.stallsBeforeDevice)) await never();
       const chatKey = `iMessage;+;chat${randomUUID().replace(/-/g, '').slice(0, 18)}`;
       const guid = newGuid();
-      await log({ kind: 'create_group', guid, chat_key: chatKey, handles, text });
+      await log({ kind: 'create_group', guid, ...ref(opts.ref), chat_key: chatKey, handles, text });
+      if (handles.includes(SIMULATOR_RECIPIENTS.stallsAfterDevice)) await never();
       await scheduleReceipts({ kind: 'group', chatKey }, guid);
       return { chatKey, guid };
+    },
+
+    /** The device log tells: a `create_group` entry under `ref` is a group that was created. */
+    async lookupGroup(groupRef, probe) {
+      const entry = await ctx.state.findDeviceLog(ctx.lineId, groupRef, probe.recordedAt - LOOKUP_SLACK_MS);
+      return entry?.kind === 'create_group' && typeof entry.chat_key === 'string' && typeof entry.guid === 'string'
+        ? { state: 'created', chatKey: entry.chat_key, guid: entry.guid }
+        : { state: 'not_created' };
     },
   };
 }

@@ -13,8 +13,8 @@ export const SIMULATOR_RECIPIENTS = {
   lineDown: '+15005550004',
   /** Removing this handle from a group is rejected: 502 / 4001. */
   rejectsParticipantRemove: '+15005550005',
-  /** A send that never answers and never reaches the device (a crash test kills the service meanwhile). */
+  /** A send (or a group creation with this member) that never answers and never reaches the device (a crash test kills the service meanwhile). */
   stallsBeforeDevice: '+15005550006',
-  /** A send the device gets but whose answer never comes (likewise). */
+  /** A send (or a group creation with this member) the device gets but whose answer never comes (likewise). */
   stallsAfterDevice: '+15005550007',
 } as const;

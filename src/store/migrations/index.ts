@@ -12,6 +12,7 @@ import * as m010 from './010_sends_and_group_exits.js';
 import * as m011 from './011_hubspot_reply_push.js';
 import * as m012 from './012_message_reactions.js';
 import * as m013 from './013_receipts_in_place.js';
+import * as m014 from './014_group_creations.js';
 
 /** Numbered migrations, applied in key order; never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '011_hubspot_reply_push': m011,
   '012_message_reactions': m012,
   '013_receipts_in_place': m013,
+  '014_group_creations': m014,
 };

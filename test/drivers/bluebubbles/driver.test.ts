@@ -137,6 +137,23 @@ describe('BlueBubbles driver: operations', () => {
     expect(bb.messages.get(guid)?.chatGuid).toBe(chatKey);
   });
 
+  it('finds a group it created by its members and first message (lookupGroup), never another membership, text or a claimed guid', async () => {
+    const since = Date.now();
+    const other = await driver.createGroup(['+14155550108', '+14155550110'], 'Kickoff');
+    const mine = await driver.createGroup(['+14155550108', '+14155550109'], 'Kickoff', { ref: 'gc_1' });
+    expect(bb.lastTo('POST', '/api/v1/chat/new').json.tempGuid).toBe('temp-gc_1');
+    const probe = (handles: string[], claimed: string[] = []) => ({ handles, text: 'Kickoff', recordedAt: since, isClaimed: async (g: string) => claimed.includes(g) });
+    expect(await driver.lookupGroup('gc_1', probe(['+14155550109', '+14155550108']))).toEqual({ state: 'created', chatKey: mine.chatKey, guid: mine.guid });
+    expect(await driver.lookupGroup('gc_0', probe(['+14155550108', '+14155550110']))).toEqual({ state: 'created', chatKey: other.chatKey, guid: other.guid });
+    expect(bb.lastTo('POST', '/api/v1/message/query').json).toEqual({ with: ['chat', 'chat.participants'], after: since - 60_000, sort: 'ASC', offset: 0, limit: 1000 });
+    expect(await driver.lookupGroup('gc_1', probe(['+14155550108', '+14155550111']))).toEqual({ state: 'not_created' });
+    expect(await driver.lookupGroup('gc_1', probe(['+14155550108', '+14155550109'], [mine.guid]))).toEqual({ state: 'not_created' });
+    expect(await driver.lookupGroup('gc_1', { ...probe(['+14155550108', '+14155550109']), text: 'Kickoff!' })).toEqual({ state: 'not_created' });
+    // A Mac that cannot answer now cannot tell.
+    bb.inject('POST /api/v1/message/query', { html: 502 });
+    expect(await driver.lookupGroup('gc_1', probe(['+14155550108', '+14155550109']))).toMatchObject({ state: 'unknown' });
+  });
+
   it('reports every capability while the Private API is on and its helper connected', () => {
     expect([...driver.capabilities()].sort()).toEqual([...DRIVER_CAPABILITIES].sort());
   });

@@ -526,21 +526,6 @@ export class StandIn {
       return ok(this.serializeMessage(sent.guid, { forNotification: false, withChats: false, withParticipants: false, withAttachments: false }), 'Reaction sent!');
     }
 
-    // MessageRouter.query (MessageValidator.queryBodyRules): chatGuid, after/before (epoch ms), sort, offset, limit, with.
-    if (r.method === 'POST' && p === '/api/v1/message/query') {
-      if (body.sort !== undefined && !['ASC', 'DESC'].includes(body.sort)) return badRequest('The selected sort is invalid.');
-      if (body.limit !== undefined && (typeof body.limit !== 'number' || body.limit < 1 || body.limit > 1000)) return badRequest('The limit must be between 1 and 1000.');
-      if (body.chatGuid && !this.chats.has(body.chatGuid)) return ok([], `No chat found with GUID: ${body.chatGuid}`);
-      const withQuery = (Array.isArray(body.with) ? body.with : []).map((w: string) => String(w).toLowerCase());
-      let list = [...this.messages.values()].filter(
-        (x) => (!body.chatGuid || x.chatGuid === body.chatGuid) && (body.after === undefined || x.dateCreated >= body.after) && (body.before === undefined || x.dateCreated <= body.before),
-      );
-      list.sort((a, b) => (body.sort === 'ASC' ? a.dateCreated - b.dateCreated : b.dateCreated - a.dateCreated));
-      list = list.slice(body.offset ?? 0, (body.offset ?? 0) + (body.limit ?? 100));
-      const withAttachments = withQuery.includes('attachment') || withQuery.includes('attachments');
-      return ok(list.map((x) => this.serializeMessage(x.guid, { forNotification: false, withChats: false, withParticipants: false, withAttachments })));
-    }
-
     if ((m = /^\/api\/v1\/message\/([^/]+)\/edit$/.exec(p)) && r.method === 'POST') {
       if (typeof body.editedMessage !== 'string' || !body.editedMessage) return badRequest('The editedMessage field is required.');
       if (typeof body.backwardsCompatibilityMessage !== 'string' || !body.backwardsCompatibilityMessage) return badRequest('The backwardsCompatibilityMessage field is required.');
@@ -552,6 +537,7 @@ export class StandIn {
       return ok(this.serializeMessage(msg.guid, { forNotification: false, withChats: false, withParticipants: false, withAttachments: false }), 'Message edited!');
     }
 
+    // MessageRouter.query (MessageValidator.queryBodyRules): chatGuid, after/before (epoch ms), sort, offset, limit, with.
     if (r.method === 'POST' && p === '/api/v1/message/query') return this.query(body);
 
     if ((m = /^\/api\/v1\/message\/([^/]+)$/.exec(p)) && r.method === 'GET') {

@@ -1,0 +1,244 @@
+/**
+ * Group creation (POST /api/v1/chats with several handles), made to survive a crash the way a
+ * send does (outbound.ts, reconcile.ts).
+ *
+ * - Before the line is called, the creation is recorded (its intent: line, handles, first text,
+ *   tenant, idempotency key, the ids the chat and message will get, the line's first-touch
+ *   reservation). The driver gets the intent's id as its ref.
+ * - When the line answers, the chat, a lead and a participant per handle, the first message and
+ *   the intent's removal are one transaction: a store that fails in between leaves none of it.
+ * - A crash before that, a store failure, or a line whose answer never came (`ambiguous`) leaves
+ *   the intent. The reconciliation sweep asks the line whether the group exists (simulator: its
+ *   device log; BlueBubbles: our own messages since, with their chats and members) and records it
+ *   exactly as the request would have, completing the request's idempotency record with it; not
+ *   found once the line's window (sendWindowMs(0)) has passed, it drops the intent, frees the
+ *   idempotency key and gives the first-touch reservation back.
+ * - Until then the idempotency key stays in progress (Claim.keep): a retry under it answers 1012
+ *   and never creates a second group.
+ */
+import { DomainError } from '../../errors/registry.js';
+import type { GroupCreation, Message, PhoneLine, Repos, Store, Tenant } from '../../store/index.js';
+import type { Clock } from '../../clock.js';
+import type { DriverRegistry } from '../../drivers/registry.js';
+import { DriverFailure } from '../../drivers/types.js';
+import type { ChatOpened } from './chats.js';
+import type { Claim } from './idempotency.js';
+import type { FirstTouchReservation } from './limits.js';
+import { recordedResult } from './idempotency.js';
+import { newMessageId } from './outbound.js';
+import { fromDriverFailure } from './driver-errors.js';
+import { newUuid, randomHex } from '../ids.js';
+
+/** The idempotency route of chat creation. */
+export const CHATS_ROUTE = 'chats';
+const BATCH = 200;
+
+/** What the line answered for a group it created: the group's chat key and its first message's guid. */
+export interface CreatedGroup {
+  chatKey: string;
+  guid: string;
+}
+
+/** A group to record, with the ids chosen for it before its line was called. */
+export interface GroupToRecord {
+  tenantId: string;
+  line: { id: string; phone_number: string };
+  handles: string[];
+  text: string;
+  displayName: string | null;
+  chatId: string;
+  messageId: string;
+  /** When the creation started (the chat's and message's time). */
+  at: number;
+}
+
+/**
+ * Writes the chat, leads, participants and first message of a group the line created; run it in
+ * a transaction. A chat already known by the group's key (a member wrote into the group before a
+ * sweep recorded it) is that group: the rest goes into it.
+ */
+export async function recordGroup(tx: Repos, g: GroupToRecord, created: CreatedGroup): Promise<ChatOpened> {
+  const chat =
+    (await tx.chats.chatByKey(g.tenantId, created.chatKey)) ??
+    (await tx.chats.ensureChat({
+      id: g.chatId,
+      tenant_id: g.tenantId,
+      is_group: true,
+      lead_id: null,
+      line_id: g.line.id,
+      convo_id: newUuid(),
+      chat_key: created.chatKey,
+      display_name: g.displayName,
+      created_at: g.at,
+      left_at: null,
+    }));
+  for (const h of g.handles) {
+    await tx.chats.upsertLead({ id: newUuid(), tenant_id: g.tenantId, handle: h, created_at: g.at });
+    await tx.chats.addParticipant(chat.id, h, g.at);
+  }
+  const message: Message = {
+    id: g.messageId,
+    tenant_id: g.tenantId, chat_id: chat.id, line_id: g.line.id, direction: 'outbound', sender_handle: g.line.phone_number,
+    parts: [{ type: 'text', value: g.text }], effect: null, status: 'sent', provider_guid: created.guid, first_touch: true,
+    error_code: null, sent_at: g.at, delivered_at: null, read_at: null, edited_at: null,
+  };
+  await tx.messages.insert(message);
+  return { kind: 'chat_opened', created: true, chat, participants: await tx.chats.participants(chat.id), lead: null, message };
+}
+
+export interface GroupRequest {
+  handles: string[];
+  text: string;
+  displayName: string | null;
+  idempotencyKey?: string;
+}
+
+export interface GroupSweepResult {
+  recorded: number;
+  dropped: number;
+  pending: number;
+  /** When the earliest pending creation's window ends (epoch ms), if any. */
+  nextAt?: number;
+}
+
+export interface GroupSweepLog {
+  warn(obj: object, msg: string): void;
+}
+
+export function groupCreations(deps: { store: Store; clock: Clock; drivers: DriverRegistry }) {
+  const { store, clock, drivers } = deps;
+
+  const toRecord = (g: GroupCreation, line: PhoneLine): GroupToRecord => ({
+    tenantId: g.tenant_id, line, handles: g.handles, text: g.text, displayName: g.display_name, chatId: g.chat_id, messageId: g.message_id, at: g.created_at,
+  });
+
+  /** Records the group and settles its intent in one transaction; a group recorded already (by its request or a sweep) is answered as it is. */
+  function record(g: GroupCreation, line: PhoneLine, created: CreatedGroup): Promise<ChatOpened> {
+    return store.transaction(async (tx) => {
+      // The removal first: of two settling the same intent at once, the second waits here for the first.
+      const open = await tx.groupCreations.remove(g.id);
+      const already = await tx.messages.get(g.tenant_id, g.message_id);
+      if (already) {
+        const chat = (await tx.chats.getChat(g.tenant_id, already.chat_id))!;
+        return { kind: 'chat_opened', created: true, chat, participants: await tx.chats.participants(chat.id), lead: null, message: already };
+      }
+      const opened = await recordGroup(tx, toRecord(g, line), created);
+      if (open && g.idempotency_key) await tx.idempotency.settle({ tenant_id: g.tenant_id, route: CHATS_ROUTE, key: g.idempotency_key }, recordedResult(opened));
+      return opened;
+    });
+  }
+
+  /** The line has no such group: the intent goes, the idempotency key is free again, the reservation given back. */
+  async function drop(g: GroupCreation): Promise<void> {
+    const mine = await store.transaction(async (tx) => {
+      if (!(await tx.groupCreations.remove(g.id))) return false;
+      if (g.idempotency_key) await tx.idempotency.release({ tenant_id: g.tenant_id, route: CHATS_ROUTE, key: g.idempotency_key });
+      return true;
+    });
+    if (mine) await store.lineRuntime.releaseFirstTouch(g.line_id, g.reserved_at, g.previous_first_touch_at);
+  }
+
+  async function settle(g: GroupCreation, retryInMs: number, log?: GroupSweepLog): Promise<'recorded' | 'dropped' | { until: number }> {
+    const line = await store.lines.get(g.line_id);
+    if (!line || !drivers.has(line.driver)) {
+      // Nothing to ask: the line is gone, so nothing can be created through it since.
+      await drop(g);
+      return 'dropped';
+    }
+    const driver = drivers.forLine(line);
+    const found = await driver.lookupGroup(g.id, {
+      handles: g.handles,
+      text: g.text,
+      recordedAt: g.created_at,
+      isClaimed: async (guid) => (await store.messages.byProviderGuid(line.id, guid)) !== undefined,
+    });
+    if (found.state === 'created') {
+      await record(g, line, found);
+      return 'recorded';
+    }
+    const until = g.created_at + driver.sendWindowMs(0);
+    if (found.state === 'unknown') {
+      log?.warn({ group_creation_id: g.id, line_id: line.id, reason: found.reason }, 'cannot tell yet whether an interrupted group creation happened; asking again later');
+      return { until: Math.max(until, clock.now() + retryInMs) };
+    }
+    if (clock.now() < until) return { until };
+    await drop(g);
+    return 'dropped';
+  }
+
+  return {
+    /**
+     * Creates the group on the reserved line and records it. `claim` is the request's idempotency
+     * claim: kept in progress once the group may exist and is not recorded yet.
+     */
+    async create(tenant: Tenant, reservation: FirstTouchReservation, req: GroupRequest, claim: Claim): Promise<ChatOpened> {
+      const { line } = reservation;
+      const now = clock.now();
+      const g: GroupCreation = {
+        id: `gc_${randomHex(16)}`, tenant_id: tenant.id, line_id: line.id, handles: req.handles, text: req.text, display_name: req.displayName,
+        idempotency_key: req.idempotencyKey ?? null, chat_id: `ch_${randomHex(16)}`, message_id: newMessageId(now),
+        reserved_at: reservation.reservedAt, previous_first_touch_at: reservation.previous, created_at: now,
+      };
+      try {
+        await store.groupCreations.insert(g);
+      } catch (err) {
+        await reservation.release();
+        throw err;
+      }
+      let created: CreatedGroup;
+      try {
+        created = await drivers.forLine(line).createGroup(g.handles, g.text, { ref: g.id });
+      } catch (err) {
+        if (err instanceof DriverFailure && err.kind === 'ambiguous') {
+          claim.keep();
+          throw new DomainError(
+            3002,
+            `the phone line did not answer in time: ${err.message}. The group is recorded once the line tells whether it exists (a retry with the same idempotency_key answers it then); look at GET /api/v1/chats before creating it again without one`,
+          );
+        }
+        // The line refused: no group, so nothing stays reserved.
+        await store.groupCreations.remove(g.id);
+        await reservation.release();
+        throw fromDriverFailure(err, 'group creation');
+      }
+      // The group exists from here: if recording it fails, the sweep records it, and the key waits for that.
+      claim.keep();
+      return record(g, line, created);
+    },
+
+    /** Whether a creation under this idempotency key is still to be settled. */
+    async unsettled(tenantId: string, key: string): Promise<boolean> {
+      return (await store.groupCreations.byKey(tenantId, key)) !== undefined;
+    },
+
+    /** Settles what crashes and lost answers left: recorded if the line has the group, dropped once its window passed without it. */
+    async sweep(retryInMs: number, log?: GroupSweepLog): Promise<GroupSweepResult> {
+      const result: GroupSweepResult = { recorded: 0, dropped: 0, pending: 0 };
+      const seen = new Set<string>();
+      for (;;) {
+        const batch = (await store.groupCreations.pending(BATCH + seen.size)).filter((g) => !seen.has(g.id));
+        if (batch.length === 0) break;
+        for (const g of batch) {
+          seen.add(g.id);
+          let outcome: Awaited<ReturnType<typeof settle>>;
+          try {
+            outcome = await settle(g, retryInMs, log);
+          } catch (err) {
+            log?.warn({ group_creation_id: g.id, reason: (err as Error).message }, 'could not settle an interrupted group creation; asking again later');
+            outcome = { until: clock.now() + retryInMs };
+          }
+          if (outcome === 'recorded') result.recorded++;
+          else if (outcome === 'dropped') result.dropped++;
+          else {
+            result.pending++;
+            result.nextAt = Math.min(result.nextAt ?? Infinity, outcome.until);
+          }
+        }
+        if (batch.length < BATCH) break;
+      }
+      return result;
+    },
+  };
+}
+
+export type GroupCreations = ReturnType<typeof groupCreations>;

@@ -1,0 +1,84 @@
+/**
+ * A BlueBubbles group creation whose answer never comes: the Mac may have created the group, so
+ * the request answers 503 / 3002 and a retry under the same idempotency key answers 1012 — never
+ * a second group — until reconciliation asks the Mac (our own messages since, with their chats and
+ * members). Found: the group is recorded and the retry answers it. Not found once the line's window
+ * has passed (the clock is moved, never slept through): the key and the line's first-touch slot
+ * are free again, and the retry creates it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { appWithBlueBubblesLine } from '../support/bluebubbles-line.js';
+import type { TestApp } from '../support/app.js';
+import type { StandIn } from '../drivers/bluebubbles/standin.js';
+
+describe('a BlueBubbles group creation that times out', () => {
+  let t: TestApp;
+  let bb: StandIn;
+  let lineId: string;
+  let close: () => Promise<void>;
+  beforeAll(async () => {
+    ({ t, bb, lineId, close } = await appWithBlueBubblesLine());
+    const res = await t.admin('PATCH', `/admin/v1/lines/${lineId}`, { driver_config: bb.config({ timeout_ms: 300 }) });
+    expect(res.statusCode, res.body).toBe(200);
+  });
+  afterAll(async () => close());
+
+  const body = (members: string[], key: string) => ({ to: members, message: { parts: [{ type: 'text', value: 'Welcome, team' }] }, phone_line_id: lineId, idempotency_key: key });
+  const groupsWith = (member: string) => [...bb.chats.values()].filter((c) => c.style === 43 && c.participants.includes(member));
+
+  it('created on the Mac: recorded once reconciliation finds it, and the retry answers that group', async () => {
+    const members = ['+14155550681', '+14155550682'];
+    bb.inject('POST /api/v1/chat/new', { storeThenHangMs: 3_000 });
+    const first = await t.api('POST', '/api/v1/chats', body(members, 'bb-group-1'));
+    expect(first.statusCode, first.body).toBe(503);
+    expect(first.json().error).toMatchObject({ code: 3002, retryable: true });
+    expect(first.json().error.message).toMatch(/same idempotency_key/);
+    expect(groupsWith(members[0]!)).toHaveLength(1);
+
+    const early = await t.api('POST', '/api/v1/chats', body(members, 'bb-group-1'));
+    expect(early.statusCode, early.body).toBe(409);
+    expect(early.json().error.code).toBe(1012);
+    expect(bb.requestsTo('POST', '/api/v1/chat/new')).toHaveLength(1);
+
+    const swept = await t.services.sendReconciler.sweep();
+    expect(swept.groups).toMatchObject({ recorded: 1 });
+    // Asked the Mac for our messages since, across chats, with each chat and its members.
+    const queries = bb.requestsTo('POST', '/api/v1/message/query').map((r) => r.json);
+    expect(queries).toContainEqual(expect.objectContaining({ with: ['chat', 'chat.participants'], sort: 'ASC' }));
+
+    const again = await t.api('POST', '/api/v1/chats', body(members, 'bb-group-1'));
+    expect(again.statusCode, again.body).toBe(201);
+    const { chat, message } = again.json();
+    const [onMac] = groupsWith(members[0]!);
+    expect(chat.handles.sort()).toEqual([...members].sort());
+    expect(chat.phone_line_id).toBe(lineId);
+    expect(message).toMatchObject({ chat_id: chat.id, status: 'sent', parts: [{ type: 'text', value: 'Welcome, team' }] });
+    expect((await t.testStore.store.chats.getChat((await t.testStore.store.lines.get(lineId))!.tenant_id, chat.id))?.chat_key).toBe(onMac!.guid);
+    // The message carries the Mac's guid: a reaction to it reaches the message BlueBubbles has.
+    const stored = [...bb.messages.values()].find((m) => m.chatGuid === onMac!.guid)!;
+    const reacted = await t.api('POST', `/api/v1/messages/${message.id}/react`, { reaction: 'like' });
+    expect(reacted.statusCode, reacted.body).toBe(200);
+    expect(bb.lastTo('POST', '/api/v1/message/react').json.selectedMessageGuid).toBe(stored.guid);
+    expect(groupsWith(members[0]!)).toHaveLength(1);
+    expect(bb.requestsTo('POST', '/api/v1/chat/new')).toHaveLength(1);
+  });
+
+  it('not created: after the window the key and the line are free again, and the retry creates it once', async () => {
+    t.clock.advance(11 * 60_000);
+    const members = ['+14155550683', '+14155550684'];
+    bb.inject('POST /api/v1/chat/new', { hangMs: 3_000 });
+    const first = await t.api('POST', '/api/v1/chats', body(members, 'bb-group-2'));
+    expect(first.statusCode, first.body).toBe(503);
+    expect(groupsWith(members[0]!)).toHaveLength(0);
+    expect((await t.api('POST', '/api/v1/chats', body(members, 'bb-group-2'))).json().error.code).toBe(1012);
+
+    // Past the line's window (twice its 300 ms timeout) the Mac's answer is final: no such group.
+    t.clock.advance(1_000);
+    expect((await t.services.sendReconciler.sweep()).groups).toMatchObject({ recorded: 0, dropped: 1, pending: 0 });
+    // No clock move: the line's first-touch slot was given back with the key.
+    const again = await t.api('POST', '/api/v1/chats', body(members, 'bb-group-2'));
+    expect(again.statusCode, again.body).toBe(201);
+    expect(groupsWith(members[0]!)).toHaveLength(1);
+    expect(again.json().chat.handles.sort()).toEqual([...members].sort());
+  });
+});
