@@ -18,7 +18,10 @@
  * statement waiting for a lock delays those queued behind it. The lock's
  * holder is an explicit transaction, which runs on a pool connection and
  * never waits for a statement outside it (on SQLite that would deadlock too:
- * sqlite-group-commit.ts), so the wait ends when that transaction does.
+ * sqlite-group-commit.ts), so the wait ends when that transaction does. One
+ * transaction may wait for a pipelined statement: event-status.ts's, which
+ * locks an event row a pipelined settle may hold; that statement waits for
+ * nothing more, so it ends, and the transaction goes on.
  */
 import pg from 'pg';
 import type { QueryResult } from 'kysely';
