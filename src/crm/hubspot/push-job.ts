@@ -20,6 +20,13 @@ const TENANT_LEASE_MS = 10 * 60_000;
 const TENANTS_PER_CLAIM = 16;
 const BATCH = 50;
 
+/** A project's reply push: its breaker, the replies waiting, the last push (ms since the epoch). */
+export interface ReplyPushStatus {
+  breaker: { state: PushState['breaker_state']; consecutiveFailures: number; openedAt: number | null; lastError: string | null };
+  pushBacklog: number;
+  lastPushAt: number | null;
+}
+
 interface RunState {
   tenant: Tenant;
   open: boolean;
@@ -164,13 +171,12 @@ export function replyPushJob(deps: { store: Store; clock: Clock; pusher: ReplyPu
     runDue,
 
     /** What GET /api/v1/integrations/hubspot shows of reply push. */
-    async status(tenantId: string) {
+    async status(tenantId: string): Promise<ReplyPushStatus> {
       const s = await push.state(tenantId);
-      const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
       return {
-        breaker: { state: s?.breaker_state ?? 'closed', consecutive_failures: s?.consecutive_failures ?? 0, opened_at: iso(s?.opened_at), last_error: s?.last_error ?? null },
-        push_backlog: await push.backlog(tenantId, clock.now()),
-        last_push_at: iso(s?.last_push_at),
+        breaker: { state: s?.breaker_state ?? 'closed', consecutiveFailures: s?.consecutive_failures ?? 0, openedAt: s?.opened_at ?? null, lastError: s?.last_error ?? null },
+        pushBacklog: await push.backlog(tenantId, clock.now()),
+        lastPushAt: s?.last_push_at ?? null,
       };
     },
 
