@@ -14,6 +14,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../clock.js';
 import type { Store, PushCandidate, PushState, Tenant } from '../../store/index.js';
 import type { ReplyPusher, PushOutcome } from './reply-push.js';
+import { claimLoop } from '../../jobs/claim-loop.js';
 
 export const BREAKER_THRESHOLD = 5;
 const TENANT_LEASE_MS = 10 * 60_000;
@@ -35,10 +36,6 @@ interface RunState {
 export function replyPushJob(deps: { store: Store; clock: Clock; pusher: ReplyPusher; logger?: Logger }, opts: { intervalMs: number; pollMs: number }) {
   const { store, clock, pusher } = deps;
   const push = store.hubspotPush;
-  let running = false;
-  let loop: Promise<void> | undefined;
-  let wake: (() => void) | undefined;
-  let timer: NodeJS.Timeout | undefined;
 
   /** Records a push's outcome for the breaker; true when the run of this portal should stop. */
   async function settle(run: RunState, c: PushCandidate, out: PushOutcome, pausedUntil: number | null): Promise<'next' | 'retry' | 'stop'> {
@@ -150,22 +147,9 @@ export function replyPushJob(deps: { store: Store; clock: Clock; pusher: ReplyPu
     return due.length;
   }
 
-  async function loopRun() {
-    while (running) {
-      try {
-        await runDue();
-      } catch (err) {
-        deps.logger?.error({ err }, 'HubSpot reply push tick failed');
-      }
-      if (!running) break;
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-        timer = setTimeout(resolve, opts.pollMs);
-      });
-      clearTimeout(timer);
-      wake = undefined;
-    }
-  }
+  // Run due times are on the business clock, which the loop's timers do not follow (a test clock
+  // moves without them): none is given, so the poll bounds the wait, as it always did.
+  const loop = claimLoop({ tick: runDue, nextDueAt: async () => null, batch: TENANTS_PER_CLAIM, pollMs: opts.pollMs, label: 'HubSpot reply push', logger: deps.logger });
 
   return {
     runDue,
@@ -180,16 +164,8 @@ export function replyPushJob(deps: { store: Store; clock: Clock; pusher: ReplyPu
       };
     },
 
-    start() {
-      if (running) return;
-      running = true;
-      loop = loopRun();
-    },
-    async stop() {
-      running = false;
-      wake?.();
-      await loop;
-    },
+    start: loop.start,
+    stop: loop.stop,
   };
 }
 
