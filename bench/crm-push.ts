@@ -75,7 +75,7 @@ async function main() {
       if (res.statusCode !== 202) throw new Error(`inbound: ${res.statusCode} ${res.body}`);
     }
   }
-  const backlog = (await services.hubspot!.replyPush.status(tenant.id)).push_backlog;
+  const backlog = (await services.hubspot!.replyPush.status(tenant.id)).pushBacklog;
   hs.resetCalls();
   clock.advance(config.crmPushIntervalMs);
 

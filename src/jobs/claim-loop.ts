@@ -1,9 +1,9 @@
 /**
  * The loop every claim-with-a-lease worker runs (webhook deliveries, intake rows, HubSpot
- * auto-sends): tick, go again at once while batches come back full (a backlog), otherwise sleep
- * until the next row is due, a wake-up, or the poll interval, whichever is first. The poll bounds
- * the sleep because the table, not the wake-ups, is the truth: a wake-up from another process
- * may be lost, and a crashed worker's lease runs out without telling anyone.
+ * auto-sends and reply push): tick, go again at once while batches come back full (a backlog),
+ * otherwise sleep until the next row is due, a wake-up, or the poll interval, whichever is
+ * first. The poll bounds the sleep because the table, not the wake-ups, is the truth: a wake-up
+ * from another process may be lost, and a crashed worker's lease runs out without telling anyone.
  *
  * It depends on nothing in src/, so any layer's worker can use it.
  */

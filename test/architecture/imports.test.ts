@@ -2,7 +2,9 @@
  * The layering rules of docs/architecture.md, checked over the import graph of src/:
  * - domain/ imports nothing from http/ or delivery/ (delivery may import the domain);
  * - store/, drivers/ and blobs/ import nothing from domain/ or http/;
- * - a wire shape is declared in src/contract/ alone: no `Type.Object(` in http/ or domain/;
+ * - a wire shape is declared in src/contract/ alone: no `Type.Object(` in http/, domain/ or crm/;
+ * - crm/ (the HubSpot integration's domain) imports nothing from http/, delivery/ or contract/: it
+ *   returns domain results and http/present/hubspot-*.ts maps them to the contract's types;
  * - no import cycle between top-level folders (a file directly in src/ counts as its own);
  * - better-sqlite3 is opened only through store/sqlite-handles.ts (on Node 24 a statement or
  *   database left to the garbage collector can abort the process; that file keeps them alive).
@@ -53,9 +55,10 @@ export function violations(files: ReadonlyMap<string, string>): string[] {
       const to = unitOf(target);
       if (from === 'domain' && (to === 'http' || to === 'delivery')) found.push(`${file} imports ${target}: domain/ never imports ${to}/`);
       if (['store', 'drivers', 'blobs'].includes(from) && (to === 'domain' || to === 'http')) found.push(`${file} imports ${target}: ${from}/ never imports ${to}/`);
+      if (from === 'crm' && ['http', 'delivery', 'contract'].includes(to)) found.push(`${file} imports ${target}: crm/ returns domain results; http/present/ maps them to the wire`);
       if (from !== to) (edges.get(from) ?? edges.set(from, new Set()).get(from)!).add(to);
     }
-    if ((from === 'http' || from === 'domain') && /\bType\.Object\(/.test(source)) {
+    if ((from === 'http' || from === 'domain' || from === 'crm') && /\bType\.Object\(/.test(source)) {
       found.push(`${file} declares a wire shape (Type.Object): it belongs in src/contract/`);
     }
   }
@@ -119,6 +122,26 @@ describe('the import rules', () => {
     for (const dir of ['test', 'bench', 'scripts'].filter((d) => fs.existsSync(d))) {
       expect(rawSqlite(sourceTree(path.resolve(dir)))).toEqual([]);
     }
+  });
+
+  it('catch crm/ reaching for the wire: contract, http or delivery imports and TypeBox shapes', () => {
+    const found = violations(
+      new Map([
+        ['crm/hubspot/card.ts', "import type { HubSpotCardResponse } from '../../contract/hubspot-card.js';\nimport { publicMessage } from '../../http/present/messages.js';"],
+        ['crm/hubspot/push.ts', "import { attemptDelivery } from '../../delivery/attempt.js';"],
+        ['crm/hubspot/shape.ts', "import { Type } from 'typebox';\nexport const View = Type.Object({ portal_id: Type.String() });"],
+        ['crm/hubspot/fine.ts', "import type { Store } from '../../store/index.js';\nimport { DomainError } from '../../errors/registry.js';"],
+      ]),
+    );
+    expect(found).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining('crm/hubspot/card.ts imports contract/hubspot-card.ts'),
+        expect.stringContaining('crm/hubspot/card.ts imports http/present/messages.ts'),
+        expect.stringContaining('crm/hubspot/push.ts imports delivery/attempt.ts'),
+        expect.stringContaining('crm/hubspot/shape.ts declares a wire shape'),
+      ]),
+    );
+    expect(found.filter((f) => f.startsWith('crm/hubspot/fine.ts'))).toEqual([]);
   });
 
   it('catch each kind of break (so the check above can fail)', () => {

@@ -30,11 +30,19 @@ export interface WebhookEvent {
   attemptNumber?: number;
 }
 
+/** What a webhook batch came to: contact.creation events recorded now, already recorded, or ignored. */
+export interface WebhookReceipt {
+  received: number;
+  recorded: number;
+  duplicates: number;
+  ignored: number;
+}
+
 export function autoSends(deps: { store: Store; clock: Clock; api: HubSpotApi; tokens: TokenKeeper; messaging: Messaging; logger?: Logger }, opts: { pollMs: number }) {
   const { store, clock } = deps;
 
   /** Records the batch's contact.creation events; everything else is acknowledged and ignored. */
-  async function record(events: WebhookEvent[]): Promise<{ received: number; recorded: number; duplicates: number; ignored: number }> {
+  async function record(events: WebhookEvent[]): Promise<WebhookReceipt> {
     let recorded = 0;
     let duplicates = 0;
     let ignored = 0;
@@ -105,11 +113,11 @@ export function autoSends(deps: { store: Store; clock: Clock; api: HubSpotApi; t
       const sent = await sendForCrm(deps, tenant, {
         phone: phone.normalized,
         text,
-        phone_line_id: install.auto_send.line_id ?? undefined,
-        idempotency_key: `hubspot:contact:${a.portal_id}:${a.object_id}`,
+        phoneLineId: install.auto_send.line_id ?? undefined,
+        idempotencyKey: `hubspot:contact:${a.portal_id}:${a.object_id}`,
       });
       await store.hubspot.linkContact({ tenant_id: tenant.id, handle: phone.normalized, portal_id: a.portal_id, contact_id: a.object_id, linked_at: now() });
-      await store.hubspot.settleAutoSend(a.id, { status: 'sent', reason: null, code: null, message_id: sent.message_id }, now());
+      await store.hubspot.settleAutoSend(a.id, { status: 'sent', reason: null, code: null, message_id: sent.messageId }, now());
     } catch (err) {
       if (isDailyCapReached(err)) return fail(DAILY_CAP_REACHED, 4002);
       if (err instanceof DomainError) return fail(err.message, Number(err.code));

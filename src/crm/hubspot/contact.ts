@@ -3,7 +3,10 @@ import { normalizeE164 } from '../../domain/handles.js';
 
 export const CONTACT_PROPERTIES = ['phone', 'mobilephone', 'firstname', 'lastname'];
 
-export type ContactPhone = { raw: string | null; normalized: string | null; source: 'mobilephone' | 'phone' | null; reason?: string };
+/** A usable phone (normalized to E.164), or why the contact has none. */
+export type ContactPhone =
+  | { raw: string; normalized: string; source: 'mobilephone' | 'phone'; reason?: undefined }
+  | { raw: string | null; normalized: null; source: null; reason: string };
 
 /**
  * mobilephone first (iMessage reaches mobiles), then phone. HubSpot keeps numbers as

@@ -8,14 +8,14 @@ import type { HubSpotConfig } from '../../config.js';
 import { DomainError } from '../../errors/registry.js';
 import type { Messaging } from '../../domain/messaging/index.js';
 import { sendsFrom } from '../../domain/lines/service.js';
-import type { Store, Tenant, HubSpotInstall } from '../../store/index.js';
+import type { Store, Tenant, HubSpotInstall, Message, PhoneLine } from '../../store/index.js';
 import type { HubSpotApi } from './client.js';
 import type { TokenKeeper } from './tokens.js';
 import { fromHubSpot, notConnected } from './errors.js';
-import { CONTACT_PROPERTIES, contactPhone, renderTemplate, normalizePhone } from './contact.js';
-import { firstTouchPreview } from './first-touch.js';
-import { sendForCrm } from './send.js';
-import { once } from './once.js';
+import { CONTACT_PROPERTIES, contactPhone, renderTemplate, normalizePhone, type ContactPhone } from './contact.js';
+import { firstTouchPreview, type SendCheck } from './first-touch.js';
+import { recordedSendOutcome, sendForCrm, type CrmSendOutcome } from './send.js';
+import { once, type OnceOutcome } from './once.js';
 
 const CARD_MESSAGES = 20;
 const CARD_SEND_KEY_TTL_MS = 24 * 3600_000;
@@ -27,6 +27,22 @@ export interface WorkflowPayload {
   object: { objectId: number | string; objectType?: string; properties?: Record<string, string | null> };
   inputFields?: Record<string, unknown>;
 }
+
+/** What the contact card shows (HubSpot's app card fetch). */
+export interface ContactCard {
+  portalId: string;
+  contact: { id: string; firstname: string | null; lastname: string | null; phone: ContactPhone };
+  /** The contact's conversation, when there is one. */
+  chatId: string | null;
+  /** Its last messages, newest first. */
+  messages: Message[];
+  /** The project's lines that can send. */
+  lines: PhoneLine[];
+  send: SendCheck;
+}
+
+/** A CRM send's outcome; `duplicate` when it is the recorded outcome answered again. */
+export type CrmSendResult = OnceOutcome<CrmSendOutcome>;
 
 export function hubspotCrm(deps: { store: Store; clock: Clock; config: HubSpotConfig; api: HubSpotApi; tokens: TokenKeeper; messaging: Messaging }) {
   const { store, clock, api, tokens } = deps;
@@ -60,8 +76,8 @@ export function hubspotCrm(deps: { store: Store; clock: Clock; config: HubSpotCo
   return {
     connected,
 
-    /** Everything the card renders: the contact's phone, its chat, the last messages (records: the route shows them), the lines, first-touch status. */
-    async card(q: { portalId: string; associatedObjectId: string; associatedObjectType?: string; appId?: string }) {
+    /** Everything the card renders: the contact's phone, its chat, the last messages, the lines, first-touch status. */
+    async card(q: { portalId: string; associatedObjectId: string; associatedObjectType?: string; appId?: string }): Promise<ContactCard> {
       if (q.associatedObjectType && q.associatedObjectType.toUpperCase() !== 'CONTACT') {
         throw new DomainError(4099, `the card shows contacts, not ${q.associatedObjectType}`, { variant: 'context' });
       }
@@ -72,43 +88,36 @@ export function hubspotCrm(deps: { store: Store; clock: Clock; config: HubSpotCo
       const conversation = phone.normalized ? await store.chats.findLeadWithChat(tenant.id, phone.normalized) : undefined;
       const messages = conversation ? await store.messages.listByChat(conversation.chat.id, CARD_MESSAGES) : [];
       const pinned = conversation?.chat.line_id ? lines.filter((l) => l.id === conversation.chat.line_id) : undefined;
-      const firstTouch = phone.normalized ? await firstTouchPreview(store, tenant, pinned ?? lines, clock.now(), Boolean(conversation?.chat.line_id)) : undefined;
+      const send: SendCheck =
+        phone.normalized === null
+          ? { wouldBeFirstTouch: null, allowedNow: false, refusal: { error: 'no usable phone', code: 1013, reason: phone.reason } }
+          : await firstTouchPreview(store, tenant, pinned ?? lines, clock.now(), Boolean(conversation?.chat.line_id));
       return {
-        portal_id: q.portalId,
-        contact: {
-          id: contact.id,
-          firstname: contact.properties.firstname ?? null,
-          lastname: contact.properties.lastname ?? null,
-          phone: phone.raw,
-          phone_normalized: phone.normalized,
-          phone_usable: phone.normalized !== null,
-          ...(phone.reason && { phone_problem: phone.reason }),
-        },
-        chat_id: conversation?.chat.id ?? null,
+        portalId: q.portalId,
+        contact: { id: contact.id, firstname: contact.properties.firstname ?? null, lastname: contact.properties.lastname ?? null, phone },
+        chatId: conversation?.chat.id ?? null,
         messages,
-        lines: lines.map((l) => ({ phone_line_id: l.id, phone_number: l.phone_number })),
-        send: firstTouch
-          ? { would_be_first_touch: firstTouch.first_touch, allowed_now: firstTouch.allowed, ...(firstTouch.error && { error: firstTouch.error, code: firstTouch.code, reason: firstTouch.reason }), ...(firstTouch.retry_after !== undefined && { retry_after: firstTouch.retry_after }) }
-          : { would_be_first_touch: null, allowed_now: false, error: 'no usable phone', code: 1013, reason: phone.reason },
+        lines,
+        send,
       };
     },
 
     /** The card's send: one per tenant, contact and second (`second` is the signed request's). */
-    async cardSend(b: { portalId: string; objectId: string; text: string; phone_line_id?: string }, second: number) {
+    async cardSend(b: { portalId: string; objectId: string; text: string; phoneLineId?: string }, second: number): Promise<CrmSendResult> {
       const { tenant } = await connected(b.portalId);
       const key = `${b.portalId}:${b.objectId}:${second}`;
       return once({ store, clock }, { tenantId: tenant.id, route: 'crm:hubspot:card_send', key, ttlMs: CARD_SEND_KEY_TTL_MS }, async () => {
         const contact = await readContact(tenant, b.portalId, b.objectId, 'sidebar_send');
         const phone = contactPhone(contact.properties);
         if (!phone.normalized) throw new DomainError(1013, `contact ${b.objectId} has no usable phone number: ${phone.reason}`);
-        const sent = await sendForCrm(deps, tenant, { phone: phone.normalized, text: b.text, phone_line_id: b.phone_line_id, idempotency_key: `hubspot:card:${key}` });
+        const sent = await sendForCrm(deps, tenant, { phone: phone.normalized, text: b.text, phoneLineId: b.phoneLineId, idempotencyKey: `hubspot:card:${key}` });
         await link(tenant, phone.normalized, b.portalId, b.objectId);
-        return { ...sent, phone: phone.normalized };
-      });
+        return sent;
+      }, recordedSendOutcome);
     },
 
     /** The workflow action: 0 HubSpot calls; idempotent on callbackId. */
-    async workflowSend(p: WorkflowPayload) {
+    async workflowSend(p: WorkflowPayload): Promise<CrmSendResult> {
       const portalId = String(p.origin.portalId);
       const { tenant } = await connected(portalId);
       return once({ store, clock }, { tenantId: tenant.id, route: 'crm:hubspot:workflow', key: `${portalId}:${p.callbackId}`, ttlMs: WORKFLOW_KEY_TTL_MS }, async () => {
@@ -120,10 +129,10 @@ export function hubspotCrm(deps: { store: Store; clock: Clock; config: HubSpotCo
         const template = typeof input.message === 'string' ? input.message : '';
         const text = renderTemplate(template, props);
         if (!text) throw new DomainError(1001, 'the action\'s message input is empty');
-        const sent = await sendForCrm(deps, tenant, { phone, text, idempotency_key: `hubspot:workflow:${portalId}:${p.callbackId}` });
+        const sent = await sendForCrm(deps, tenant, { phone, text, idempotencyKey: `hubspot:workflow:${portalId}:${p.callbackId}` });
         await link(tenant, phone, portalId, String(p.object.objectId));
-        return { ...sent, phone };
-      });
+        return sent;
+      }, recordedSendOutcome);
     },
   };
 }

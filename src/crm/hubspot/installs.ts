@@ -9,16 +9,57 @@ import type { Logger } from 'pino';
 import { DomainError } from '../../errors/registry.js';
 import type { Clock } from '../../clock.js';
 import type { HubSpotConfig } from '../../config.js';
-import type { Store, Tenant, HubSpotInstall } from '../../store/index.js';
+import type { Store, Tenant, HubSpotInstall, HubSpotAutoSend } from '../../store/index.js';
 import { localDayStart } from '../../domain/messaging/limits.js';
 import { sendsFrom } from '../../domain/lines/service.js';
-import { dayIn, HubSpotError, type HubSpotApi } from './client.js';
+import { dayIn, HubSpotError, type CallKind, type HubSpotApi } from './client.js';
 import { fromHubSpot } from './errors.js';
-import type { ReplyPushJob } from './push-job.js';
+import type { ReplyPushJob, ReplyPushStatus } from './push-job.js';
 
 export const STATE_TTL_MS = 10 * 60_000;
 export const SANDBOX_ACCOUNT_TYPES = new Set(['SANDBOX', 'DEVELOPER_TEST', 'APP_DEVELOPER']);
-const COUNTED_KINDS = ['sidebar_load', 'sidebar_send', 'contact_created', 'reply_push'] as const;
+const COUNTED_KINDS = ['sidebar_load', 'sidebar_send', 'contact_created', 'reply_push'] as const satisfies readonly CallKind[];
+type CountedKind = (typeof COUNTED_KINDS)[number];
+
+/** HubSpot calls of a portal today, in the tenant's timezone: the kinds counted against its budget, and token refreshes apart. */
+export interface CallsToday {
+  counted: Record<CountedKind, number>;
+  tokenRefresh: number;
+  totalCounted: number;
+}
+
+/** An install as its tenant sees it (never its tokens). */
+export interface InstallSummary {
+  install: HubSpotInstall;
+  callsToday: CallsToday;
+  firstTouchCapReachedToday: boolean;
+}
+
+/** The tenant's installs and its reply push. */
+export interface InstallsOverview {
+  installs: InstallSummary[];
+  replyPush: ReplyPushStatus;
+}
+
+/** Where to send the browser to install: HubSpot's authorize URL with a single-use state. */
+export interface InstallStart {
+  installUrl: string;
+  expiresAt: number;
+}
+
+/** A portal the OAuth callback connected, and to which tenant. */
+export interface PortalConnected {
+  tenantSlug: string;
+  portalId: string;
+  accountType: string;
+  sandbox: boolean;
+}
+
+/** A page of a portal's contact-creation records, newest first. */
+export interface AutoSendPage {
+  autoSends: HubSpotAutoSend[];
+  nextCursor: string | null;
+}
 
 const hashState = (state: string) => createHash('sha256').update(state).digest('hex');
 
@@ -31,18 +72,13 @@ export function hubspotInstalls(deps: { store: Store; clock: Clock; config: HubS
     return install;
   }
 
-  async function view(tenant: Tenant, i: HubSpotInstall, capReached: boolean) {
-    const counts = await store.hubspot.callCounts(i.portal_id, dayIn(clock.now(), tenant.timezone));
-    const calls = Object.fromEntries(COUNTED_KINDS.map((k) => [k, counts[k] ?? 0])) as Record<(typeof COUNTED_KINDS)[number], number>;
+  async function summary(tenant: Tenant, install: HubSpotInstall, capReached: boolean): Promise<InstallSummary> {
+    const counts = await store.hubspot.callCounts(install.portal_id, dayIn(clock.now(), tenant.timezone));
+    const counted = Object.fromEntries(COUNTED_KINDS.map((k) => [k, counts[k] ?? 0])) as Record<CountedKind, number>;
     return {
-      portal_id: i.portal_id,
-      account_type: i.account_type,
-      sandbox: i.sandbox,
-      status: i.status,
-      installed_at: new Date(i.installed_at).toISOString(),
-      auto_send: { enabled: i.auto_send.enabled, template: i.auto_send.template, line_id: i.auto_send.line_id },
-      calls_today: { ...calls, token_refresh: counts.token_refresh ?? 0, total_counted: COUNTED_KINDS.reduce((n, k) => n + calls[k], 0) },
-      first_touch_cap_reached_today: capReached,
+      install,
+      callsToday: { counted, tokenRefresh: counts.token_refresh ?? 0, totalCounted: COUNTED_KINDS.reduce((n, k) => n + counted[k], 0) },
+      firstTouchCapReachedToday: capReached,
     };
   }
 
@@ -52,7 +88,7 @@ export function hubspotInstalls(deps: { store: Store; clock: Clock; config: HubS
   }
 
   return {
-    async startInstall(tenant: Tenant): Promise<{ install_url: string; expires_at: string }> {
+    async startInstall(tenant: Tenant): Promise<InstallStart> {
       const state = randomBytes(24).toString('base64url');
       const now = clock.now();
       await store.hubspot.insertState({ state_hash: hashState(state), tenant_id: tenant.id, created_at: now, expires_at: now + STATE_TTL_MS });
@@ -62,12 +98,12 @@ export function hubspotInstalls(deps: { store: Store; clock: Clock; config: HubS
         ['scope', config.scopes],
         ['state', state],
       ].map(([k, v]) => `${k}=${encodeURIComponent(v!)}`);
-      return { install_url: `${config.authBase}/oauth/authorize?${q.join('&')}`, expires_at: new Date(now + STATE_TTL_MS).toISOString() };
+      return { installUrl: `${config.authBase}/oauth/authorize?${q.join('&')}`, expiresAt: now + STATE_TTL_MS };
     },
 
     /** The OAuth callback; answers which portal is now connected to which tenant. */
-    async completeInstall(q: { code?: string; state?: string; error?: string; error_description?: string }) {
-      if (q.error) throw new DomainError(1002, `HubSpot did not authorize the install: ${q.error}${q.error_description ? ` (${q.error_description.slice(0, 300)})` : ''}`);
+    async completeInstall(q: { code?: string; state?: string; error?: string; errorDescription?: string }): Promise<PortalConnected> {
+      if (q.error) throw new DomainError(1002, `HubSpot did not authorize the install: ${q.error}${q.errorDescription ? ` (${q.errorDescription.slice(0, 300)})` : ''}`);
       const tenantId = q.state ? await store.hubspot.consumeState(hashState(q.state), clock.now()) : undefined;
       if (!tenantId) throw new DomainError(2014, 'OAuth state is unknown, expired (10 minutes) or already used: start the install again');
       const tenant = await store.tenants.getById(tenantId);
@@ -102,32 +138,32 @@ export function hubspotInstalls(deps: { store: Store; clock: Clock; config: HubS
           now,
         });
         deps.logger?.info({ tenant: tenant.slug, portal_id: portalId, account_type: details.accountType, reinstall: Boolean(existing) }, 'HubSpot portal connected');
-        return { tenant: tenant.slug, portal_id: portalId, account_type: details.accountType, sandbox };
+        return { tenantSlug: tenant.slug, portalId, accountType: details.accountType, sandbox };
       } catch (err) {
         if (err instanceof HubSpotError && err.failure === 'invalid_grant') throw new DomainError(1002, 'HubSpot refused the authorization code (used, expired or for another redirect URL): start the install again');
         throw fromHubSpot(err);
       }
     },
 
-    async list(tenant: Tenant) {
+    async list(tenant: Tenant): Promise<InstallsOverview> {
       const installs = await store.hubspot.listInstalls(tenant.id);
       const reached = await capReached(tenant);
-      return { installs: await Promise.all(installs.map((i) => view(tenant, i, reached))), ...(await deps.replyPush.status(tenant.id)) };
+      return { installs: await Promise.all(installs.map((i) => summary(tenant, i, reached))), replyPush: await deps.replyPush.status(tenant.id) };
     },
 
-    async get(tenant: Tenant, portalId: string) {
-      return view(tenant, await ownInstall(tenant, portalId), await capReached(tenant));
+    async get(tenant: Tenant, portalId: string): Promise<InstallSummary> {
+      return summary(tenant, await ownInstall(tenant, portalId), await capReached(tenant));
     },
 
     /** Auto-send is off until configured: enabling it needs a non-empty template. */
-    async update(tenant: Tenant, portalId: string, patch: { auto_send?: { enabled?: boolean; template?: string; line_id?: string | null } }) {
+    async update(tenant: Tenant, portalId: string, patch: { autoSend?: { enabled?: boolean; template?: string; lineId?: string | null } }): Promise<InstallSummary> {
       const install = await ownInstall(tenant, portalId);
       if (install.status === 'uninstalled') throw new DomainError(1012, `HubSpot portal ${portalId} is uninstalled; install it again first`);
-      const a = patch.auto_send ?? {};
+      const a = patch.autoSend ?? {};
       const next = {
         enabled: a.enabled ?? install.auto_send.enabled,
         template: a.template !== undefined ? a.template : install.auto_send.template,
-        line_id: a.line_id !== undefined ? a.line_id : install.auto_send.line_id,
+        line_id: a.lineId !== undefined ? a.lineId : install.auto_send.line_id,
       };
       if (next.enabled && !next.template?.trim()) throw new DomainError(1002, 'auto_send.enabled needs a non-empty auto_send.template (auto-send is off until configured)');
       if (next.line_id) {
@@ -140,7 +176,7 @@ export function hubspotInstalls(deps: { store: Store; clock: Clock; config: HubS
     },
 
     /** Tokens deleted, not just flagged; later CRM calls for the portal answer 2001. */
-    async uninstall(tenant: Tenant, portalId: string) {
+    async uninstall(tenant: Tenant, portalId: string): Promise<InstallSummary> {
       await ownInstall(tenant, portalId);
       await store.hubspot.uninstall(portalId, clock.now());
       deps.logger?.info({ tenant: tenant.slug, portal_id: portalId }, 'HubSpot portal uninstalled');
@@ -148,15 +184,12 @@ export function hubspotInstalls(deps: { store: Store; clock: Clock; config: HubS
     },
 
     /** The portal's contact-creation records, newest first; the cursor is the last row's id. */
-    async autoSends(tenant: Tenant, portalId: string, q: { status?: 'pending' | 'sent' | 'failed' | 'skipped'; cursor?: string; limit?: number }) {
+    async autoSends(tenant: Tenant, portalId: string, q: { status?: HubSpotAutoSend['status']; cursor?: string; limit?: number }): Promise<AutoSendPage> {
       await ownInstall(tenant, portalId);
       const limit = q.limit ?? 50;
       const rows = await store.hubspot.listAutoSends(portalId, { status: q.status, before: q.cursor, limit: limit + 1 });
       const page = rows.slice(0, limit);
-      return {
-        auto_sends: page.map((a) => ({ object_id: a.object_id, status: a.status, reason: a.reason, code: a.code, message_id: a.message_id, created_at: new Date(a.created_at).toISOString() })),
-        next_cursor: rows.length > limit ? page[page.length - 1]!.id : null,
-      };
+      return { autoSends: page, nextCursor: rows.length > limit ? page[page.length - 1]!.id : null };
     },
   };
 }

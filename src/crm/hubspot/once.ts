@@ -2,7 +2,7 @@
  * CRM idempotency (card send: tenant + contact + second; workflow: callbackId):
  * the key is claimed in the database before any work, so HubSpot's retries and
  * double clicks — in this process or another — do the work once; a replay gets
- * the recorded answer marked `duplicate: true`. Retryable failures free the key.
+ * the recorded outcome, marked a duplicate. Retryable failures free the key.
  */
 import { DomainError, type ErrorCode, type ErrorDetails } from '../../errors/registry.js';
 import type { Clock } from '../../clock.js';
@@ -11,21 +11,30 @@ import type { Store } from '../../store/index.js';
 const WAIT_POLL_MS = 20;
 const WAIT_LIMIT_MS = 10_000;
 
-type Recorded = { ok: true; result: Record<string, unknown> } | { ok: false; code: ErrorCode; message: string; details?: ErrorDetails };
+/** The record holds the domain outcome (JSON), never an answer of ours: a replay is mapped as the first time. */
+type Recorded<T> = { ok: true; result: T } | { ok: false; code: ErrorCode; message: string; details?: ErrorDetails };
 
 /** A recorded failure answered again: the CRM answer marks it `duplicate: true`. */
 export class ReplayedFailure extends DomainError {}
 
-function replay(r: Recorded): { result: Record<string, unknown>; duplicate: true } {
-  if (r.ok) return { result: r.result, duplicate: true };
+/** The work's outcome, and whether it is a replay of a recorded one. */
+export interface OnceOutcome<T> {
+  result: T;
+  duplicate: boolean;
+}
+
+function replay<T>(r: Recorded<unknown>, read: (recorded: unknown) => T): OnceOutcome<T> {
+  if (r.ok) return { result: read(r.result), duplicate: true };
   throw new ReplayedFailure(r.code, r.message, r.details ?? {});
 }
 
-export async function once(
+/** `read` turns a recorded result back into the work's type (records of an earlier version included). */
+export async function once<T>(
   deps: { store: Store; clock: Clock },
   slot: { tenantId: string; route: string; key: string; ttlMs: number },
-  work: () => Promise<Record<string, unknown>>,
-): Promise<{ result: Record<string, unknown>; duplicate: boolean }> {
+  work: () => Promise<T>,
+  read: (recorded: unknown) => T,
+): Promise<OnceOutcome<T>> {
   const { store, clock } = deps;
   const id = { tenant_id: slot.tenantId, route: slot.route, key: slot.key };
   const now = clock.now();
@@ -37,18 +46,18 @@ export async function once(
       if (Date.now() > deadline) throw new DomainError(1012, 'the same request is still being processed; retry shortly');
       await new Promise((r) => setTimeout(r, WAIT_POLL_MS));
       const next = await store.idempotency.get(slot.tenantId, slot.route, slot.key);
-      if (!next) return once(deps, slot, work); // released: the first attempt failed retryably
+      if (!next) return once(deps, slot, work, read); // released: the first attempt failed retryably
       rec = next;
     }
-    return replay(JSON.parse(rec.response!) as Recorded);
+    return replay(JSON.parse(rec.response!) as Recorded<unknown>, read);
   }
   try {
     const result = await work();
-    await store.idempotency.complete(id, JSON.stringify({ ok: true, result } satisfies Recorded));
+    await store.idempotency.complete(id, JSON.stringify({ ok: true, result } satisfies Recorded<T>));
     return { result, duplicate: false };
   } catch (err) {
     if (err instanceof DomainError && !err.retryable) {
-      await store.idempotency.complete(id, JSON.stringify({ ok: false, code: err.code, message: err.message, details: { ...err.details } } satisfies Recorded));
+      await store.idempotency.complete(id, JSON.stringify({ ok: false, code: err.code, message: err.message, details: { ...err.details } } satisfies Recorded<T>));
     } else {
       await store.idempotency.release(id);
     }

@@ -14,11 +14,19 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../clock.js';
 import type { Store, PushCandidate, PushState, Tenant } from '../../store/index.js';
 import type { ReplyPusher, PushOutcome } from './reply-push.js';
+import { claimLoop } from '../../jobs/claim-loop.js';
 
 export const BREAKER_THRESHOLD = 5;
 const TENANT_LEASE_MS = 10 * 60_000;
 const TENANTS_PER_CLAIM = 16;
 const BATCH = 50;
+
+/** A project's reply push: its breaker, the replies waiting, the last push (ms since the epoch). */
+export interface ReplyPushStatus {
+  breaker: { state: PushState['breaker_state']; consecutiveFailures: number; openedAt: number | null; lastError: string | null };
+  pushBacklog: number;
+  lastPushAt: number | null;
+}
 
 interface RunState {
   tenant: Tenant;
@@ -28,10 +36,6 @@ interface RunState {
 export function replyPushJob(deps: { store: Store; clock: Clock; pusher: ReplyPusher; logger?: Logger }, opts: { intervalMs: number; pollMs: number }) {
   const { store, clock, pusher } = deps;
   const push = store.hubspotPush;
-  let running = false;
-  let loop: Promise<void> | undefined;
-  let wake: (() => void) | undefined;
-  let timer: NodeJS.Timeout | undefined;
 
   /** Records a push's outcome for the breaker; true when the run of this portal should stop. */
   async function settle(run: RunState, c: PushCandidate, out: PushOutcome, pausedUntil: number | null): Promise<'next' | 'retry' | 'stop'> {
@@ -143,47 +147,25 @@ export function replyPushJob(deps: { store: Store; clock: Clock; pusher: ReplyPu
     return due.length;
   }
 
-  async function loopRun() {
-    while (running) {
-      try {
-        await runDue();
-      } catch (err) {
-        deps.logger?.error({ err }, 'HubSpot reply push tick failed');
-      }
-      if (!running) break;
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-        timer = setTimeout(resolve, opts.pollMs);
-      });
-      clearTimeout(timer);
-      wake = undefined;
-    }
-  }
+  // Run due times are on the business clock, which the loop's timers do not follow (a test clock
+  // moves without them): none is given, so the poll bounds the wait, as it always did.
+  const loop = claimLoop({ tick: runDue, nextDueAt: async () => null, batch: TENANTS_PER_CLAIM, pollMs: opts.pollMs, label: 'HubSpot reply push', logger: deps.logger });
 
   return {
     runDue,
 
     /** What GET /api/v1/integrations/hubspot shows of reply push. */
-    async status(tenantId: string) {
+    async status(tenantId: string): Promise<ReplyPushStatus> {
       const s = await push.state(tenantId);
-      const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
       return {
-        breaker: { state: s?.breaker_state ?? 'closed', consecutive_failures: s?.consecutive_failures ?? 0, opened_at: iso(s?.opened_at), last_error: s?.last_error ?? null },
-        push_backlog: await push.backlog(tenantId, clock.now()),
-        last_push_at: iso(s?.last_push_at),
+        breaker: { state: s?.breaker_state ?? 'closed', consecutiveFailures: s?.consecutive_failures ?? 0, openedAt: s?.opened_at ?? null, lastError: s?.last_error ?? null },
+        pushBacklog: await push.backlog(tenantId, clock.now()),
+        lastPushAt: s?.last_push_at ?? null,
       };
     },
 
-    start() {
-      if (running) return;
-      running = true;
-      loop = loopRun();
-    },
-    async stop() {
-      running = false;
-      wake?.();
-      await loop;
-    },
+    start: loop.start,
+    stop: loop.stop,
   };
 }
 

@@ -13,33 +13,44 @@ import type { Store, Tenant } from '../../store/index.js';
 export interface CrmSend {
   phone: string;
   text: string;
-  phone_line_id?: string;
+  phoneLineId?: string;
   /** The pipeline's own idempotency key, derived from the CRM's key: a retry after a crash never sends twice. */
-  idempotency_key: string;
+  idempotencyKey: string;
 }
 
-/** What the CRM answers and records of a send (wire names: the CRM answers and stored results use them). */
-export interface CrmSent {
-  message_id: string;
-  lead_id: string;
-  chat_id: string;
-  lead_created: boolean;
-  phone_line_id: string;
+/** What a send from the CRM produced (recorded under the CRM's key, answered again to a retry). */
+export interface CrmSendOutcome {
+  messageId: string;
+  leadId: string;
+  chatId: string;
+  leadCreated: boolean;
+  phoneLineId: string;
+  /** The recipient, in E.164. */
+  phone: string;
 }
 
 /** The error name the spec gives a reached project daily first-touch cap. */
 export const DAILY_CAP_REACHED = 'daily cap reached' as const;
 
 /** Which first-touch limit a pipeline refusal was: the CRM answers name it. */
-export type LimitReached = 'daily cap reached' | 'outside sending window' | 'lines saturated';
-const limitOf = new WeakMap<object, LimitReached>();
+export type LimitReached = typeof DAILY_CAP_REACHED | 'outside sending window' | 'lines saturated';
 
-export async function sendForCrm(deps: { messaging: Messaging; store: Store; clock: Clock }, tenant: Tenant, req: CrmSend): Promise<CrmSent> {
+/** The pipeline's first-touch refusal (4002), naming the limit it hit; otherwise the pipeline's failure as it was. */
+export class FirstTouchLimitReached extends DomainError {
+  constructor(
+    readonly limit: LimitReached,
+    override readonly cause: DomainError,
+  ) {
+    super(cause.code, cause.message, { ...cause.details });
+  }
+}
+
+export async function sendForCrm(deps: { messaging: Messaging; store: Store; clock: Clock }, tenant: Tenant, req: CrmSend): Promise<CrmSendOutcome> {
   try {
-    const sent = await deps.messaging.send.send(tenant, { phone: req.phone, body: req.text, phoneLineId: req.phone_line_id, idempotencyKey: req.idempotency_key });
-    return { message_id: sent.message.id, lead_id: sent.lead.id, chat_id: sent.chat.id, lead_created: sent.leadCreated, phone_line_id: sent.lineId };
+    const sent = await deps.messaging.send.send(tenant, { phone: req.phone, body: req.text, phoneLineId: req.phoneLineId, idempotencyKey: req.idempotencyKey });
+    return { messageId: sent.message.id, leadId: sent.lead.id, chatId: sent.chat.id, leadCreated: sent.leadCreated, phoneLineId: sent.lineId, phone: req.phone };
   } catch (err) {
-    if (isLimitRefusal(err)) limitOf.set(err, await limitReached(deps, tenant));
+    if (isLimitRefusal(err)) throw new FirstTouchLimitReached(await limitReached(deps, tenant), err);
     throw err;
   }
 }
@@ -60,12 +71,24 @@ async function limitReached(deps: { store: Store; clock: Clock }, tenant: Tenant
   return 'lines saturated';
 }
 
-/** The first-touch limit a sendForCrm failure hit, if it was one. */
-export function limitReachedBy(err: unknown): LimitReached | undefined {
-  return typeof err === 'object' && err !== null ? limitOf.get(err) : undefined;
-}
-
 /** Whether a sendForCrm failure is the project's daily first-touch cap. */
 export function isDailyCapReached(err: unknown): boolean {
-  return limitReachedBy(err) === DAILY_CAP_REACHED;
+  return err instanceof FirstTouchLimitReached && err.limit === DAILY_CAP_REACHED;
+}
+
+/** A send outcome recorded before outcomes were recorded in domain terms (the CRM answer's names; kept up to 7 days). */
+interface LegacyRecordedSend {
+  message_id: string;
+  lead_id: string;
+  chat_id: string;
+  lead_created: boolean;
+  phone_line_id: string;
+  phone: string;
+}
+
+/** A recorded send outcome (JSON, as `once` recorded it), whichever version recorded it. */
+export function recordedSendOutcome(recorded: unknown): CrmSendOutcome {
+  const r = recorded as CrmSendOutcome | LegacyRecordedSend;
+  if (!('message_id' in r)) return r;
+  return { messageId: r.message_id, leadId: r.lead_id, chatId: r.chat_id, leadCreated: r.lead_created, phoneLineId: r.phone_line_id, phone: r.phone };
 }

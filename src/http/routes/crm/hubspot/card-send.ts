@@ -1,8 +1,9 @@
 import { realNowMs } from '../../../../clock.js';
 import type { TypedApp } from '../../../typed.js';
 import { route } from '../../../route.js';
-import { hubspotCardSend, type HubSpotCardSendResponse } from '../../../../contract/hubspot-card-send.js';
+import { hubspotCardSend } from '../../../../contract/hubspot-card-send.js';
 import type { HubSpotIntegration } from '../../../../crm/hubspot/index.js';
+import { cardSentView } from '../../../present/hubspot-crm.js';
 import { signedAt } from './context.js';
 
 export function hubspotCardSendRoute(crm: TypedApp, hs: HubSpotIntegration) {
@@ -10,7 +11,7 @@ export function hubspotCardSendRoute(crm: TypedApp, hs: HubSpotIntegration) {
     // One send per contact and second of HubSpot's signed timestamp (a double click).
     const second = Math.floor((signedAt.get(req) ?? realNowMs()) / 1000);
     const b = req.body;
-    const { result, duplicate } = await hs.crm.cardSend({ portalId: String(b.portalId), objectId: String(b.objectId), text: b.text, phone_line_id: b.phone_line_id }, second);
-    return { ok: true as const, ...(duplicate && { duplicate: true }), ...(result as Omit<HubSpotCardSendResponse, 'ok' | 'trace_id'>), trace_id: req.id };
+    const sent = await hs.crm.cardSend({ portalId: String(b.portalId), objectId: String(b.objectId), text: b.text, phoneLineId: b.phone_line_id }, second);
+    return cardSentView(sent, req.id);
   });
 }

@@ -13,12 +13,10 @@ import { DomainError } from '../../../../errors/registry.js';
 import { toApiError } from '../../../errors.js';
 import { verifyHubSpotSignature } from '../../../../crm/hubspot/signature.js';
 import type { HubSpotIntegration } from '../../../../crm/hubspot/index.js';
-import { limitReachedBy } from '../../../../crm/hubspot/send.js';
-import { ReplayedFailure } from '../../../../crm/hubspot/once.js';
 import type { TypedApp } from '../../../typed.js';
 import { fastifyPath } from '../../../route.js';
 import type { OperationSpec } from '../../../../contract/operation.js';
-import type { CrmFailureBody, CrmWorkflowFailureBody } from '../../../../contract/hubspot-common.js';
+import { crmFailure, workflowFailure } from '../../../present/hubspot-failures.js';
 import { hubspotContactCard } from '../../../../contract/hubspot-card.js';
 import { hubspotCardSend } from '../../../../contract/hubspot-card-send.js';
 import { hubspotWorkflowSend } from '../../../../contract/hubspot-workflow-send.js';
@@ -31,37 +29,6 @@ export const signedAt = new WeakMap<FastifyRequest, number>();
 /** The signature versions each route accepts, from its contract (v3 everywhere; workflow also v2, webhook also v1). */
 const CRM_OPERATIONS: readonly OperationSpec[] = [hubspotContactCard, hubspotCardSend, hubspotWorkflowSend, hubspotWebhook];
 const ACCEPTS = new Map(CRM_OPERATIONS.map((op) => [fastifyPath(op.path), op.signatures ?? (['v3'] as const)]));
-
-function errorName(err: DomainError): string {
-  const limit = limitReachedBy(err);
-  if (limit) return limit;
-  const names: Record<string, string> = {
-    1001: 'missing field', 1002: 'invalid request', 1003: 'invalid phone', 1004: 'invalid json', 1005: 'url in first message', 1007: 'rate limited',
-    1009: 'text too long', 1012: 'in progress', 1013: 'no usable phone', 2001: 'not connected', 2004: 'invalid signature', 2005: 'forbidden',
-    2006: 'line not assigned', 2010: 'reconnect hubspot', 2011: 'not found', 3001: 'internal error', 3002: 'no line available', 3004: 'hubspot unavailable',
-    4001: 'send failed', 4002: 'limit reached', 4099: 'unsupported',
-  };
-  return names[String(err.code)] ?? 'failed';
-}
-
-export function crmFailure(err: DomainError, traceId: string): CrmFailureBody {
-  const internal = err.code === 3001;
-  return {
-    ok: false as const,
-    error: errorName(err),
-    code: err.code,
-    message: internal ? 'internal error; quote the trace_id to support' : err.message,
-    retryable: err.retryable,
-    ...(err.details.retryAfter !== undefined && { retry_after: Math.ceil(err.details.retryAfter) }),
-    ...(err instanceof ReplayedFailure && { duplicate: true }),
-    trace_id: traceId,
-  };
-}
-
-export function workflowFailure(err: DomainError, traceId: string): CrmWorkflowFailureBody {
-  const body = crmFailure(err, traceId);
-  return { outputFields: { hs_execution_state: 'FAIL_CONTINUE' as const, error: body.error }, ...body };
-}
 
 export async function crmContext(app: TypedApp, hs: HubSpotIntegration, routes: (crm: TypedApp) => void) {
   await app.register(async (ctx: FastifyInstance) => {

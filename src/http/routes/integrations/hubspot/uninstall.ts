@@ -1,9 +1,10 @@
 import type { TypedApp } from '../../../typed.js';
 import { principalOf } from '../../../auth.js';
 import { route } from '../../../route.js';
+import { installView } from '../../../present/hubspot-installs.js';
 import { uninstallHubSpot } from '../../../../contract/hubspot-uninstall.js';
 import type { HubSpotIntegration } from '../../../../crm/hubspot/index.js';
 
 export function uninstallHubSpotRoute(app: TypedApp, hs: HubSpotIntegration) {
-  route(app, uninstallHubSpot, async (req) => ({ install: await hs.installs.uninstall(principalOf(req).tenant, req.params.portal_id) }));
+  route(app, uninstallHubSpot, async (req) => ({ install: installView(await hs.installs.uninstall(principalOf(req).tenant, req.params.portal_id)) }));
 }

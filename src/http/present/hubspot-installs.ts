@@ -1,0 +1,55 @@
+/** The tenant's view of its HubSpot installs, as the contract shows them. */
+import { isoAt, isoOrNull } from '../../clock.js';
+import type { HubSpotInstallView } from '../../contract/hubspot-common.js';
+import type { ListHubSpotInstallsResponse } from '../../contract/hubspot-list-installs.js';
+import type { StartHubSpotInstallResponse } from '../../contract/hubspot-start-install.js';
+import type { ListHubSpotAutoSendsResponse } from '../../contract/hubspot-list-auto-sends.js';
+import type { AutoSendPage, InstallStart, InstallsOverview, InstallSummary, PortalConnected } from '../../crm/hubspot/installs.js';
+import type { ReplyPushStatus } from '../../crm/hubspot/push-job.js';
+
+export function installView(s: InstallSummary): HubSpotInstallView {
+  const { install: i, callsToday: c } = s;
+  return {
+    portal_id: i.portal_id,
+    account_type: i.account_type,
+    sandbox: i.sandbox,
+    status: i.status,
+    installed_at: isoAt(i.installed_at),
+    auto_send: { enabled: i.auto_send.enabled, template: i.auto_send.template, line_id: i.auto_send.line_id },
+    calls_today: {
+      sidebar_load: c.counted.sidebar_load,
+      sidebar_send: c.counted.sidebar_send,
+      contact_created: c.counted.contact_created,
+      reply_push: c.counted.reply_push,
+      token_refresh: c.tokenRefresh,
+      total_counted: c.totalCounted,
+    },
+    first_touch_cap_reached_today: s.firstTouchCapReachedToday,
+  };
+}
+
+function replyPushView(p: ReplyPushStatus): Omit<ListHubSpotInstallsResponse, 'installs'> {
+  const b = p.breaker;
+  return {
+    breaker: { state: b.state, consecutive_failures: b.consecutiveFailures, opened_at: isoOrNull(b.openedAt), last_error: b.lastError },
+    push_backlog: p.pushBacklog,
+    last_push_at: isoOrNull(p.lastPushAt),
+  };
+}
+
+export const installsView = (o: InstallsOverview): ListHubSpotInstallsResponse => ({ installs: o.installs.map(installView), ...replyPushView(o.replyPush) });
+
+export const installStartView = (s: InstallStart): StartHubSpotInstallResponse => ({ install_url: s.installUrl, expires_at: isoAt(s.expiresAt) });
+
+export const autoSendPageView = (p: AutoSendPage): ListHubSpotAutoSendsResponse => ({
+  auto_sends: p.autoSends.map((a) => ({ object_id: a.object_id, status: a.status, reason: a.reason, code: a.code, message_id: a.message_id, created_at: isoAt(a.created_at) })),
+  next_cursor: p.nextCursor,
+});
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** The page the browser lands on after HubSpot's consent screen. */
+export function portalConnectedPage(p: PortalConnected): string {
+  const what = `HubSpot portal ${p.portalId} (${p.accountType}${p.sandbox ? ', sandbox' : ''}) is now connected to project "${p.tenantSlug}".`;
+  return `<!doctype html><html><head><meta charset="utf-8"><title>HubSpot connected</title></head><body><h1>HubSpot connected</h1><p>${escapeHtml(what)}</p><p>You can close this window.</p></body></html>`;
+}
