@@ -6,7 +6,7 @@ import { DomainError } from '../../errors/registry.js';
 import type { Chat, Lead, Message, PhoneLine, Tenant } from '../../store/index.js';
 import { normalizeHandle } from '../handles.js';
 import type { MessagingDeps } from './deps.js';
-import { step, type Claim, type Idempotency } from './idempotency.js';
+import { noKey, step, type Claim, type Idempotency } from './idempotency.js';
 import type { Outbound } from './outbound.js';
 import type { Limits } from './limits.js';
 import { directChats } from './direct-chats.js';
@@ -82,7 +82,7 @@ export function chatsService(deps: MessagingDeps, lim: Limits, out: Outbound, id
     const { valid, files } = prepared;
     const sent: Message[] = [];
     let pinned = opts.pinned;
-    const claim = opts.claim ?? { keep() {}, since: 0, recorded: [] };
+    const claim = opts.claim ?? noKey;
     // Each message answered from the one a crashed first attempt under the same key sent, if it did (idempotency.ts).
     const sendOne = async (content: Parameters<Outbound['send']>[2]) => {
       const r = await step(claim, sent.length, (record) => out.send(tenant, chat, content, { pinnedLine: chat.line_id ? undefined : pinned, record }), (m) => ({ message: m }));
@@ -152,7 +152,7 @@ export function chatsService(deps: MessagingDeps, lim: Limits, out: Outbound, id
           const sent = await sendParts(tenant, chat, req.parts, prepared, { parallel: req.parallelAttachments, pinned, effect: req.effect, claim });
           const fresh = (await store.chats.getChat(tenant.id, chat.id))!;
           // A retry resuming after a crash: the chat may be this request's own.
-          const created = !existing || (claim.recorded.length > 0 && fresh.created_at >= claim.since);
+          const created = !existing || (claim.takenOver && fresh.created_at >= claim.since);
           return { kind: 'chat_opened', created, chat: fresh, participants: await store.chats.participants(fresh.id), lead, message: sent[sent.length - 1]! };
         },
       );

@@ -66,13 +66,15 @@ export interface Claim {
   keep(): void;
   /** When the key was claimed first (business ms): what the request created is not older. */
   readonly since: number;
+  /** A retry took the claim over from a request that stopped answering (a crash): what it created may be found. */
+  readonly takenOver: boolean;
   /** The message of each step a previous owner of this claim recorded, none `sending` (empty on a fresh claim). */
   readonly recorded: readonly (Message | undefined)[];
   /** Inserts `message` as step `i` of the request, recorded under the claim in one transaction; throws 1012 once the claim was taken over. Absent without a key. */
   readonly record?: (i: number, message: Message) => Promise<void>;
 }
 
-const noKey: Claim = { keep() {}, since: 0, recorded: [] };
+export const noKey: Claim = { keep() {}, since: 0, takenOver: false, recorded: [] };
 
 /**
  * Step `i` of a request: the message a previous owner recorded for it when it went out (or
@@ -133,13 +135,14 @@ export function idempotency(deps: { store: Store; clock: Clock }) {
   const parseSteps = (json: string | null): string[] => (json ? (JSON.parse(json) as string[]) : []);
 
   /** Runs the work as the claim's owner, renewing its lease, and records (or frees) the outcome. */
-  async function execute<T>(id: Id, owner: string, since: number, recorded: (Message | undefined)[], steps: string[], work: (claim: Claim) => Promise<T>): Promise<T> {
+  async function execute<T>(id: Id, owner: string, since: number | undefined, recorded: (Message | undefined)[], steps: string[], work: (claim: Claim) => Promise<T>): Promise<T> {
     let kept = false;
     const renew = setInterval(() => void store.idempotency.renew(id, owner, clock.now() + LEASE_MS).catch(() => undefined), LEASE_MS / 4);
     renew.unref();
     const claim: Claim = {
       keep: () => (kept = true),
-      since,
+      since: since ?? clock.now(),
+      takenOver: since !== undefined,
       recorded,
       record: async (i, message) => {
         const next = [...steps];
@@ -222,7 +225,7 @@ export function idempotency(deps: { store: Store; clock: Clock }) {
           { ...id, fingerprint, identity, state: 'in_progress', http_status: null, response: null, created_at: now, expires_at: now + IDEMPOTENCY_TTL_MS, owner, lease_until: now + LEASE_MS },
           now,
         );
-        if (claim.claimed) return own(execute(id, owner, now, [], [], work));
+        if (claim.claimed) return own(execute(id, owner, undefined, [], [], work));
         const existing = claim.existing;
         if (existing.identity !== identity) throw collision();
         if (existing.fingerprint !== fingerprint) {

@@ -167,7 +167,7 @@ export function sendService(deps: MessagingDeps, out: Outbound, idem: Idempotenc
       // Everything the request can be refused for was checked: only now is a lead written.
       directChat ??= await direct.create(tenant, phone);
       // A retry resuming after a crash: the lead may be this request's own.
-      if (claim.recorded.length > 0 && directChat.lead.created_at >= claim.since) directChat.leadCreated = true;
+      if (claim.takenOver && directChat.lead.created_at >= claim.since) directChat.leadCreated = true;
       const { chat } = directChat;
       const lineFor = (c: OutboundContent) => (c.kind === 'voice_note' ? pinned : chat.line_id ? undefined : pinned);
       const messageIds: string[] = [];
