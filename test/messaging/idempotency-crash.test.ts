@@ -13,6 +13,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SIMULATOR_RECIPIENTS } from '../../src/drivers/simulator/reserved.js';
 import { createPgDatabase } from '../support/stores.js';
+import { startStandIn } from '../drivers/bluebubbles/standin.js';
 import { startOn, until, type Running } from './send-crash-support.js';
 
 /** Past the claim's lease (one minute) and short of everything else (first-touch gap, six hours). */
@@ -127,5 +128,61 @@ describe('a send under an idempotency key interrupted by a crash', () => {
     const third = await second.api('POST', '/api/v1/send', body);
     expect(third.json.message_id).toBe(again.json.message_id);
     expect(await sendsOf(second, lineId, body.body)).toHaveLength(1);
+  });
+});
+
+describe('a request of several messages under an idempotency key interrupted by a crash', () => {
+  it.each(['sqlite', 'postgres'] as const)('%s: the retry answers the message the Mac got and sends only the rest', async (kind) => {
+    const bb = await startStandIn();
+    try {
+      const { start } = await place(kind);
+      const first = await start();
+      const line = await first.admin('POST', '/admin/v1/lines', {
+        tenant: 'demo', phone_number: '+14155550820', driver: 'bluebubbles', driver_config: bb.config({ timeout_ms: 20_000 }),
+      });
+      expect(line.status, JSON.stringify(line.json)).toBe(201);
+      const lineId = line.json.phone_line.id as string;
+      const phone = '+14155550821';
+      expect((await first.api('POST', '/api/v1/send', { phone, body: 'hello first', phone_line_id: lineId })).status).toBe(200);
+      const link = 'https://example.com/agenda';
+      const body = { to: [phone], message: { parts: [{ type: 'text', value: 'part one' }, { type: 'rich_link', url: link }] }, idempotency_key: `parts-${kind}` };
+      const macGot = (text: string) => bb.requestsTo('POST', '/api/v1/message/text').filter((r) => r.json?.message === text);
+
+      // The Mac stores the first message, but its answer never comes back: the process dies first.
+      bb.inject('POST /api/v1/message/text', { storeThenHangMs: 20_000 });
+      let answered = false;
+      void first.api('POST', '/api/v1/chats', body).then(() => (answered = true), () => {});
+      await until(async () => macGot('part one').length, (n) => n === 1);
+      await first.kill();
+      expect(answered).toBe(false);
+      expect(macGot(link)).toHaveLength(0);
+
+      const second = await start();
+      await second.admin('POST', '/admin/v1/clock/advance', { ms: PAST_LEASE_MS });
+      const again = await until(
+        () => second.api('POST', '/api/v1/chats', body),
+        (r) => {
+          if (r.status !== 200) expect([r.status, r.json?.error?.code], JSON.stringify(r.json)).toEqual([409, 1012]);
+          return r.status === 200;
+        },
+        30_000,
+      );
+      // 200: the chat existed before this request.
+      expect(again.json.message).toMatchObject({ status: 'sent', parts: [{ type: 'rich_link', url: link }] });
+      // Each part reached the Mac once: the first by the killed process, the rest by the retry.
+      expect(macGot('part one')).toHaveLength(1);
+      expect(macGot(link)).toHaveLength(1);
+      const history = (await second.api('GET', `/api/v1/chats/${again.json.chat.id}/messages`)).json.messages as { status: string; parts: { value?: string; url?: string }[] }[];
+      expect(history.map((m) => [m.parts[0]?.value ?? m.parts[0]?.url, m.status])).toEqual([
+        [link, 'sent'],
+        ['part one', 'sent'],
+        ['hello first', 'sent'],
+      ]);
+      const third = await second.api('POST', '/api/v1/chats', body);
+      expect(third.json.message.id).toBe(again.json.message.id);
+      expect(macGot(link)).toHaveLength(1);
+    } finally {
+      await bb.stop();
+    }
   });
 });
