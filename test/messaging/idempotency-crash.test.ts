@@ -89,7 +89,7 @@ describe('a send under an idempotency key interrupted by a crash', () => {
     expect(await sendsOf(second, lineId, body.body)).toHaveLength(1);
   });
 
-  it('postgres: killed after claiming the key, before recording a message: the retry sends it, once', async () => {
+  it('postgres: killed after claiming the key, before recording a message: the retry sends it, once, also when two processes race to', async () => {
     const { start, url } = await place('postgres');
     const first = await start();
     const lineId = first.demo.phone_line_ids[0]!;
@@ -117,11 +117,15 @@ describe('a send under an idempotency key interrupted by a crash', () => {
     } finally {
       await lock.end();
     }
-    const second = await start();
+    // Two processes on the database now, and the client retries through both at once: one
+    // takes the claim over and sends, the other answers what it sent.
+    const [second, other] = await Promise.all([start(), start()]);
     expect(await sendsOf(second, lineId, body.body)).toHaveLength(0);
-    await second.admin('POST', '/admin/v1/clock/advance', { ms: PAST_LEASE_MS });
-    const again = await second.api('POST', '/api/v1/send', body);
+    for (const s of [second, other]) await s.admin('POST', '/admin/v1/clock/advance', { ms: PAST_LEASE_MS });
+    const [again, racing] = await Promise.all([second.api('POST', '/api/v1/send', body), other.api('POST', '/api/v1/send', body)]);
     expect(again.status, JSON.stringify(again.json)).toBe(200);
+    expect(racing.status, JSON.stringify(racing.json)).toBe(200);
+    expect(racing.json.message_id).toBe(again.json.message_id);
     expect(again.json).toMatchObject({ status: 'sent', phone_line_id: lineId, lead_created: true });
     const sent = await sendsOf(second, lineId, body.body);
     expect(sent.map((e) => e.ref)).toEqual([again.json.message_id]);
