@@ -89,6 +89,33 @@ describe('a send under an idempotency key interrupted by a crash', () => {
     expect(await sendsOf(second, lineId, body.body)).toHaveLength(1);
   });
 
+  it('sqlite: recorded but it never reached the line: reconciliation fails it, and the retry sends it again', async () => {
+    const { start } = await place('sqlite');
+    const first = await start();
+    const lineId = first.demo.phone_line_ids[0]!;
+    const body = { phone: SIMULATOR_RECIPIENTS.stallsBeforeDevice, body: 'stalled before the device', idempotency_key: 'crash-before-device' };
+    void first.api('POST', '/api/v1/send', body).catch(() => {});
+    const recorded = await until(
+      async () => (await first.api('GET', '/api/v1/chats?q=' + encodeURIComponent(body.phone))).json.chats as { chat: { id: string } }[],
+      (cs) => cs.length === 1,
+    );
+    const chatId = recorded[0]!.chat.id;
+    await until(async () => (await first.api('GET', `/api/v1/chats/${chatId}/messages`)).json.messages.length, (n) => n === 1);
+    await first.kill();
+
+    const second = await start();
+    // Past the claim's lease and the line's send window: the message never left, and is failed.
+    await second.admin('POST', '/admin/v1/clock/advance', { ms: PAST_LEASE_MS });
+    const failed = await until(async () => (await second.api('GET', `/api/v1/chats/${chatId}/messages`)).json.messages as { id: string; status: string }[], (ms) => ms[0]?.status === 'failed');
+    // The retry sends it as a new message (to a recipient that stalls again, so it stays `sending`).
+    void second.api('POST', '/api/v1/send', body).catch(() => {});
+    const history = await until(async () => (await second.api('GET', `/api/v1/chats/${chatId}/messages`)).json.messages as { id: string; status: string }[], (ms) => ms.length === 2);
+    expect(history[1]!.id).toBe(failed[0]!.id);
+    expect(history[0]!.id).not.toBe(failed[0]!.id);
+    expect(history[0]!.status).toBe('sending');
+    expect((await deviceLog(second, lineId)).filter((e) => e.text === body.body)).toHaveLength(0);
+  });
+
   it('postgres: killed after claiming the key, before recording a message: the retry sends it, once, also when two processes race to', async () => {
     const { start, url } = await place('postgres');
     const first = await start();
