@@ -126,6 +126,11 @@ export interface IdempotencyKeysTable {
   response: string | null;
   created_at: number;
   expires_at: number;
+  /** The request holding an in-progress record, and until when (business ms; renewed while it runs). Null on records before migration 015. */
+  owner: string | null;
+  lease_until: number | null;
+  /** JSON array: the message recorded for each step of the request so far (written with the message). */
+  message_ids: string | null;
 }
 
 export interface RateBucketsTable {

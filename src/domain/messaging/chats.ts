@@ -6,7 +6,7 @@ import { DomainError } from '../../errors/registry.js';
 import type { Chat, Lead, Message, PhoneLine, Tenant } from '../../store/index.js';
 import { normalizeHandle } from '../handles.js';
 import type { MessagingDeps } from './deps.js';
-import type { Claim, Idempotency } from './idempotency.js';
+import { noKey, step, type Claim, type Idempotency } from './idempotency.js';
 import type { Outbound } from './outbound.js';
 import type { Limits } from './limits.js';
 import { directChats } from './direct-chats.js';
@@ -72,12 +72,20 @@ export function chatsService(deps: MessagingDeps, lim: Limits, out: Outbound, id
   }
 
   /** Sends prepared parts in order: text bubbles, links, media (grouped or one by one). */
-  async function sendParts(tenant: Tenant, chat: Chat, parts: PartInput[], prepared: Awaited<ReturnType<typeof prepareParts>>, opts: { parallel?: boolean; pinned?: PhoneLine; effect?: string }): Promise<Message[]> {
+  async function sendParts(
+    tenant: Tenant,
+    chat: Chat,
+    parts: PartInput[],
+    prepared: Awaited<ReturnType<typeof prepareParts>>,
+    opts: { parallel?: boolean; pinned?: PhoneLine; effect?: string; claim?: Claim },
+  ): Promise<Message[]> {
     const { valid, files } = prepared;
     const sent: Message[] = [];
     let pinned = opts.pinned;
+    const claim = opts.claim ?? noKey;
+    // Each message answered from the one a crashed first attempt under the same key sent, if it did (idempotency.ts).
     const sendOne = async (content: Parameters<Outbound['send']>[2]) => {
-      const r = await out.send(tenant, chat, content, { pinnedLine: chat.line_id ? undefined : pinned });
+      const r = await step(claim, sent.length, (record) => out.send(tenant, chat, content, { pinnedLine: chat.line_id ? undefined : pinned, record }), (m) => ({ message: m }));
       pinned = undefined;
       sent.push(r.message);
     };
@@ -141,9 +149,11 @@ export function chatsService(deps: MessagingDeps, lim: Limits, out: Outbound, id
           const prepared = await prepareParts(tenant, req.parts, { parallel: req.parallelAttachments, firstTouch, group: false });
           // Checked before the lead is written: a refused request leaves nothing behind.
           const { chat, lead } = existing ?? (await direct.create(tenant, handles[0]!));
-          const sent = await sendParts(tenant, chat, req.parts, prepared, { parallel: req.parallelAttachments, pinned, effect: req.effect });
+          const sent = await sendParts(tenant, chat, req.parts, prepared, { parallel: req.parallelAttachments, pinned, effect: req.effect, claim });
           const fresh = (await store.chats.getChat(tenant.id, chat.id))!;
-          return { kind: 'chat_opened', created: !existing, chat: fresh, participants: await store.chats.participants(fresh.id), lead, message: sent[sent.length - 1]! };
+          // A retry resuming after a crash: the chat may be this request's own.
+          const created = !existing || (claim.takenOver && fresh.created_at >= claim.since);
+          return { kind: 'chat_opened', created, chat: fresh, participants: await store.chats.participants(fresh.id), lead, message: sent[sent.length - 1]! };
         },
       );
     },

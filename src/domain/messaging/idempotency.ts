@@ -9,16 +9,26 @@
  * The record holds the domain outcome (the result, or the typed failure with its ids) as
  * JSON, never an HTTP answer: a replay returns or throws it again and the caller maps it
  * exactly as the first time.
+ *
+ * A crash between the claim and the outcome: the claim has an owner and a lease (LEASE_MS,
+ * renewed while the request runs), and lists the message of each step of the request, written
+ * in the transaction that inserts the message and only while the owner holds the claim. A retry
+ * that finds the lease past takes the claim over (one of several racing does) and runs the
+ * request again with what its first owner recorded: a step whose message went out is answered
+ * from it, not sent again; a step that never left is sent. Messages still `sending` are
+ * settled by reconciliation first (reconcile.ts): until then a retry answers 1012.
  */
-import { createHash } from 'node:crypto';
-import { DomainError } from '../../errors/registry.js';
+import { createHash, randomBytes } from 'node:crypto';
+import { DomainError, ERROR_CODES, type ErrorCode } from '../../errors/registry.js';
 import type { Clock } from '../../clock.js';
-import type { Store } from '../../store/index.js';
+import type { Message, Store } from '../../store/index.js';
 import { DeliveryFailed, SendFailed, failedMessageId, failureFromRecord, failureRecord, type FailureRecord } from './failures.js';
 
 export const IDEMPOTENCY_TTL_MS = 6 * 3600_000;
 const WAIT_POLL_MS = 20;
 const WAIT_LIMIT_MS = 15_000;
+/** How long a claim outlives its owner's last sign of life (business time); renewed every quarter of it. */
+export const LEASE_MS = 60_000;
 
 /**
  * Mixed into the request fingerprint. Records written before outcomes were recorded in domain
@@ -54,6 +64,35 @@ export const recordedResult = (result: unknown): string => JSON.stringify({ kind
  */
 export interface Claim {
   keep(): void;
+  /** When the key was claimed first (business ms): what the request created is not older. */
+  readonly since: number;
+  /** A retry took the claim over from a request that stopped answering (a crash): what it created may be found. */
+  readonly takenOver: boolean;
+  /** The message of each step a previous owner of this claim recorded, none `sending` (empty on a fresh claim). */
+  readonly recorded: readonly (Message | undefined)[];
+  /** Inserts `message` as step `i` of the request, recorded under the claim in one transaction; throws 1012 once the claim was taken over. Absent without a key. */
+  readonly record?: (i: number, message: Message) => Promise<void>;
+}
+
+export const noKey: Claim = { keep() {}, since: 0, takenOver: false, recorded: [] };
+
+/**
+ * Step `i` of a request: the message a previous owner recorded for it when it went out (or
+ * failed for good, thrown again as then); otherwise `send` sends it, recording through `record`.
+ */
+export async function step<R extends { message: Message }>(
+  claim: Claim,
+  i: number,
+  send: (record: ((m: Message) => Promise<void>) | undefined) => Promise<R>,
+  reuse: (m: Message) => R,
+): Promise<R> {
+  const before = claim.recorded[i];
+  if (before && before.status !== 'failed') return reuse(before);
+  if (before?.error_code != null && ERROR_CODES[before.error_code as ErrorCode]?.retryable === false) {
+    throw new DeliveryFailed(new DomainError(before.error_code as ErrorCode, `message ${before.id} was not sent`), before.id, before.line_id ?? '');
+  }
+  const record = claim.record;
+  return send(record && ((m) => record(i, m)));
 }
 
 /** A recorded outcome, returned or thrown again as it was. */
@@ -74,17 +113,68 @@ const isFinal = (err: unknown): err is SendFailed | DeliveryFailed =>
 export function idempotency(deps: { store: Store; clock: Clock }) {
   const { store, clock } = deps;
   const inFlight = new Map<string, Promise<unknown>>();
+  type Id = { tenant_id: string; route: string; key: string };
 
-  /** The response of a record another request holds, once it is done; undefined if it was released. */
-  async function awaitRecorded(tenantId: string, route: string, key: string): Promise<string | undefined> {
+  const leaseEnd = (rec: { lease_until: number | null; created_at: number }) => rec.lease_until ?? rec.created_at + LEASE_MS;
+  const stillInProgress = (detail: string) => new DomainError(1012, `a request with this idempotency_key is still in progress${detail}; retry shortly`);
+
+  /** The record once another request is done with it: its response, 'released', or 'lapsed' when its owner stopped renewing. */
+  async function awaitRecorded(id: Id): Promise<string | 'released' | 'lapsed'> {
     const deadline = Date.now() + WAIT_LIMIT_MS;
     while (Date.now() < deadline) {
-      const rec = await store.idempotency.get(tenantId, route, key);
-      if (!rec) return undefined; // released: the first attempt failed retryably
+      const rec = await store.idempotency.get(id.tenant_id, id.route, id.key);
+      if (!rec) return 'released'; // the first attempt failed retryably
       if (rec.state === 'done') return rec.response!;
+      if (leaseEnd(rec) <= clock.now()) return 'lapsed';
       await new Promise((r) => setTimeout(r, WAIT_POLL_MS));
     }
-    throw new DomainError(1012, 'a request with this idempotency_key is still in progress; retry shortly');
+    throw stillInProgress('');
+  }
+
+  const messagesOf = (tenantId: string, ids: readonly string[]) => Promise.all(ids.map((m) => (m ? store.messages.get(tenantId, m) : undefined)));
+  const parseSteps = (json: string | null): string[] => (json ? (JSON.parse(json) as string[]) : []);
+
+  /** Runs the work as the claim's owner, renewing its lease, and records (or frees) the outcome. */
+  async function execute<T>(id: Id, owner: string, since: number | undefined, recorded: (Message | undefined)[], steps: string[], work: (claim: Claim) => Promise<T>): Promise<T> {
+    let kept = false;
+    const renew = setInterval(() => void store.idempotency.renew(id, owner, clock.now() + LEASE_MS).catch(() => undefined), LEASE_MS / 4);
+    renew.unref();
+    const claim: Claim = {
+      keep: () => (kept = true),
+      since: since ?? clock.now(),
+      takenOver: since !== undefined,
+      recorded,
+      record: async (i, message) => {
+        const next = [...steps];
+        next[i] = message.id;
+        await store.transaction(async (tx) => {
+          if (!(await tx.idempotency.recordSteps(id, owner, next, clock.now() + LEASE_MS))) {
+            throw stillInProgress(': a retry took it over after this request stopped answering');
+          }
+          await tx.messages.insert(message);
+        });
+        steps.splice(0, steps.length, ...next);
+      },
+    };
+    try {
+      const result = await work(claim);
+      await store.idempotency.complete(id, recordedResult(result), owner);
+      return result;
+    } catch (err) {
+      if (kept) {
+        // Left in progress: whatever settles the work records its outcome (or frees the key).
+      } else if (isFinal(err)) {
+        await store.idempotency.complete(id, JSON.stringify({ kind: 'failure', failure: failureRecord(err) } satisfies Recorded<T>), owner);
+      } else if ((await messagesOf(id.tenant_id, steps)).some((m) => m && m.status !== 'failed')) {
+        // A message of this request went out (or may have): a retry resumes from what it recorded, never sending it again.
+        await store.idempotency.lapse(id, owner, clock.now());
+      } else {
+        await store.idempotency.release(id, owner);
+      }
+      throw err;
+    } finally {
+      clearInterval(renew);
+    }
   }
 
   return {
@@ -107,7 +197,7 @@ export function idempotency(deps: { store: Store; clock: Clock }) {
       work: (claim: Claim) => Promise<T>,
     ): Promise<T> {
       const { tenantId, route, key } = args;
-      if (!key) return work({ keep() {} });
+      if (!key) return work(noKey);
       const identity = stableJson(args.identity);
       const fingerprint = createHash('sha256').update(`${FINGERPRINT_VERSION}\u0000${stableJson(args.request)}`).digest('hex');
       const slot = `${tenantId}\u0000${route}\u0000${key}`;
@@ -115,55 +205,63 @@ export function idempotency(deps: { store: Store; clock: Clock }) {
 
       const collision = () =>
         new DomainError('idempotency_collision', 'this idempotency_key was used with a different recipient, body or voice note');
+      const beingConfirmed = () => stillInProgress(': its outcome is being confirmed with the line');
 
-      for (let attempt = 0; attempt < 3; attempt++) {
+      /** The work running in this process: other requests here under the key wait for it. */
+      const own = async (running: Promise<T>): Promise<{ value: T }> => {
+        inFlight.set(slot, running);
+        try {
+          return { value: await running };
+        } finally {
+          inFlight.delete(slot);
+        }
+      };
+
+      /** One attempt: the outcome, or undefined to look at the key again. */
+      const attempt = async (): Promise<{ value: T } | undefined> => {
+        const now = clock.now();
+        const owner = randomBytes(12).toString('hex');
+        const claim = await store.idempotency.claim(
+          { ...id, fingerprint, identity, state: 'in_progress', http_status: null, response: null, created_at: now, expires_at: now + IDEMPOTENCY_TTL_MS, owner, lease_until: now + LEASE_MS },
+          now,
+        );
+        if (claim.claimed) return own(execute(id, owner, undefined, [], [], work));
+        const existing = claim.existing;
+        if (existing.identity !== identity) throw collision();
+        if (existing.fingerprint !== fingerprint) {
+          throw new DomainError(1002, 'this idempotency_key was used with different request parameters');
+        }
+        if (existing.state === 'done') return { value: replay<T>(existing.response!) };
+        if (await args.unsettled?.()) throw beingConfirmed();
+        if (leaseEnd(existing) > now) {
+          const recorded = await awaitRecorded(id);
+          return recorded === 'released' || recorded === 'lapsed' ? undefined : { value: replay<T>(recorded) };
+        }
+        // Its owner is gone. A message still `sending` is settled by reconciliation first.
+        const before = await messagesOf(tenantId, parseSteps(existing.message_ids));
+        if (before.some((m) => m?.status === 'sending')) throw beingConfirmed();
+        if (!(await store.idempotency.takeOver(id, existing.owner, owner, now, LEASE_MS))) return undefined;
+        // Ours now: nothing more is recorded under the old owner, so this is all it did.
+        const rec = await store.idempotency.get(tenantId, route, key);
+        const steps = parseSteps(rec?.message_ids ?? null);
+        const recorded = await messagesOf(tenantId, steps);
+        if (recorded.some((m) => m?.status === 'sending') || (await args.unsettled?.())) {
+          await store.idempotency.lapse(id, owner, now);
+          throw beingConfirmed();
+        }
+        return own(execute(id, owner, existing.created_at, recorded, steps, work));
+      };
+
+      for (let tries = 0; tries < 5; tries++) {
         const pending = inFlight.get(slot);
         if (pending) {
           await pending.catch(() => undefined);
           continue;
         }
-        const now = clock.now();
-        const claim = await store.idempotency.claim(
-          { ...id, fingerprint, identity, state: 'in_progress', http_status: null, response: null, created_at: now, expires_at: now + IDEMPOTENCY_TTL_MS },
-          now,
-        );
-        if (!claim.claimed) {
-          if (claim.existing.identity !== identity) throw collision();
-          if (claim.existing.fingerprint !== fingerprint) {
-            throw new DomainError(1002, 'this idempotency_key was used with different request parameters');
-          }
-          if (claim.existing.state !== 'done' && (await args.unsettled?.())) {
-            throw new DomainError(1012, 'a request with this idempotency_key is still in progress: its outcome is being confirmed with the line; retry shortly');
-          }
-          const recorded = claim.existing.state === 'done' ? claim.existing.response! : await awaitRecorded(tenantId, route, key);
-          if (recorded !== undefined) return replay<T>(recorded);
-          continue; // released meanwhile: claim it ourselves
-        }
-        let kept = false;
-        const running = (async (): Promise<T> => {
-          try {
-            const result = await work({ keep: () => (kept = true) });
-            await store.idempotency.complete(id, recordedResult(result));
-            return result;
-          } catch (err) {
-            if (kept) {
-              // Left in progress: whatever settles the work records its outcome (or frees the key).
-            } else if (isFinal(err)) {
-              await store.idempotency.complete(id, JSON.stringify({ kind: 'failure', failure: failureRecord(err) } satisfies Recorded<T>));
-            } else {
-              await store.idempotency.release(id);
-            }
-            throw err;
-          }
-        })();
-        inFlight.set(slot, running);
-        try {
-          return await running;
-        } finally {
-          inFlight.delete(slot);
-        }
+        const outcome = await attempt();
+        if (outcome) return outcome.value;
       }
-      throw new DomainError(1012, 'a request with this idempotency_key is still in progress; retry shortly');
+      throw stillInProgress('');
     },
   };
 }

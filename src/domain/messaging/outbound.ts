@@ -65,6 +65,8 @@ interface SendOptions {
   recipient?: string;
   /** The chat's line as read with the chat, saving a read when the chat is still on it. */
   chatLine?: PhoneLine;
+  /** Inserts the message recorded under the request's idempotency claim (idempotency.ts); else it is inserted alone. */
+  record?: (message: Message) => Promise<void>;
 }
 
 export function outbound(deps: MessagingDeps, lim: Limits) {
@@ -177,7 +179,7 @@ export function outbound(deps: MessagingDeps, lim: Limits) {
       read_at: null,
       edited_at: null,
     };
-    await store.messages.insert(message);
+    await (opts.record ? opts.record(message) : store.messages.insert(message));
     const target: Target = chat.is_group
       ? { kind: 'group', chatKey: chat.chat_key ?? '' }
       : { kind: 'direct', handle: opts.recipient ?? (await store.chats.participants(chat.id))[0] ?? '' };

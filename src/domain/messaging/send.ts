@@ -9,7 +9,7 @@ import type { Chat, Lead, Message, PhoneLine, Tenant } from '../../store/index.j
 import { normalizeHandle } from '../handles.js';
 import { NetError, parseAbsoluteUrl } from '../../net/index.js';
 import type { MessagingDeps } from './deps.js';
-import type { Idempotency } from './idempotency.js';
+import { step, type Claim, type Idempotency } from './idempotency.js';
 import type { Outbound, OutboundContent } from './outbound.js';
 import { directChats, type DirectChat } from './direct-chats.js';
 import { DeliveryFailed, SendFailed } from './failures.js';
@@ -138,7 +138,21 @@ export function sendService(deps: MessagingDeps, out: Outbound, idem: Idempotenc
     };
   }
 
-  async function perform(tenant: Tenant, req: SendInput, phone: string): Promise<Sent> {
+  /** A request whose every message a previous owner of its key sent (a retry after a crash): answered from them. */
+  async function answered(tenant: Tenant, phone: string, claim: Claim, parts: number): Promise<Sent | undefined> {
+    const recorded = claim.recorded.slice(0, parts);
+    if (recorded.length < parts || !recorded.every((m) => m && m.status !== 'failed')) return undefined;
+    const directChat = await direct.find(tenant, phone);
+    const message = recorded[parts - 1]!;
+    if (!directChat || !message.line_id) return undefined;
+    const { lead, chat } = directChat;
+    return { kind: 'sent', message, messageIds: recorded.map((m) => m!.id), lead, leadCreated: lead.created_at >= claim.since, chat, lineId: message.line_id };
+  }
+
+  async function perform(tenant: Tenant, req: SendInput, phone: string, claim: Claim): Promise<Sent> {
+    const parts = req.attachments !== undefined && req.body !== undefined ? 2 : 1;
+    const done = await answered(tenant, phone, claim, parts);
+    if (done) return done;
     const pinned = req.phoneLineId ? await store.lines.get(req.phoneLineId) : undefined;
     if (req.phoneLineId && (!pinned || pinned.tenant_id !== tenant.id)) {
       throw new DomainError(2006, `phone_line_id ${req.phoneLineId} is not assigned to this project`);
@@ -152,13 +166,25 @@ export function sendService(deps: MessagingDeps, out: Outbound, idem: Idempotenc
       }
       // Everything the request can be refused for was checked: only now is a lead written.
       directChat ??= await direct.create(tenant, phone);
+      // A retry resuming after a crash: the lead may be this request's own.
+      if (claim.takenOver && directChat.lead.created_at >= claim.since) directChat.leadCreated = true;
       const { chat } = directChat;
       const lineFor = (c: OutboundContent) => (c.kind === 'voice_note' ? pinned : chat.line_id ? undefined : pinned);
       const messageIds: string[] = [];
       const chatLine = directChat.line;
-      if (textFirst) messageIds.push((await out.send(tenant, chat, textFirst, { pinnedLine: lineFor(textFirst), recipient: phone, chatLine })).message.id);
-      const sendContent = () => out.send(tenant, chat, content, { pinnedLine: lineFor(content), recipient: phone, chatLine });
-      const { message, line } = req.voiceNoteId !== undefined ? await deps.media.useVoiceNote(req.voiceNoteId, sendContent) : await sendContent();
+      // Each step answered from the message a crashed first attempt sent, if it did (idempotency.ts).
+      const reuse = (m: Message) => ({ message: m, line: { id: m.line_id! } });
+      const sendContent = (record?: (m: Message) => Promise<void>) => out.send(tenant, chat, content, { pinnedLine: lineFor(content), recipient: phone, chatLine, record });
+      if (textFirst) {
+        const first = await step(claim, 0, (record) => out.send(tenant, chat, textFirst, { pinnedLine: lineFor(textFirst), recipient: phone, chatLine, record }), reuse);
+        messageIds.push(first.message.id);
+      }
+      const { message, line } = await step(
+        claim,
+        textFirst ? 1 : 0,
+        (record) => (req.voiceNoteId !== undefined ? deps.media.useVoiceNote(req.voiceNoteId, () => sendContent(record)) : sendContent(record)),
+        reuse,
+      );
       messageIds.push(message.id);
       return { kind: 'sent', message, messageIds, lead: directChat.lead, leadCreated: directChat.leadCreated, chat, lineId: line.id };
     } catch (err) {
@@ -182,7 +208,7 @@ export function sendService(deps: MessagingDeps, out: Outbound, idem: Idempotenc
           identity: { recipient: handle.value, body: req.body ?? null, voice_note_id: req.voiceNoteId ?? null },
           request: { ...request, phone: handle.value },
         },
-        () => perform(tenant, req, handle.value),
+        (claim) => perform(tenant, req, handle.value, claim),
       );
     },
   };

@@ -13,6 +13,7 @@ import * as m011 from './011_hubspot_reply_push.js';
 import * as m012 from './012_message_reactions.js';
 import * as m013 from './013_receipts_in_place.js';
 import * as m014 from './014_group_creations.js';
+import * as m015 from './015_idempotency_leases.js';
 
 /** Numbered migrations, applied in key order; never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -30,4 +31,5 @@ export const migrations: Record<string, Migration> = {
   '012_message_reactions': m012,
   '013_receipts_in_place': m013,
   '014_group_creations': m014,
+  '015_idempotency_leases': m015,
 };

@@ -1,0 +1,219 @@
+/**
+ * A send under an idempotency key whose process was SIGKILLed between claiming the key and
+ * recording the outcome. After a restart, once the claim's lease has passed (the test clock is
+ * moved past it), a retry with the same key either runs the send (nothing had been recorded) or
+ * answers the message the first attempt recorded, once reconciliation settled it — and the
+ * line's device log shows exactly one send either way. Before leases, every such retry waited
+ * 15 s and answered 409 / 1012 for six hours.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { SIMULATOR_RECIPIENTS } from '../../src/drivers/simulator/reserved.js';
+import { createPgDatabase } from '../support/stores.js';
+import { startStandIn } from '../drivers/bluebubbles/standin.js';
+import { startOn, until, type Running } from './send-crash-support.js';
+
+/** Past the claim's lease (one minute) and short of everything else (first-touch gap, six hours). */
+const PAST_LEASE_MS = 2 * 60_000;
+
+const dirs: string[] = [];
+const running: Running[] = [];
+const cleanups: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const r of running) await r.kill();
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+  for (const c of cleanups) await c();
+});
+
+/** A data directory, and the environment for a store of `kind` (PostgreSQL: a fresh database). */
+async function place(kind: 'sqlite' | 'postgres') {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'blueline-idem-'));
+  dirs.push(dir);
+  const env: Record<string, string> = { BLUELINE_TEST_CLOCK: '1' };
+  let url: string | undefined;
+  if (kind === 'postgres') {
+    const db = await createPgDatabase();
+    cleanups.push(() => db.drop());
+    env.DATABASE_URL = url = db.url;
+  }
+  const start = async () => {
+    const r = await startOn(dir, env);
+    running.push(r);
+    return r;
+  };
+  return { start, url };
+}
+
+type LogEntry = { kind: string; ref?: string; text?: string; to?: string };
+const deviceLog = async (s: Running, lineId: string) => (await s.admin('GET', `/admin/v1/lines/${lineId}/simulate/sent?limit=1000`)).json.sent as LogEntry[];
+const sendsOf = async (s: Running, lineId: string, text: string) => (await deviceLog(s, lineId)).filter((e) => e.text === text);
+
+/** Retries until the send answers 200 (409 / 1012 meanwhile: its outcome is being confirmed). */
+async function retryUntilAnswered(s: Running, body: object) {
+  return until(
+    () => s.api('POST', '/api/v1/send', body),
+    (r) => {
+      if (r.status !== 200) expect([r.status, r.json?.code], JSON.stringify(r.json)).toEqual([409, 1012]);
+      return r.status === 200;
+    },
+    30_000,
+  );
+}
+
+describe('a send under an idempotency key interrupted by a crash', () => {
+  it.each(['sqlite', 'postgres'] as const)('%s: the line got it but its answer never came: the retry answers that message, sent once', async (kind) => {
+    const { start } = await place(kind);
+    const first = await start();
+    const lineId = first.demo.phone_line_ids[0]!;
+    const body = { phone: SIMULATOR_RECIPIENTS.stallsAfterDevice, body: `stalled after the device (${kind})`, idempotency_key: `crash-after-${kind}` };
+    let answered = false;
+    void first.api('POST', '/api/v1/send', body).then(() => (answered = true), () => {});
+    // Recorded `sending`, on the device, and the line's answer never comes: the process dies.
+    await until(() => sendsOf(first, lineId, body.body), (es) => es.length === 1);
+    await first.kill();
+    expect(answered).toBe(false);
+
+    const second = await start();
+    await second.admin('POST', '/admin/v1/clock/advance', { ms: PAST_LEASE_MS });
+    const again = await retryUntilAnswered(second, body);
+    const [onDevice] = await sendsOf(second, lineId, body.body);
+    expect(again.json).toMatchObject({ status: 'sent', message_id: onDevice!.ref, message_ids: [onDevice!.ref], phone_line_id: lineId, lead_created: true });
+    expect((await second.api('GET', `/api/v1/messages/${again.json.message_id}`)).json.message.status).toBe('sent');
+    // Answered again from the record; the device got it once.
+    const third = await second.api('POST', '/api/v1/send', body);
+    expect(third.status).toBe(200);
+    expect(third.json.message_id).toBe(onDevice!.ref);
+    expect(await sendsOf(second, lineId, body.body)).toHaveLength(1);
+  });
+
+  it('sqlite: recorded but it never reached the line: reconciliation fails it, and the retry sends it again', async () => {
+    const { start } = await place('sqlite');
+    const first = await start();
+    const lineId = first.demo.phone_line_ids[0]!;
+    const body = { phone: SIMULATOR_RECIPIENTS.stallsBeforeDevice, body: 'stalled before the device', idempotency_key: 'crash-before-device' };
+    void first.api('POST', '/api/v1/send', body).catch(() => {});
+    const recorded = await until(
+      async () => (await first.api('GET', '/api/v1/chats?q=' + encodeURIComponent(body.phone))).json.chats as { chat: { id: string } }[],
+      (cs) => cs.length === 1,
+    );
+    const chatId = recorded[0]!.chat.id;
+    await until(async () => (await first.api('GET', `/api/v1/chats/${chatId}/messages`)).json.messages.length, (n) => n === 1);
+    await first.kill();
+
+    const second = await start();
+    // Past the claim's lease and the line's send window: the message never left, and is failed.
+    await second.admin('POST', '/admin/v1/clock/advance', { ms: PAST_LEASE_MS });
+    const failed = await until(async () => (await second.api('GET', `/api/v1/chats/${chatId}/messages`)).json.messages as { id: string; status: string }[], (ms) => ms[0]?.status === 'failed');
+    // The retry sends it as a new message (to a recipient that stalls again, so it stays `sending`).
+    void second.api('POST', '/api/v1/send', body).catch(() => {});
+    const history = await until(async () => (await second.api('GET', `/api/v1/chats/${chatId}/messages`)).json.messages as { id: string; status: string }[], (ms) => ms.length === 2);
+    expect(history[1]!.id).toBe(failed[0]!.id);
+    expect(history[0]!.id).not.toBe(failed[0]!.id);
+    expect(history[0]!.status).toBe('sending');
+    expect((await deviceLog(second, lineId)).filter((e) => e.text === body.body)).toHaveLength(0);
+  });
+
+  it('postgres: killed after claiming the key, before recording a message: the retry sends it, once, also when two processes race to', async () => {
+    const { start, url } = await place('postgres');
+    const first = await start();
+    const lineId = first.demo.phone_line_ids[0]!;
+    const body = { phone: '+14155550811', body: 'claimed, then killed', idempotency_key: 'crash-after-claim' };
+    // The send is held where it reserves its first-touch line (after the claim, before its
+    // message is recorded) by a transaction locking the lines' state.
+    const lock = new pg.Client({ connectionString: url });
+    await lock.connect();
+    try {
+      await lock.query('begin');
+      await lock.query('lock table line_state in exclusive mode');
+      let answered = false;
+      void first.api('POST', '/api/v1/send', body).then(() => (answered = true), () => {});
+      await until(
+        async () => (await lock.query("select count(*)::int as n from idempotency_keys where key = 'crash-after-claim' and state = 'in_progress'")).rows[0].n,
+        (n) => n === 1,
+      );
+      await until(
+        async () => (await lock.query("select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'")).rows[0].n,
+        (n) => n > 0,
+      );
+      await first.kill();
+      expect(answered).toBe(false);
+      await lock.query('rollback');
+    } finally {
+      await lock.end();
+    }
+    // Two processes on the database now, and the client retries through both at once: one
+    // takes the claim over and sends, the other answers what it sent.
+    const [second, other] = await Promise.all([start(), start()]);
+    expect(await sendsOf(second, lineId, body.body)).toHaveLength(0);
+    for (const s of [second, other]) await s.admin('POST', '/admin/v1/clock/advance', { ms: PAST_LEASE_MS });
+    const [again, racing] = await Promise.all([second.api('POST', '/api/v1/send', body), other.api('POST', '/api/v1/send', body)]);
+    expect(again.status, JSON.stringify(again.json)).toBe(200);
+    expect(racing.status, JSON.stringify(racing.json)).toBe(200);
+    expect(racing.json.message_id).toBe(again.json.message_id);
+    expect(again.json).toMatchObject({ status: 'sent', phone_line_id: lineId, lead_created: true });
+    const sent = await sendsOf(second, lineId, body.body);
+    expect(sent.map((e) => e.ref)).toEqual([again.json.message_id]);
+    const third = await second.api('POST', '/api/v1/send', body);
+    expect(third.json.message_id).toBe(again.json.message_id);
+    expect(await sendsOf(second, lineId, body.body)).toHaveLength(1);
+  });
+});
+
+describe('a request of several messages under an idempotency key interrupted by a crash', () => {
+  it.each(['sqlite', 'postgres'] as const)('%s: the retry answers the message the Mac got and sends only the rest', async (kind) => {
+    const bb = await startStandIn();
+    try {
+      const { start } = await place(kind);
+      const first = await start();
+      const line = await first.admin('POST', '/admin/v1/lines', {
+        tenant: 'demo', phone_number: '+14155550820', driver: 'bluebubbles', driver_config: bb.config({ timeout_ms: 20_000 }),
+      });
+      expect(line.status, JSON.stringify(line.json)).toBe(201);
+      const lineId = line.json.phone_line.id as string;
+      const phone = '+14155550821';
+      expect((await first.api('POST', '/api/v1/send', { phone, body: 'hello first', phone_line_id: lineId })).status).toBe(200);
+      const link = 'https://example.com/agenda';
+      const body = { to: [phone], message: { parts: [{ type: 'text', value: 'part one' }, { type: 'rich_link', url: link }] }, idempotency_key: `parts-${kind}` };
+      const macGot = (text: string) => bb.requestsTo('POST', '/api/v1/message/text').filter((r) => r.json?.message === text);
+
+      // The Mac stores the first message, but its answer never comes back: the process dies first.
+      bb.inject('POST /api/v1/message/text', { storeThenHangMs: 20_000 });
+      let answered = false;
+      void first.api('POST', '/api/v1/chats', body).then(() => (answered = true), () => {});
+      await until(async () => macGot('part one').length, (n) => n === 1);
+      await first.kill();
+      expect(answered).toBe(false);
+      expect(macGot(link)).toHaveLength(0);
+
+      const second = await start();
+      await second.admin('POST', '/admin/v1/clock/advance', { ms: PAST_LEASE_MS });
+      const again = await until(
+        () => second.api('POST', '/api/v1/chats', body),
+        (r) => {
+          if (r.status !== 200) expect([r.status, r.json?.error?.code], JSON.stringify(r.json)).toEqual([409, 1012]);
+          return r.status === 200;
+        },
+        30_000,
+      );
+      // 200: the chat existed before this request.
+      expect(again.json.message).toMatchObject({ status: 'sent', parts: [{ type: 'rich_link', url: link }] });
+      // Each part reached the Mac once: the first by the killed process, the rest by the retry.
+      expect(macGot('part one')).toHaveLength(1);
+      expect(macGot(link)).toHaveLength(1);
+      const history = (await second.api('GET', `/api/v1/chats/${again.json.chat.id}/messages`)).json.messages as { status: string; parts: { value?: string; url?: string }[] }[];
+      expect(history.map((m) => [m.parts[0]?.value ?? m.parts[0]?.url, m.status])).toEqual([
+        [link, 'sent'],
+        ['part one', 'sent'],
+        ['hello first', 'sent'],
+      ]);
+      const third = await second.api('POST', '/api/v1/chats', body);
+      expect(third.json.message.id).toBe(again.json.message.id);
+      expect(macGot(link)).toHaveLength(1);
+    } finally {
+      await bb.stop();
+    }
+  });
+});
