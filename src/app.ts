@@ -292,6 +292,8 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
   // shutdown until the process is killed, the store never closed.
   app.addHook('preClose', async () => services.sse.closeAll());
   app.addHook('onClose', async () => {
+    // Before the store closes: no sweep of interrupted sends starts, the one under way ends.
+    await services.sendReconciler.stop();
     await services.worker.stop();
     await services.inbound.stop();
     await services.hubspot?.autoSends.stop();

@@ -66,7 +66,7 @@ async function main() {
     logger.info({ signal }, 'shutting down');
     const force = setTimeout(() => process.exit(1), 10_000).unref();
     try {
-      services.sendReconciler.stop();
+      await services.sendReconciler.stop();
       await app.close();
       await store.close();
       blobStore.close();

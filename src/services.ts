@@ -12,7 +12,7 @@ import { signingSecretStatus } from './domain/accounts-tenants/signing-secret.js
 import { authenticator } from './domain/accounts-tenants/auth.js';
 import { linesService } from './domain/lines/service.js';
 import { lineEvents } from './domain/messaging/line-events.js';
-import { messaging } from './domain/messaging/index.js';
+import { messaging, type MediaSource } from './domain/messaging/index.js';
 import { sendReconciler } from './domain/messaging/reconcile.js';
 import { attachmentsService } from './domain/media/attachments.js';
 import { voiceNotesService } from './domain/media/voice-notes.js';
@@ -96,12 +96,15 @@ export function buildServices(deps: ServiceDeps) {
     );
   };
   const voiceNotes = voiceNotesService({ store, clock, blobs, drivers, allowPrivateNetworks: config.allowPrivateNetworks });
-  const messagingArea = messaging({
-    store,
-    clock,
-    drivers,
-    media: { attachments: (tenantId, ids, indexes) => attachments.resolve(tenantId, ids, indexes), voiceNote: (tenantId, lineId, id) => voiceNotes.resolve(tenantId, lineId, id), useVoiceNote: (id, send) => voiceNotes.useFor(id, send) },
-  });
+  const media: MediaSource = {
+    attachments: (tenantId, ids, indexes) => attachments.resolve(tenantId, ids, indexes),
+    voiceNote: (tenantId, lineId, id) => voiceNotes.resolve(tenantId, lineId, id),
+    useVoiceNote: (id, send, mayHaveGoneOut) => voiceNotes.useFor(id, send, mayHaveGoneOut),
+    giveBackVoiceNote: (tenantId, id) => voiceNotes.giveBack(tenantId, id),
+  };
+  const reconciler = sendReconciler({ store, clock, drivers, media, log: deps.logger });
+  // A send or group creation whose line's answer never came wakes the reconciler for its window's end.
+  const messagingArea = messaging({ store, clock, drivers, media, settling: reconciler });
   return {
     accounts: accountsService({ store, clock, secretOverlapMs: config.secretOverlapMs, onChange: auth.invalidate }),
     lines: linesService({ store, clock, onLineSaved: connectLine }),
@@ -130,7 +133,7 @@ export function buildServices(deps: ServiceDeps) {
     worker: deliveryWorker({ store, clock, bus, logger: deps.logger, observer }, { ...attempt, backoffMs: config.webhookBackoffMs, pollMs: config.workerPollMs, leaseMs: Math.max(config.webhookLeaseMs, config.webhookTimeoutMs * 2), batch: 32 }),
     sse: sseHub({ store, bus }, { maxMs: config.sseMaxMs, heartbeatMs: config.sseHeartbeatMs, pollMs: config.ssePollMs }),
     /** Settles sends a crash left `sending` (main starts it). */
-    sendReconciler: sendReconciler({ store, clock, drivers, log: deps.logger }),
+    sendReconciler: reconciler,
     messaging: messagingArea,
     /** undefined unless HUBSPOT_CLIENT_ID/SECRET are set */
     hubspot: hubspotIntegration({ config, store, clock, messaging: messagingArea, logger: deps.logger }),

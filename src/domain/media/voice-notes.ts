@@ -140,18 +140,39 @@ export function voiceNotesService(deps: { store: Store; clock: Clock; blobs: Blo
 
     /**
      * Runs the send of a staged note, which uses it up: a second send of the same id is 5001,
-     * also when two race. A failed send gives the note back for a retry.
+     * also when two race. A failed send gives the note back for a retry; one that may have gone
+     * out (`mayHaveGoneOut`: the line's answer never came) keeps it until reconciliation knows.
      */
-    async useFor<T>(id: string, send: () => Promise<T>): Promise<T> {
+    async useFor<T>(id: string, send: () => Promise<T>, mayHaveGoneOut?: (err: unknown) => boolean): Promise<T> {
       if (!(await store.media.useVoiceNote(id, clock.now()))) {
         throw alreadyUsed(id);
       }
       try {
         return await send();
       } catch (err) {
-        await store.media.releaseVoiceNote(id);
+        if (!mayHaveGoneOut?.(err)) await store.media.releaseVoiceNote(id);
         throw err;
       }
+    },
+
+    /**
+     * Gives the note of a send reconciliation failed (it never left) back, as a failed send does,
+     * while it could still be sent: not expired, its line's service not restarted since staging.
+     */
+    async giveBack(tenantId: string, id: string): Promise<boolean> {
+      const vn = await store.media.getVoiceNote(tenantId, id);
+      if (!vn || vn.used_at == null || clock.now() >= vn.expires_at) return false;
+      const line = await store.lines.get(vn.line_id);
+      if (!line || !drivers.has(line.driver)) return false;
+      let epoch: string;
+      try {
+        epoch = await drivers.forLine(line).serviceEpoch();
+      } catch {
+        return false; // the line cannot tell now: a void note is not given back on a guess
+      }
+      if (epoch !== vn.service_epoch) return false;
+      await store.media.releaseVoiceNote(id);
+      return true;
     },
   };
 }

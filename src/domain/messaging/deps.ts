@@ -12,8 +12,19 @@ export interface MediaSource {
   attachments(tenantId: string, ids: string[], indexes?: number[]): Promise<OutboundFile[]>;
   /** A staged voice note usable on `lineId` now; throws 5001 when unknown, expired, elsewhere or stale. */
   voiceNote(tenantId: string, lineId: string, voiceNoteId: string): Promise<OutboundFile>;
-  /** Runs the send that uses up a staged voice note (5001 if already used; given back on failure). */
-  useVoiceNote<T>(voiceNoteId: string, send: () => Promise<T>): Promise<T>;
+  /**
+   * Runs the send that uses up a staged voice note (5001 if already used). A failure gives it
+   * back, unless `mayHaveGoneOut(err)`: then it stays used until reconciliation decides (giveBackVoiceNote).
+   */
+  useVoiceNote<T>(voiceNoteId: string, send: () => Promise<T>, mayHaveGoneOut?: (err: unknown) => boolean): Promise<T>;
+  /** Gives back the voice note of a send reconciliation failed (it never left), if it is still usable; true when given back. */
+  giveBackVoiceNote(tenantId: string, voiceNoteId: string): Promise<boolean>;
+}
+
+/** Wakes the reconciliation sweep (reconcile.ts) when a send or group creation left unsettled can be settled. */
+export interface SettleWakeup {
+  /** Sweep at `atMs` (business time) at the latest. */
+  settleAt(atMs: number): void;
 }
 
 export interface MessagingDeps {
@@ -21,4 +32,6 @@ export interface MessagingDeps {
   clock: Clock;
   drivers: DriverRegistry;
   media: MediaSource;
+  /** Absent where nothing sweeps (the sweep at start, then every minute, still settles everything). */
+  settling?: SettleWakeup;
 }

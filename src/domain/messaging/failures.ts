@@ -17,6 +17,9 @@ export class DeliveryFailed extends DomainError {
   }
 }
 
+/** The line's answer never came: the message stays `sending` (it may have gone out) until reconciliation asks the line. */
+export class DeliveryUnsettled extends DeliveryFailed {}
+
 /** The ids a send's flat failure reports (spec: POST /send rule 5). */
 export interface RecipientIds {
   leadId: string | null;

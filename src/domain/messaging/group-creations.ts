@@ -12,7 +12,8 @@
  *   device log; BlueBubbles: our own messages since, with their chats and members) and records it
  *   exactly as the request would have, completing the request's idempotency record with it; not
  *   found once the line's window (sendWindowMs(0)) has passed, it drops the intent, frees the
- *   idempotency key and gives the first-touch reservation back.
+ *   idempotency key and gives the first-touch reservation back. A lost answer wakes the sweep for
+ *   the end of that window (SettleWakeup), so the key is not held until the next minute's sweep.
  * - Until then the idempotency key stays in progress (Claim.keep): a retry under it answers 1012
  *   and never creates a second group.
  */
@@ -23,6 +24,7 @@ import type { DriverRegistry } from '../../drivers/registry.js';
 import { DriverFailure } from '../../drivers/types.js';
 import type { ChatOpened } from './chats.js';
 import type { Claim } from './idempotency.js';
+import type { SettleWakeup } from './deps.js';
 import type { FirstTouchReservation } from './limits.js';
 import { recordedResult } from './idempotency.js';
 import { newMessageId } from './outbound.js';
@@ -105,7 +107,7 @@ export interface GroupSweepLog {
   warn(obj: object, msg: string): void;
 }
 
-export function groupCreations(deps: { store: Store; clock: Clock; drivers: DriverRegistry }) {
+export function groupCreations(deps: { store: Store; clock: Clock; drivers: DriverRegistry; settling?: SettleWakeup }) {
   const { store, clock, drivers } = deps;
 
   const toRecord = (g: GroupCreation, line: PhoneLine): GroupToRecord => ({
@@ -185,12 +187,15 @@ export function groupCreations(deps: { store: Store; clock: Clock; drivers: Driv
         await reservation.release();
         throw err;
       }
+      const driver = drivers.forLine(line);
       let created: CreatedGroup;
       try {
-        created = await drivers.forLine(line).createGroup(g.handles, g.text, { ref: g.id });
+        created = await driver.createGroup(g.handles, g.text, { ref: g.id });
       } catch (err) {
         if (err instanceof DriverFailure && err.kind === 'ambiguous') {
           claim.keep();
+          // Settled from the line as soon as its window ends (reconcile.ts).
+          deps.settling?.settleAt(g.created_at + driver.sendWindowMs(0));
           throw new DomainError(
             3002,
             `the phone line did not answer in time: ${err.message}. The group is recorded once the line tells whether it exists (a retry with the same idempotency_key answers it then); look at GET /api/v1/chats before creating it again without one`,

@@ -14,7 +14,7 @@ import { timeSortableId } from '../ids.js';
 import type { MessagingDeps } from './deps.js';
 import type { FirstTouchReservation, Limits } from './limits.js';
 import { fromDriverFailure } from './driver-errors.js';
-import { DeliveryFailed } from './failures.js';
+import { DeliveryFailed, DeliveryUnsettled } from './failures.js';
 import { sendsFrom } from '../lines/service.js';
 import { appleEffectId } from '../effects.js';
 
@@ -32,6 +32,10 @@ const NEEDS: Record<OutboundContent['kind'], DriverCapability> = {
 };
 
 export const newMessageId = (nowMs: number) => `msg_${timeSortableId(nowMs)}`;
+
+/** When the line's longest send of `m` is over (epoch ms): not found on the line by then, it never left. */
+export const sendWindowEnd = (m: Message, driver: LineDriver): number =>
+  m.sent_at + driver.sendWindowMs(m.parts.filter((p) => p.type === 'media' || p.type === 'voice_note').length);
 
 function partsOf(c: OutboundContent): MessagePart[] {
   switch (c.kind) {
@@ -183,17 +187,19 @@ export function outbound(deps: MessagingDeps, lim: Limits) {
     const target: Target = chat.is_group
       ? { kind: 'group', chatKey: chat.chat_key ?? '' }
       : { kind: 'direct', handle: opts.recipient ?? (await store.chats.participants(chat.id))[0] ?? '' };
+    const driver = drivers.forLine(line);
     try {
-      const guid = await deliver(drivers.forLine(line), target, content, message.id);
+      const guid = await deliver(driver, target, content, message.id);
       await store.messages.markSent(message.id, guid);
       message.provider_guid = guid;
       message.status = 'sent';
     } catch (err) {
       if (err instanceof DriverFailure && err.kind === 'ambiguous') {
         // The line may have sent it: the message stays `sending` (and a first touch keeps its
-        // line) until reconciliation asks the line (reconcile.ts).
+        // line) until reconciliation asks the line (reconcile.ts), as soon as its window ends.
+        deps.settling?.settleAt(sendWindowEnd(message, driver));
         const failure = fromDriverFailure(err) as DomainError;
-        throw new DeliveryFailed(
+        throw new DeliveryUnsettled(
           new DomainError(3002, `${failure.message}. It stays \`sending\` until the line tells whether it went out: look at GET /api/v1/messages/${message.id} before sending it again`),
           message.id,
           line.id,

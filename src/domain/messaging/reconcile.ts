@@ -11,8 +11,14 @@
  *   another process on the same database: they are looked at again when their window ends.
  * - The line cannot tell now (unreachable): stays `sending`, asked again at the next sweep.
  *
+ * A message failed here that carried a staged voice note gives the note back (as a send the line
+ * refused does), while it could still be sent; one found `sent` keeps it used.
+ *
  * A process that does get its line's answer after a sweep gave up on the message corrects it
  * to `sent` (store markSent): the line's answer is the truth.
+ *
+ * A send or group creation whose line's answer never came wakes the sweep for the end of its
+ * window (settleAt), rather than leaving it to the next minute's sweep.
  *
  * The same sweep settles group creations a crash or a lost answer left (group-creations.ts).
  */
@@ -20,9 +26,14 @@ import type { Message, Store } from '../../store/index.js';
 import type { Clock } from '../../clock.js';
 import type { DriverRegistry } from '../../drivers/registry.js';
 import type { SendProbe, Target } from '../../drivers/types.js';
+import type { MediaSource } from './deps.js';
 import { groupCreations } from './group-creations.js';
+import { sendWindowEnd } from './outbound.js';
 
 export const SWEEP_INTERVAL_MS = 60_000;
+/** A wake-up is never sooner than this (real ms), and comes this long after the window it waits for ends. */
+const MIN_DELAY_MS = 100;
+const AFTER_WINDOW_MS = 50;
 /** A sweep settles this many at most, then goes on at once. */
 const BATCH = 200;
 /** Why a message that never reached its line failed: delivery failed downstream (retryable). */
@@ -44,11 +55,21 @@ export interface SweepResult {
   groups: { recorded: number; dropped: number; pending: number };
 }
 
-export function sendReconciler(deps: { store: Store; clock: Clock; drivers: DriverRegistry; log?: ReconcileLog }) {
+export function sendReconciler(deps: {
+  store: Store;
+  clock: Clock;
+  drivers: DriverRegistry;
+  /** Gives back the staged voice note of a send failed here. */
+  media?: Pick<MediaSource, 'giveBackVoiceNote'>;
+  log?: ReconcileLog;
+}) {
   const { store, clock, drivers } = deps;
   const groups = groupCreations(deps);
   let timer: NodeJS.Timeout | undefined;
+  /** When (business ms) the armed timer sweeps. */
+  let timerAt: number | undefined;
   let running: Promise<SweepResult> | undefined;
+  let started = false;
   let stopped = false;
 
   async function targetOf(m: Message): Promise<Target | undefined> {
@@ -66,6 +87,8 @@ export function sendReconciler(deps: { store: Store; clock: Clock; drivers: Driv
       if (p.type === 'text') texts.push(p.value);
       else if (p.type === 'rich_link' && !m.parts.some((q) => q.type === 'text')) texts.push(p.url);
       else if (p.type === 'media' && p.filename) filenames.push(p.filename);
+      // Sent under its staged file's name (voice-notes.ts resolve).
+      else if (p.type === 'voice_note') filenames.push(`${p.voice_note_id}.caf`);
     }
     return {
       target,
@@ -76,13 +99,27 @@ export function sendReconciler(deps: { store: Store; clock: Clock; drivers: Driv
     };
   }
 
+  /** It never left: `failed` (4001), and its staged voice note given back, as when the line refuses a send. */
+  async function fail(m: Message): Promise<boolean> {
+    if (!(await store.messages.settleSending(m.id, { status: 'failed', error_code: NOT_SENT_CODE }))) return false;
+    for (const p of m.parts) {
+      if (p.type !== 'voice_note' || !deps.media) continue;
+      try {
+        await deps.media.giveBackVoiceNote(m.tenant_id, p.voice_note_id);
+      } catch (err) {
+        deps.log?.warn({ message_id: m.id, voice_note_id: p.voice_note_id, reason: (err as Error).message }, 'could not give back the voice note of a send that never left');
+      }
+    }
+    return true;
+  }
+
   /** One message: `sent`, `failed` or still pending (with when to look again). */
   async function settle(m: Message): Promise<'sent' | 'failed' | { until: number }> {
     const line = m.line_id ? await store.lines.get(m.line_id) : undefined;
     const target = line && (await targetOf(m));
     if (!line || !target) {
       // Nothing to ask: the line or the chat's address is gone, so it cannot have been sent from here since.
-      return (await store.messages.settleSending(m.id, { status: 'failed', error_code: NOT_SENT_CODE })) ? 'failed' : 'sent';
+      return (await fail(m)) ? 'failed' : 'sent';
     }
     const driver = drivers.forLine(line);
     const found = await driver.lookupSend(m.id, probeOf(m, target, line.id));
@@ -90,13 +127,13 @@ export function sendReconciler(deps: { store: Store; clock: Clock; drivers: Driv
       await store.messages.settleSending(m.id, { status: 'sent', provider_guid: found.guid });
       return 'sent';
     }
-    const until = m.sent_at + driver.sendWindowMs(m.parts.filter((p) => p.type === 'media' || p.type === 'voice_note').length);
+    const until = sendWindowEnd(m, driver);
     if (found.state === 'unknown') {
       deps.log?.warn({ message_id: m.id, line_id: line.id, reason: found.reason }, 'cannot tell yet whether an interrupted send went out; asking again later');
       return { until: Math.max(until, clock.now() + SWEEP_INTERVAL_MS) };
     }
     if (clock.now() < until) return { until };
-    await store.messages.settleSending(m.id, { status: 'failed', error_code: NOT_SENT_CODE });
+    await fail(m);
     return 'failed';
   }
 
@@ -132,21 +169,39 @@ export function sendReconciler(deps: { store: Store; clock: Clock; drivers: Driv
     return result;
   }
 
-  function schedule(nextAt?: number) {
-    if (stopped) return;
-    const inMs = nextAt === undefined ? SWEEP_INTERVAL_MS : Math.min(SWEEP_INTERVAL_MS, Math.max(100, nextAt - clock.now() + 50));
-    timer = setTimeout(() => void run(), inMs);
+  /**
+   * Arms the timer to sweep at `at` (business ms), unless it is armed sooner already. Timers run
+   * on real time and windows on the business clock: the delay is what is left of the window now
+   * (at most a sweep interval), so a test clock moved later is seen at the next wake-up.
+   */
+  function wakeAt(at: number) {
+    if (!started || stopped) return;
+    const now = clock.now();
+    const when = Math.min(at, now + SWEEP_INTERVAL_MS);
+    if (timer && timerAt !== undefined && timerAt <= when) return;
+    if (timer) clearTimeout(timer);
+    timerAt = when;
+    timer = setTimeout(
+      () => {
+        timer = timerAt = undefined;
+        void run();
+      },
+      Math.max(MIN_DELAY_MS, when - now + AFTER_WINDOW_MS),
+    );
     timer.unref();
   }
 
   async function run(): Promise<SweepResult | undefined> {
+    // A sweep already under way may have passed over what this wake-up is for: the next one starts after it.
+    if (running) await running.catch(() => undefined);
+    if (stopped) return undefined;
     try {
       const r = await sweep();
-      schedule(r.nextAt);
+      wakeAt(r.nextAt ?? clock.now() + SWEEP_INTERVAL_MS);
       return r;
     } catch (err) {
       deps.log?.warn({ reason: (err as Error).message }, 'the sweep of interrupted sends failed; trying again later');
-      schedule();
+      wakeAt(clock.now() + SWEEP_INTERVAL_MS);
       return undefined;
     }
   }
@@ -163,12 +218,23 @@ export function sendReconciler(deps: { store: Store; clock: Clock; drivers: Driv
     sweep,
     /** Sweeps now, then keeps sweeping while the service runs. */
     start(): Promise<SweepResult | undefined> {
+      started = true;
       stopped = false;
       return run();
     },
-    stop() {
+    /**
+     * A send or group creation whose line's answer never came can be settled at `atMs` (its
+     * window's end): the sweep runs then rather than at its next round. Only while started.
+     */
+    settleAt(atMs: number): void {
+      wakeAt(atMs);
+    },
+    /** No sweep starts from now on; resolves once the one under way (if any) is done. */
+    async stop(): Promise<void> {
       stopped = true;
       if (timer) clearTimeout(timer);
+      timer = timerAt = undefined;
+      await running?.catch(() => undefined);
     },
   };
 }

@@ -12,7 +12,7 @@ import type { MessagingDeps } from './deps.js';
 import { step, type Claim, type Idempotency } from './idempotency.js';
 import type { Outbound, OutboundContent } from './outbound.js';
 import { directChats, type DirectChat } from './direct-chats.js';
-import { DeliveryFailed, SendFailed } from './failures.js';
+import { DeliveryFailed, DeliveryUnsettled, SendFailed } from './failures.js';
 import { MAX_PARTS, MAX_TEXT_LENGTH, assertEffect, assertService, containsUrl } from './rules.js';
 
 /** An attachment as a send names it: the id of an upload (a `url` is refused: upload first). */
@@ -182,7 +182,11 @@ export function sendService(deps: MessagingDeps, out: Outbound, idem: Idempotenc
       const { message, line } = await step(
         claim,
         textFirst ? 1 : 0,
-        (record) => (req.voiceNoteId !== undefined ? deps.media.useVoiceNote(req.voiceNoteId, () => sendContent(record)) : sendContent(record)),
+        // A voice note whose send may have gone out stays used until reconciliation knows (it gives it back if not).
+        (record) =>
+          req.voiceNoteId !== undefined
+            ? deps.media.useVoiceNote(req.voiceNoteId, () => sendContent(record), (err) => err instanceof DeliveryUnsettled)
+            : sendContent(record),
         reuse,
       );
       messageIds.push(message.id);
