@@ -4,12 +4,14 @@
  * a second group — until reconciliation asks the Mac (our own messages since, with their chats and
  * members). Found: the group is recorded and the retry answers it. Not found once the line's window
  * has passed (the clock is moved, never slept through): the key and the line's first-touch slot
- * are free again, and the retry creates it.
+ * are free again, and the retry creates it. A running reconciler does that when the window ends
+ * (the lost answer wakes it), without waiting for its next round.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appWithBlueBubblesLine } from '../support/bluebubbles-line.js';
 import type { TestApp } from '../support/app.js';
 import type { StandIn } from '../drivers/bluebubbles/standin.js';
+import { eventually } from '../support/messaging.js';
 
 describe('a BlueBubbles group creation that times out', () => {
   let t: TestApp;
@@ -80,5 +82,36 @@ describe('a BlueBubbles group creation that times out', () => {
     expect(again.statusCode, again.body).toBe(201);
     expect(groupsWith(members[0]!)).toHaveLength(1);
     expect(again.json().chat.handles.sort()).toEqual([...members].sort());
+  });
+
+  it('unknown to the Mac: pending (1012) within the window, dropped when it ends by the sweep it wakes (key and line free again)', async () => {
+    t.clock.advance(11 * 60_000);
+    // A longer timeout: the window (twice it, 2 s) leaves time to look before it ends.
+    expect((await t.admin('PATCH', `/admin/v1/lines/${lineId}`, { driver_config: bb.config({ timeout_ms: 1_000 }) })).statusCode).toBe(200);
+    const reconciler = t.services.sendReconciler;
+    await reconciler.start();
+    try {
+      const members = ['+14155550685', '+14155550686'];
+      bb.inject('POST /api/v1/chat/new', { hangMs: 3_000 });
+      const first = await t.api('POST', '/api/v1/chats', body(members, 'bb-group-3'));
+      expect(first.statusCode, first.body).toBe(503);
+
+      // Within the window the Mac's "no such group" is not final: the intent stays, the key in progress.
+      expect((await reconciler.sweep()).groups).toMatchObject({ recorded: 0, dropped: 0, pending: 1 });
+      const early = await t.api('POST', '/api/v1/chats', body(members, 'bb-group-3'));
+      expect(early.statusCode, early.body).toBe(409);
+      expect(early.json().error.code).toBe(1012);
+
+      // No sweep by hand from here: the one the lost answer woke for the window's end drops it.
+      const left = await eventually(() => t.testStore.store.groupCreations.pending(10), (l) => l.length === 0, 2_000);
+      expect(left).toEqual([]);
+      // No clock move: the key is free and the line's first-touch slot was given back.
+      const again = await t.api('POST', '/api/v1/chats', body(members, 'bb-group-3'));
+      expect(again.statusCode, again.body).toBe(201);
+      expect(groupsWith(members[0]!)).toHaveLength(1);
+      expect(bb.requestsTo('POST', '/api/v1/chat/new').filter((r) => (r.json.addresses as string[]).includes(members[0]!))).toHaveLength(2);
+    } finally {
+      await reconciler.stop();
+    }
   });
 });
