@@ -187,15 +187,14 @@ export function groupCreations(deps: { store: Store; clock: Clock; drivers: Driv
         await reservation.release();
         throw err;
       }
-      const driver = drivers.forLine(line);
       let created: CreatedGroup;
       try {
-        created = await driver.createGroup(g.handles, g.text, { ref: g.id });
+        created = await drivers.forLine(line).createGroup(g.handles, g.text, { ref: g.id });
       } catch (err) {
         if (err instanceof DriverFailure && err.kind === 'ambiguous') {
           claim.keep();
           // Settled from the line as soon as its window ends (reconcile.ts).
-          deps.settling?.settleAt(g.created_at + driver.sendWindowMs(0));
+          deps.settling?.settleAt(g.created_at + drivers.forLine(line).sendWindowMs(0));
           throw new DomainError(
             3002,
             `the phone line did not answer in time: ${err.message}. The group is recorded once the line tells whether it exists (a retry with the same idempotency_key answers it then); look at GET /api/v1/chats before creating it again without one`,

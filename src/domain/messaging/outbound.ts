@@ -187,9 +187,8 @@ export function outbound(deps: MessagingDeps, lim: Limits) {
     const target: Target = chat.is_group
       ? { kind: 'group', chatKey: chat.chat_key ?? '' }
       : { kind: 'direct', handle: opts.recipient ?? (await store.chats.participants(chat.id))[0] ?? '' };
-    const driver = drivers.forLine(line);
     try {
-      const guid = await deliver(driver, target, content, message.id);
+      const guid = await deliver(drivers.forLine(line), target, content, message.id);
       await store.messages.markSent(message.id, guid);
       message.provider_guid = guid;
       message.status = 'sent';
@@ -197,7 +196,7 @@ export function outbound(deps: MessagingDeps, lim: Limits) {
       if (err instanceof DriverFailure && err.kind === 'ambiguous') {
         // The line may have sent it: the message stays `sending` (and a first touch keeps its
         // line) until reconciliation asks the line (reconcile.ts), as soon as its window ends.
-        deps.settling?.settleAt(sendWindowEnd(message, driver));
+        deps.settling?.settleAt(sendWindowEnd(message, drivers.forLine(line)));
         const failure = fromDriverFailure(err) as DomainError;
         throw new DeliveryUnsettled(
           new DomainError(3002, `${failure.message}. It stays \`sending\` until the line tells whether it went out: look at GET /api/v1/messages/${message.id} before sending it again`),
