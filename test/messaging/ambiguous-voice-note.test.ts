@@ -22,9 +22,7 @@ describe('a BlueBubbles voice-note send that times out', () => {
   const phone = '+14155550691';
   const wav = makeWav16Fast(24_000, 1, 24_000, sine(440, 24_000)).toString('base64');
   beforeAll(async () => {
-    ({ t, bb, lineId, close } = await appWithBlueBubblesLine());
-    const res = await t.admin('PATCH', `/admin/v1/lines/${lineId}`, { driver_config: bb.config({ timeout_ms: 300 }) });
-    expect(res.statusCode, res.body).toBe(200);
+    ({ t, bb, lineId, close } = await appWithBlueBubblesLine({ timeout_ms: 300 }));
     const opened = await t.api('POST', '/api/v1/send', { phone, body: 'hello', phone_line_id: lineId });
     expect(opened.statusCode, opened.body).toBe(200);
   });

@@ -19,9 +19,7 @@ describe('a BlueBubbles group creation that times out', () => {
   let lineId: string;
   let close: () => Promise<void>;
   beforeAll(async () => {
-    ({ t, bb, lineId, close } = await appWithBlueBubblesLine());
-    const res = await t.admin('PATCH', `/admin/v1/lines/${lineId}`, { driver_config: bb.config({ timeout_ms: 300 }) });
-    expect(res.statusCode, res.body).toBe(200);
+    ({ t, bb, lineId, close } = await appWithBlueBubblesLine({ timeout_ms: 300 }));
   });
   afterAll(async () => close());
 

@@ -18,9 +18,7 @@ describe('the reconciler wakes for a lost answer', () => {
   let close: () => Promise<void>;
   const phone = '+14155550695';
   beforeAll(async () => {
-    ({ t, bb, lineId, close } = await appWithBlueBubblesLine());
-    const res = await t.admin('PATCH', `/admin/v1/lines/${lineId}`, { driver_config: bb.config({ timeout_ms: 300 }) });
-    expect(res.statusCode, res.body).toBe(200);
+    ({ t, bb, lineId, close } = await appWithBlueBubblesLine({ timeout_ms: 300 }));
     const opened = await t.api('POST', '/api/v1/send', { phone, body: 'hello', phone_line_id: lineId });
     expect(opened.statusCode, opened.body).toBe(200);
   });

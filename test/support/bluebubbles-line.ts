@@ -7,11 +7,12 @@ import { startTestApp, type TestApp } from './app.js';
 import { prepareSandbox } from './messaging.js';
 import { startStandIn, type StandIn } from '../drivers/bluebubbles/standin.js';
 
-export async function appWithBlueBubblesLine(): Promise<{ t: TestApp; bb: StandIn; lineId: string; close(): Promise<void> }> {
+/** `driverConfig` goes into the line's driver config with the stand-in's address (e.g. `{ timeout_ms: 300 }`). */
+export async function appWithBlueBubblesLine(driverConfig: Record<string, unknown> = {}): Promise<{ t: TestApp; bb: StandIn; lineId: string; close(): Promise<void> }> {
   const t = await startTestApp('sqlite', { BLUELINE_ALLOW_PRIVATE_NETWORKS: '1' });
   await prepareSandbox(t);
   const bb = await startStandIn();
-  const res = await t.admin('POST', '/admin/v1/lines', { tenant: 'demo', phone_number: '+14155550650', driver: 'bluebubbles', driver_config: bb.config() });
+  const res = await t.admin('POST', '/admin/v1/lines', { tenant: 'demo', phone_number: '+14155550650', driver: 'bluebubbles', driver_config: bb.config(driverConfig) });
   expect(res.statusCode, res.body).toBe(201);
   return {
     t,
