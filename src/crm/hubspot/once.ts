@@ -3,10 +3,18 @@
  * the key is claimed in the database before any work, so HubSpot's retries and
  * double clicks — in this process or another — do the work once; a replay gets
  * the recorded outcome, marked a duplicate. Retryable failures free the key.
+ *
+ * The claim has an owner and a lease, renewed while the work runs (as the messaging
+ * idempotency's): a process that died mid-work leaves a lease that ends, and HubSpot's next
+ * retry takes the claim over and does the work again. That is safe because the work's send
+ * carries its own idempotency key (derived from this one): a message the dead process sent is
+ * answered from, not sent again.
  */
+import { randomBytes } from 'node:crypto';
 import { DomainError, type ErrorCode, type ErrorDetails } from '../../errors/registry.js';
 import type { Clock } from '../../clock.js';
 import type { Store } from '../../store/index.js';
+import { LEASE_MS } from '../../domain/messaging/idempotency.js';
 
 const WAIT_POLL_MS = 20;
 const WAIT_LIMIT_MS = 10_000;
@@ -37,12 +45,19 @@ export async function once<T>(
 ): Promise<OnceOutcome<T>> {
   const { store, clock } = deps;
   const id = { tenant_id: slot.tenantId, route: slot.route, key: slot.key };
+  const owner = randomBytes(12).toString('hex');
   const now = clock.now();
-  const claim = await store.idempotency.claim({ ...id, fingerprint: '', identity: '', state: 'in_progress', http_status: null, response: null, created_at: now, expires_at: now + slot.ttlMs }, now);
+  const claim = await store.idempotency.claim(
+    { ...id, fingerprint: '', identity: '', state: 'in_progress', http_status: null, response: null, created_at: now, expires_at: now + slot.ttlMs, owner, lease_until: now + LEASE_MS },
+    now,
+  );
   if (!claim.claimed) {
     const deadline = Date.now() + WAIT_LIMIT_MS;
     let rec = claim.existing;
     while (rec.state !== 'done') {
+      // Its owner stopped renewing (it died mid-work): take the claim over; of several retries, one does.
+      const leaseEnd = rec.lease_until ?? rec.created_at + LEASE_MS;
+      if (leaseEnd <= clock.now() && (await store.idempotency.takeOver(id, rec.owner, owner, clock.now(), LEASE_MS))) return run();
       if (Date.now() > deadline) throw new DomainError(1012, 'the same request is still being processed; retry shortly');
       await new Promise((r) => setTimeout(r, WAIT_POLL_MS));
       const next = await store.idempotency.get(slot.tenantId, slot.route, slot.key);
@@ -51,16 +66,25 @@ export async function once<T>(
     }
     return replay(JSON.parse(rec.response!) as Recorded<unknown>, read);
   }
-  try {
-    const result = await work();
-    await store.idempotency.complete(id, JSON.stringify({ ok: true, result } satisfies Recorded<T>));
-    return { result, duplicate: false };
-  } catch (err) {
-    if (err instanceof DomainError && !err.retryable) {
-      await store.idempotency.complete(id, JSON.stringify({ ok: false, code: err.code, message: err.message, details: { ...err.details } } satisfies Recorded<T>));
-    } else {
-      await store.idempotency.release(id);
+  return run();
+
+  /** The work as the claim's owner; its outcome is recorded only while the claim is still ours. */
+  async function run(): Promise<OnceOutcome<T>> {
+    const renew = setInterval(() => void store.idempotency.renew(id, owner, clock.now() + LEASE_MS).catch(() => undefined), LEASE_MS / 4);
+    renew.unref();
+    try {
+      const result = await work();
+      await store.idempotency.complete(id, JSON.stringify({ ok: true, result } satisfies Recorded<T>), owner);
+      return { result, duplicate: false };
+    } catch (err) {
+      if (err instanceof DomainError && !err.retryable) {
+        await store.idempotency.complete(id, JSON.stringify({ ok: false, code: err.code, message: err.message, details: { ...err.details } } satisfies Recorded<T>), owner);
+      } else {
+        await store.idempotency.release(id, owner);
+      }
+      throw err;
+    } finally {
+      clearInterval(renew);
     }
-    throw err;
   }
 }
