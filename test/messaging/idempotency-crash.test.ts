@@ -134,8 +134,13 @@ describe('a send under an idempotency key interrupted by a crash', () => {
         async () => (await lock.query("select count(*)::int as n from idempotency_keys where key = 'crash-after-claim' and state = 'in_progress'")).rows[0].n,
         (n) => n === 1,
       );
+      // pg_stat_activity is read once per transaction and kept (this one holds the lock): each look
+      // clears that snapshot, or a request slower than the first look is never seen waiting.
       await until(
-        async () => (await lock.query("select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'")).rows[0].n,
+        async () => {
+          await lock.query('select pg_stat_clear_snapshot()');
+          return (await lock.query("select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'")).rows[0].n;
+        },
         (n) => n > 0,
       );
       await first.kill();
