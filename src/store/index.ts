@@ -87,7 +87,7 @@ export type { Tenant } from './tenants.js';
 export type { PhoneLine } from './lines.js';
 export type { Lead, Chat } from './chats.js';
 export type { Message, MessagePart } from './messages.js';
-export type { IdempotencyRecord } from './idempotency.js';
+export type { IdempotencyId, IdempotencyRecord } from './idempotency.js';
 export type { Attachment, VoiceNote } from './media.js';
 export type { ConsoleSession } from './console-sessions.js';
 export type { IntakeItem, InboundCursor } from './intake.js';

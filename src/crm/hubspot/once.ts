@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { DomainError, type ErrorCode, type ErrorDetails } from '../../errors/registry.js';
 import type { Clock } from '../../clock.js';
 import type { Store } from '../../store/index.js';
-import { LEASE_MS } from '../../domain/messaging/idempotency.js';
+import { LEASE_MS, keepLease, leaseEnd } from '../../domain/messaging/idempotency.js';
 
 const WAIT_POLL_MS = 20;
 const WAIT_LIMIT_MS = 10_000;
@@ -56,8 +56,7 @@ export async function once<T>(
     let rec = claim.existing;
     while (rec.state !== 'done') {
       // Its owner stopped renewing (it died mid-work): take the claim over; of several retries, one does.
-      const leaseEnd = rec.lease_until ?? rec.created_at + LEASE_MS;
-      if (leaseEnd <= clock.now() && (await store.idempotency.takeOver(id, rec.owner, owner, clock.now(), LEASE_MS))) return run();
+      if (leaseEnd(rec) <= clock.now() && (await store.idempotency.takeOver(id, rec.owner, owner, clock.now(), LEASE_MS))) return run();
       if (Date.now() > deadline) throw new DomainError(1012, 'the same request is still being processed; retry shortly');
       await new Promise((r) => setTimeout(r, WAIT_POLL_MS));
       const next = await store.idempotency.get(slot.tenantId, slot.route, slot.key);
@@ -70,8 +69,7 @@ export async function once<T>(
 
   /** The work as the claim's owner; its outcome is recorded only while the claim is still ours. */
   async function run(): Promise<OnceOutcome<T>> {
-    const renew = setInterval(() => void store.idempotency.renew(id, owner, clock.now() + LEASE_MS).catch(() => undefined), LEASE_MS / 4);
-    renew.unref();
+    const stopRenewing = keepLease(deps, id, owner);
     try {
       const result = await work();
       await store.idempotency.complete(id, JSON.stringify({ ok: true, result } satisfies Recorded<T>), owner);
@@ -84,7 +82,7 @@ export async function once<T>(
       }
       throw err;
     } finally {
-      clearInterval(renew);
+      stopRenewing();
     }
   }
 }

@@ -30,10 +30,10 @@ import { recordedResult } from './idempotency.js';
 import { newMessageId } from './outbound.js';
 import { fromDriverFailure } from './driver-errors.js';
 import { newUuid, randomHex } from '../ids.js';
+import { sweepPending } from './sweep.js';
 
 /** The idempotency route of chat creation. */
 export const CHATS_ROUTE = 'chats';
-const BATCH = 200;
 
 /** What the line answered for a group it created: the group's chat key and its first message's guid. */
 export interface CreatedGroup {
@@ -217,30 +217,16 @@ export function groupCreations(deps: { store: Store; clock: Clock; drivers: Driv
 
     /** Settles what crashes and lost answers left: recorded if the line has the group, dropped once its window passed without it. */
     async sweep(retryInMs: number, log?: GroupSweepLog): Promise<GroupSweepResult> {
-      const result: GroupSweepResult = { recorded: 0, dropped: 0, pending: 0 };
-      const seen = new Set<string>();
-      for (;;) {
-        const batch = (await store.groupCreations.pending(BATCH + seen.size)).filter((g) => !seen.has(g.id));
-        if (batch.length === 0) break;
-        for (const g of batch) {
-          seen.add(g.id);
-          let outcome: Awaited<ReturnType<typeof settle>>;
-          try {
-            outcome = await settle(g, retryInMs, log);
-          } catch (err) {
-            log?.warn({ group_creation_id: g.id, reason: (err as Error).message }, 'could not settle an interrupted group creation; asking again later');
-            outcome = { until: clock.now() + retryInMs };
-          }
-          if (outcome === 'recorded') result.recorded++;
-          else if (outcome === 'dropped') result.dropped++;
-          else {
-            result.pending++;
-            result.nextAt = Math.min(result.nextAt ?? Infinity, outcome.until);
-          }
-        }
-        if (batch.length < BATCH) break;
-      }
-      return result;
+      const pass = await sweepPending({
+        pending: (limit) => store.groupCreations.pending(limit),
+        settle: (g) => settle(g, retryInMs, log),
+        failed: (g, err) => {
+          log?.warn({ group_creation_id: g.id, reason: err.message }, 'could not settle an interrupted group creation; asking again later');
+          return { until: clock.now() + retryInMs };
+        },
+        outcomes: ['recorded', 'dropped'] as const,
+      });
+      return { ...pass.done, pending: pass.pending, ...(pass.nextAt !== undefined && { nextAt: pass.nextAt }) };
     },
   };
 }

@@ -21,7 +21,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { DomainError, ERROR_CODES, type ErrorCode } from '../../errors/registry.js';
 import type { Clock } from '../../clock.js';
-import type { Message, Store } from '../../store/index.js';
+import type { IdempotencyId, Message, Store } from '../../store/index.js';
 import { DeliveryFailed, SendFailed, failedMessageId, failureFromRecord, failureRecord, type FailureRecord } from './failures.js';
 
 export const IDEMPOTENCY_TTL_MS = 6 * 3600_000;
@@ -29,6 +29,16 @@ const WAIT_POLL_MS = 20;
 const WAIT_LIMIT_MS = 15_000;
 /** How long a claim outlives its owner's last sign of life (business time); renewed every quarter of it. */
 export const LEASE_MS = 60_000;
+
+/** When a claim in progress stops being its owner's (records from before leases count from their creation). */
+export const leaseEnd = (rec: { lease_until: number | null; created_at: number }): number => rec.lease_until ?? rec.created_at + LEASE_MS;
+
+/** Renews `owner`'s lease on the claim every quarter of it while its work runs; returns what stops it. */
+export function keepLease(deps: { store: Store; clock: Clock }, id: IdempotencyId, owner: string): () => void {
+  const renew = setInterval(() => void deps.store.idempotency.renew(id, owner, deps.clock.now() + LEASE_MS).catch(() => undefined), LEASE_MS / 4);
+  renew.unref();
+  return () => clearInterval(renew);
+}
 
 /**
  * Mixed into the request fingerprint. Records written before outcomes were recorded in domain
@@ -113,13 +123,11 @@ const isFinal = (err: unknown): err is SendFailed | DeliveryFailed =>
 export function idempotency(deps: { store: Store; clock: Clock }) {
   const { store, clock } = deps;
   const inFlight = new Map<string, Promise<unknown>>();
-  type Id = { tenant_id: string; route: string; key: string };
 
-  const leaseEnd = (rec: { lease_until: number | null; created_at: number }) => rec.lease_until ?? rec.created_at + LEASE_MS;
   const stillInProgress = (detail: string) => new DomainError(1012, `a request with this idempotency_key is still in progress${detail}; retry shortly`);
 
   /** The record once another request is done with it: its response, 'released', or 'lapsed' when its owner stopped renewing. */
-  async function awaitRecorded(id: Id): Promise<string | 'released' | 'lapsed'> {
+  async function awaitRecorded(id: IdempotencyId): Promise<string | 'released' | 'lapsed'> {
     const deadline = Date.now() + WAIT_LIMIT_MS;
     while (Date.now() < deadline) {
       const rec = await store.idempotency.get(id.tenant_id, id.route, id.key);
@@ -135,10 +143,9 @@ export function idempotency(deps: { store: Store; clock: Clock }) {
   const parseSteps = (json: string | null): string[] => (json ? (JSON.parse(json) as string[]) : []);
 
   /** Runs the work as the claim's owner, renewing its lease, and records (or frees) the outcome. */
-  async function execute<T>(id: Id, owner: string, since: number | undefined, recorded: (Message | undefined)[], steps: string[], work: (claim: Claim) => Promise<T>): Promise<T> {
+  async function execute<T>(id: IdempotencyId, owner: string, since: number | undefined, recorded: (Message | undefined)[], steps: string[], work: (claim: Claim) => Promise<T>): Promise<T> {
     let kept = false;
-    const renew = setInterval(() => void store.idempotency.renew(id, owner, clock.now() + LEASE_MS).catch(() => undefined), LEASE_MS / 4);
-    renew.unref();
+    const stopRenewing = keepLease(deps, id, owner);
     const claim: Claim = {
       keep: () => (kept = true),
       since: since ?? clock.now(),
@@ -173,7 +180,7 @@ export function idempotency(deps: { store: Store; clock: Clock }) {
       }
       throw err;
     } finally {
-      clearInterval(renew);
+      stopRenewing();
     }
   }
 

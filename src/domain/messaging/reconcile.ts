@@ -29,13 +29,12 @@ import type { SendProbe, Target } from '../../drivers/types.js';
 import type { MediaSource } from './deps.js';
 import { groupCreations } from './group-creations.js';
 import { sendWindowEnd } from './outbound.js';
+import { sweepPending } from './sweep.js';
 
 export const SWEEP_INTERVAL_MS = 60_000;
 /** A wake-up is never sooner than this (real ms), and comes this long after the window it waits for ends. */
 const MIN_DELAY_MS = 100;
 const AFTER_WINDOW_MS = 50;
-/** A sweep settles this many at most, then goes on at once. */
-const BATCH = 200;
 /** Why a message that never reached its line failed: delivery failed downstream (retryable). */
 export const NOT_SENT_CODE = 4001;
 
@@ -138,33 +137,23 @@ export function sendReconciler(deps: {
   }
 
   async function sweepOnce(): Promise<SweepResult> {
-    const result: SweepResult = { sent: 0, failed: 0, pending: 0, groups: { recorded: 0, dropped: 0, pending: 0 } };
-    const seen = new Set<string>();
-    for (;;) {
-      const batch = (await store.messages.sending(BATCH + seen.size)).filter((m) => !seen.has(m.id));
-      if (batch.length === 0) break;
-      for (const m of batch) {
-        seen.add(m.id);
-        let outcome: Awaited<ReturnType<typeof settle>>;
-        try {
-          outcome = await settle(m);
-        } catch (err) {
-          deps.log?.warn({ message_id: m.id, reason: (err as Error).message }, 'could not settle an interrupted send; asking again later');
-          outcome = { until: clock.now() + SWEEP_INTERVAL_MS };
-        }
-        if (outcome === 'sent') result.sent++;
-        else if (outcome === 'failed') result.failed++;
-        else {
-          result.pending++;
-          result.nextAt = Math.min(result.nextAt ?? Infinity, outcome.until);
-        }
-      }
-      if (batch.length < BATCH) break;
-    }
+    const pass = await sweepPending({
+      pending: (limit) => store.messages.sending(limit),
+      settle,
+      failed: (m, err) => {
+        deps.log?.warn({ message_id: m.id, reason: err.message }, 'could not settle an interrupted send; asking again later');
+        return { until: clock.now() + SWEEP_INTERVAL_MS };
+      },
+      outcomes: ['sent', 'failed'] as const,
+    });
     const g = await groups.sweep(SWEEP_INTERVAL_MS, deps.log);
-    result.groups = { recorded: g.recorded, dropped: g.dropped, pending: g.pending };
-    result.pending += g.pending;
-    if (g.nextAt !== undefined) result.nextAt = Math.min(result.nextAt ?? Infinity, g.nextAt);
+    const nextAt = Math.min(pass.nextAt ?? Infinity, g.nextAt ?? Infinity);
+    const result: SweepResult = {
+      ...pass.done,
+      pending: pass.pending + g.pending,
+      ...(nextAt < Infinity && { nextAt }),
+      groups: { recorded: g.recorded, dropped: g.dropped, pending: g.pending },
+    };
     if (result.sent || result.failed || g.recorded || g.dropped) deps.log?.info({ ...result }, 'settled sends and group creations interrupted by a restart');
     return result;
   }
