@@ -47,6 +47,8 @@ async function place(kind: 'sqlite' | 'postgres') {
   return { start, url };
 }
 
+// The sends below name their line: the demo's two lines can be created in the same millisecond,
+// and then a send that names none may go out on either.
 type LogEntry = { kind: string; ref?: string; text?: string; to?: string };
 const deviceLog = async (s: Running, lineId: string) => (await s.admin('GET', `/admin/v1/lines/${lineId}/simulate/sent?limit=1000`)).json.sent as LogEntry[];
 const sendsOf = async (s: Running, lineId: string, text: string) => (await deviceLog(s, lineId)).filter((e) => e.text === text);
@@ -68,7 +70,7 @@ describe('a send under an idempotency key interrupted by a crash', () => {
     const { start } = await place(kind);
     const first = await start();
     const lineId = first.demo.phone_line_ids[0]!;
-    const body = { phone: SIMULATOR_RECIPIENTS.stallsAfterDevice, body: `stalled after the device (${kind})`, idempotency_key: `crash-after-${kind}` };
+    const body = { phone: SIMULATOR_RECIPIENTS.stallsAfterDevice, body: `stalled after the device (${kind})`, idempotency_key: `crash-after-${kind}`, phone_line_id: lineId };
     let answered = false;
     void first.api('POST', '/api/v1/send', body).then(() => (answered = true), () => {});
     // Recorded `sending`, on the device, and the line's answer never comes: the process dies.
@@ -93,7 +95,7 @@ describe('a send under an idempotency key interrupted by a crash', () => {
     const { start } = await place('sqlite');
     const first = await start();
     const lineId = first.demo.phone_line_ids[0]!;
-    const body = { phone: SIMULATOR_RECIPIENTS.stallsBeforeDevice, body: 'stalled before the device', idempotency_key: 'crash-before-device' };
+    const body = { phone: SIMULATOR_RECIPIENTS.stallsBeforeDevice, body: 'stalled before the device', idempotency_key: 'crash-before-device', phone_line_id: lineId };
     void first.api('POST', '/api/v1/send', body).catch(() => {});
     const recorded = await until(
       async () => (await first.api('GET', '/api/v1/chats?q=' + encodeURIComponent(body.phone))).json.chats as { chat: { id: string } }[],
@@ -120,7 +122,7 @@ describe('a send under an idempotency key interrupted by a crash', () => {
     const { start, url } = await place('postgres');
     const first = await start();
     const lineId = first.demo.phone_line_ids[0]!;
-    const body = { phone: '+14155550811', body: 'claimed, then killed', idempotency_key: 'crash-after-claim' };
+    const body = { phone: '+14155550811', body: 'claimed, then killed', idempotency_key: 'crash-after-claim', phone_line_id: lineId };
     // The send is held where it reserves its first-touch line (after the claim, before its
     // message is recorded) by a transaction locking the lines' state.
     const lock = new pg.Client({ connectionString: url });
