@@ -53,11 +53,7 @@ export function observeLineEvents<E extends DriverEvents>(events: E, observer: S
   };
 }
 
-/**
- * The drivers' state port, counting a service epoch that replaces another. A first epoch is no
- * change, nor is replacing 'initial', the placeholder a first-touch reservation writes into a
- * line's state row before any driver named an epoch.
- */
+/** The drivers' state port, counting a service epoch that replaces another (a first epoch is no change). */
 export function observeDriverState(state: DriverStatePort, observer: ServiceObserver): DriverStatePort {
   return {
     serviceEpoch: (lineId) => state.serviceEpoch(lineId),
@@ -66,7 +62,7 @@ export function observeDriverState(state: DriverStatePort, observer: ServiceObse
     async setServiceEpoch(lineId, epoch, nowMs) {
       const before = await state.serviceEpoch(lineId);
       await state.setServiceEpoch(lineId, epoch, nowMs);
-      if (before !== undefined && before !== 'initial' && before !== epoch) observer.serviceEpochChanged();
+      if (before !== undefined && before !== epoch) observer.serviceEpochChanged();
     },
   };
 }

@@ -6,11 +6,15 @@
 import type { Kysely } from 'kysely';
 import type { DB } from './schema.js';
 
+/** What a first-touch reservation writes into a new row's (not null) epoch column: no epoch named yet. */
+const NO_EPOCH_YET = 'initial';
+
 export function lineRuntimeRepo(db: Kysely<DB>) {
   return {
+    /** The epoch the line's service last named; none while the row holds only the placeholder a first-touch reservation wrote. */
     async serviceEpoch(lineId: string): Promise<string | undefined> {
       const r = await db.selectFrom('line_state').select('service_epoch').where('line_id', '=', lineId).executeTakeFirst();
-      return r?.service_epoch;
+      return r && r.service_epoch !== NO_EPOCH_YET ? r.service_epoch : undefined;
     },
 
     async setServiceEpoch(lineId: string, epoch: string, nowMs: number): Promise<void> {
@@ -33,7 +37,7 @@ export function lineRuntimeRepo(db: Kysely<DB>) {
     async reserveFirstTouch(lineId: string, nowMs: number, gapMs: number): Promise<boolean> {
       await db
         .insertInto('line_state')
-        .values({ line_id: lineId, service_epoch: 'initial', last_first_touch_at: null, updated_at: nowMs })
+        .values({ line_id: lineId, service_epoch: NO_EPOCH_YET, last_first_touch_at: null, updated_at: nowMs })
         .onConflict((oc) => oc.column('line_id').doNothing())
         .execute();
       const r = await db

@@ -33,6 +33,17 @@ const addBlueBubblesLine = async () => {
 };
 
 describe('line health', () => {
+  it('a simulator line whose first message went out before anyone asked its epoch still names a real one', async () => {
+    // The first touch writes the line's state row with a placeholder where the epoch goes.
+    await t.admin('PATCH', '/admin/v1/tenants/demo', { rate_limit: { per_second: 1000, burst: 1000 } });
+    const id = t.demo.phone_line_ids[1]!;
+    const sent = await t.api('POST', '/api/v1/send', { phone: '+14155550677', body: 'first', phone_line_id: id });
+    expect(sent.statusCode, sent.body).toBe(200);
+    const h = await health(id);
+    expect(h).toMatchObject({ state: 'up', service_epoch_source: 'live' });
+    expect(h.service_epoch).toMatch(/^epoch-/);
+  });
+
   it('a simulator line is up with its service epoch; a restart gives a new one', async () => {
     const id = t.demo.phone_line_ids[0]!;
     const first = await health(id);

@@ -58,11 +58,8 @@ const REASONS: Record<Exclude<LineState, 'up'>, (l: PhoneLine) => string> = {
 
 export function lineHealth(deps: { store: Store; clock: Clock; drivers: Pick<DriverRegistry, 'has' | 'forLine'>; checkMs?: number }) {
   const ms = deps.checkMs ?? LINE_CHECK_MS;
-  /** The epoch the line's service last named ('initial' is a first-touch placeholder, not an epoch). */
-  const recorded = async (lineId: string) => {
-    const e = await deps.store.lineRuntime.serviceEpoch(lineId);
-    return e && e !== 'initial' ? e : null;
-  };
+  /** The epoch the line's service last named. */
+  const recorded = async (lineId: string) => (await deps.store.lineRuntime.serviceEpoch(lineId)) ?? null;
 
   return async (lineId: string): Promise<LineHealth> => {
     const line = await deps.store.lines.get(lineId);
