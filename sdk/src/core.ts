@@ -2,7 +2,8 @@
  * One HTTP exchange with the API, with authentication (bearer or HMAC v1), a timeout and the
  * retry policy of the spec (Errors → retry strategy):
  *   - a retry only when the API says `retryable: true`, on 429/503 with Retry-After, or when no
- *     answer arrived and repeating cannot do a thing twice (see `RetryMode`);
+ *     answer arrived and repeating cannot do a thing twice (see `RetryMode`); a call that is
+ *     unsafe to repeat is retried after an answer only when that answer shows nothing was done;
  *   - `retry_after` / `Retry-After` is honoured, otherwise capped jittered exponential backoff;
  *   - an ambiguous failure (the request may have been processed) of a non-idempotent call is
  *     never retried; /send and POST /chats carry an idempotency key, which makes them safe.
@@ -46,7 +47,8 @@ export interface BluelineOptions {
 /**
  * How safe it is to repeat a call whose answer never arrived:
  *   idempotent  reads, deletes, and /send or POST /chats with their idempotency key: always
- *   unsafe      anything else: only when the connection was never made
+ *   unsafe      anything else: only when the connection was never made, or when the API refused
+ *               it before acting (429, or a retryable answer with retry_after)
  */
 export type RetryMode = 'idempotent' | 'unsafe';
 
@@ -176,7 +178,12 @@ export class Core {
       const retryable = error
         ? error.retryable
         : retryAfterHeader !== null && (res.status === 429 || res.status === 503);
-      if (!last && retryable && (retryAfter === null || retryAfter <= this.maxRetryAfterSeconds)) {
+      // An answer means the request reached the service. A call that is unsafe to repeat is
+      // repeated only when the answer shows nothing was done: a rate limit, or "later" with a
+      // retry_after. Any other retryable failure may have acted (3002 for a message the line
+      // took but never confirmed, 3001): the caller checks before sending again.
+      const repeatable = spec.retry === 'idempotent' || res.status === 429 || retryAfter !== null;
+      if (!last && retryable && repeatable && (retryAfter === null || retryAfter <= this.maxRetryAfterSeconds)) {
         await sleep(retryAfter !== null ? retryAfter * 1000 : this.backoff(attempt), spec.signal);
         continue;
       }

@@ -56,6 +56,9 @@ export interface SendFailureIds {
   leadCreated: boolean;
   convoId: string | null;
   phoneLineId: string | null;
+  /** The message the send recorded before it failed (a final failure, or 3002 while the line is
+   * asked whether it went out): look it up with `messages.get` before sending again. */
+  messageId: string | null;
 }
 
 export class BlueLineError extends Error {
@@ -200,6 +203,7 @@ export function errorFromBody(status: number, body: unknown, traceIdHeader: stri
         leadCreated: body.lead_created === true,
         convoId: str(body.convo_id),
         phoneLineId: str(body.phone_line_id),
+        messageId: str(body.message_id),
       },
       body,
     };

@@ -83,6 +83,10 @@ describe('typed errors', () => {
     const failed = await failure(client.messages.send({ phone: '+15005550001', body: 'unreachable' }));
     expect(failed).toBeInstanceOf(DeliveryFailedError);
     expect(failed).toMatchObject({ status: 502, code: 4001, retryable: true });
+    // The message it recorded (failed), so the caller can look it up before sending again.
+    const failedId = (failed as DeliveryFailedError).send?.messageId;
+    expect(failedId).toMatch(/^msg_/);
+    expect(await client.messages.get(failedId!)).toMatchObject({ status: 'failed' });
     await svc.advance(FIRST_TOUCH_GAP_MS);
     const down = await failure(client.messages.send({ phone: '+15005550004', body: 'line down' }));
     expect(down).toBeInstanceOf(LineUnavailableError);
