@@ -1,7 +1,7 @@
 /** The chat resource and the message parts the chat operations take. */
 import { Type, type Static } from 'typebox';
 import { DateTime, Nullable } from './common.js';
-import { MAX_PARTS } from '../domain/messaging/vocabulary.js';
+import { MAX_PARTS, MAX_TEXT_LENGTH } from '../domain/messaging/vocabulary.js';
 
 export const ChatParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100, description: 'lead id (direct chat) or ch_… (group)' }) });
 
@@ -12,7 +12,7 @@ export const ChatParams = Type.Object({ id: Type.String({ minLength: 1, maxLengt
 export const PartInput = Type.Object(
   {
     type: Type.Enum(['text', 'media', 'link', 'rich_link']),
-    value: Type.Optional(Type.String({ description: 'text: required; link: the URL (or give url)' })),
+    value: Type.Optional(Type.String({ description: `text: required, ${MAX_TEXT_LENGTH.toLocaleString('en-US')} characters (Unicode code points) at most (1009); link: the URL (or give url)` })),
     attachment_id: Type.Optional(Type.String({ description: 'media: required (att_…); not with url (1011)' })),
     url: Type.Optional(Type.String({ description: 'link and rich_link: required' })),
   },

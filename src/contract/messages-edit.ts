@@ -5,7 +5,7 @@ import { MAX_TEXT_LENGTH } from '../domain/messaging/vocabulary.js';
 
 export const EditMessageRequest = Type.Object(
   {
-    new_text: Type.String({ minLength: 1, description: `${MAX_TEXT_LENGTH.toLocaleString('en-US')} characters at most (1009)` }),
+    new_text: Type.String({ minLength: 1, description: `${MAX_TEXT_LENGTH.toLocaleString('en-US')} characters (Unicode code points) at most (1009)` }),
     edited_part_index: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'a text part of the message (else 1002)' })),
   },
   { additionalProperties: false },

@@ -39,7 +39,7 @@ export const SendRequest = Type.Object(
       minLength: 1,
       examples: ['+14155550100', 'jane@icloud.com'],
     }),
-    body: Type.Optional(Type.String({ minLength: 1, description: `text; ${MAX_TEXT_LENGTH.toLocaleString('en-US')} characters at most (1009)` })),
+    body: Type.Optional(Type.String({ minLength: 1, description: `text; ${MAX_TEXT_LENGTH.toLocaleString('en-US')} characters (Unicode code points) at most (1009)` })),
     attachments: Type.Optional(Type.Array(AttachmentRef, { description: `with body, ${MAX_PARTS} parts at most in all (1006); not with rich_link` })),
     effect: Type.Optional(Effect),
     rich_link: Type.Optional(

@@ -50,6 +50,7 @@ describe('chats', () => {
       [{ to: newRecipient(), message: { parts: Array.from({ length: 11 }, (_, i) => (i % 2 ? { type: 'media', attachment_id: `att_${i}` } : text(`t${i}`))) } }, 1006],
       [{ to: newRecipient(), message: { parts: [text('a'), text('b')] } }, 1008],
       [{ to: newRecipient(), message: { parts: [text('x'.repeat(10_001))] } }, 1009],
+      [{ to: newRecipient(), message: { parts: [text('😀'.repeat(10_001))] } }, 1009],
       [{ to: newRecipient(), service: 'sms', message: { parts: [text('hi')] } }, 1010],
       [{ to: newRecipient(), message: { parts: [text('hi'), { type: 'media' }] } }, 1003],
       [{ to: 'not-a-number', message: { parts: [text('hi')] } }, 1003],

@@ -50,6 +50,9 @@ describe('edits, reactions and isolation', () => {
     expect(badJson.json().error.code).toBe(1004);
     expect((await edit('msg_nope', { new_text: 'x' })).json().error.code).toBe(2003);
     expect((await edit(sent.message_id, { new_text: 'x'.repeat(10_001) })).json().error.code).toBe(1009);
+    expect((await edit(sent.message_id, { new_text: '😀'.repeat(10_001) })).json().error).toMatchObject({ code: 1009, message: 'new_text is 10001 characters; the maximum is 10000' });
+    const other = (await t.api('POST', '/api/v1/send', { phone, body: 'to be filled with emoji' })).json();
+    expect((await edit(other.message_id, { new_text: '😀'.repeat(10_000) })).statusCode).toBe(200);
   });
 
   it('refuses edits after 15 minutes (4001) and on lines without edits (4099/501)', async () => {

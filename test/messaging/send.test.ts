@@ -74,6 +74,19 @@ describe('POST /api/v1/send', () => {
     expect(unauth.json()).toMatchObject({ status: 'failed', code: 2012, error: 'unauthorized' });
   });
 
+  it('counts text in characters as the sender sees them: 10,000 emoji go out, one more is 1009', async () => {
+    const phone = newRecipient();
+    const full = '😀'.repeat(10_000); // 20,000 UTF-16 units
+    const sent = await firstTouch(t, { phone, body: full });
+    expect(sent.statusCode, sent.body).toBe(200);
+    expect((await deviceLog(t, sent.json().phone_line_id)).find((e) => e.text === full)).toBeTruthy();
+    for (const body of ['😀'.repeat(10_001), 'x'.repeat(10_001)]) {
+      const long = await t.api('POST', '/api/v1/send', { phone, body });
+      expect(long.statusCode).toBe(400);
+      expect(long.json()).toMatchObject({ code: 1009, reason: 'body is 10001 characters; the maximum is 10000' });
+    }
+  });
+
   it('rejects unknown effects with the allowed list: every Messages effect, then the aliases', async () => {
     const bad = await t.api('POST', '/api/v1/send', { phone: '+14155550101', body: 'x', effect: 'sparkle' });
     expect(bad.statusCode).toBe(400);

@@ -5,7 +5,7 @@ import { TAPBACKS, type Tapback } from '../../drivers/types.js';
 import { normalizeHandle } from '../handles.js';
 import type { MessagingDeps } from './deps.js';
 import { viaDriver } from './driver-errors.js';
-import { MAX_TEXT_LENGTH } from './rules.js';
+import { assertTextLength } from './rules.js';
 import { sendsFrom } from '../lines/service.js';
 import { messageReactions } from './reactions.js';
 
@@ -55,7 +55,7 @@ export function messageOps(deps: MessagingDeps) {
     get: getOwned,
 
     async edit(tenant: Tenant, id: string, newText: string, partIndex = 0): Promise<Edited> {
-      if (newText.length > MAX_TEXT_LENGTH) throw new DomainError(1009, `new_text is ${newText.length} characters; the maximum is ${MAX_TEXT_LENGTH}`);
+      assertTextLength('new_text', newText);
       const m = await getOwned(tenant, id);
       if (m.direction !== 'outbound') throw new DomainError(1011, `message ${id} is inbound; only outbound messages can be edited`);
       const part = m.parts[partIndex];

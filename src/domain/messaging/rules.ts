@@ -3,6 +3,8 @@ import { DomainError } from '../../errors/registry.js';
 import { ALLOWED_EFFECTS } from './vocabulary.js';
 import { effectNamed } from '../effects.js';
 
+import { MAX_TEXT_LENGTH } from './vocabulary.js';
+
 export { ALLOWED_EFFECTS, MAX_PARTS, MAX_TEXT_LENGTH } from './vocabulary.js';
 
 /** Image types that can be delivered grouped (parallel_attachments). */
@@ -18,6 +20,18 @@ export function assertEffect(effect: string | undefined): void {
   if (effect !== undefined && !effectNamed(effect)) {
     throw new DomainError(4098, `unknown effect "${effect}"`, { allowedEffects: ALLOWED_EFFECTS });
   }
+}
+
+/**
+ * 1009 past MAX_TEXT_LENGTH characters, counted as JSON Schema counts a string's length (Unicode
+ * code points): an emoji is one character, as the sender sees it, not two UTF-16 units.
+ */
+export function assertTextLength(what: string, text: string): void {
+  // Code points never outnumber UTF-16 units, so only a long text needs counting.
+  if (text.length <= MAX_TEXT_LENGTH) return;
+  let characters = 0;
+  for (const _ of text) characters++;
+  if (characters > MAX_TEXT_LENGTH) throw new DomainError(1009, `${what} is ${characters} characters; the maximum is ${MAX_TEXT_LENGTH}`);
 }
 
 /** URLs in text: a scheme, www., or a bare domain with a common top-level domain. */

@@ -13,7 +13,7 @@ import { step, type Claim, type Idempotency } from './idempotency.js';
 import type { Outbound, OutboundContent } from './outbound.js';
 import { directChats, type DirectChat } from './direct-chats.js';
 import { DeliveryFailed, DeliveryUnsettled, SendFailed } from './failures.js';
-import { MAX_PARTS, MAX_TEXT_LENGTH, assertEffect, assertService, containsUrl } from './rules.js';
+import { MAX_PARTS, assertEffect, assertTextLength, assertService, containsUrl } from './rules.js';
 
 /** An attachment as a send names it: the id of an upload (a `url` is refused: upload first). */
 export interface AttachmentRef {
@@ -81,9 +81,7 @@ function validate(req: SendInput): void {
   if (req.body === undefined && req.attachments === undefined && req.richLink === undefined && req.voiceNoteId === undefined) {
     throw new DomainError(1001, 'nothing to send: give body, attachments, rich_link or voice_note');
   }
-  if (req.body !== undefined && req.body.length > MAX_TEXT_LENGTH) {
-    throw new DomainError(1009, `body is ${req.body.length} characters; the maximum is ${MAX_TEXT_LENGTH}`);
-  }
+  if (req.body !== undefined) assertTextLength('body', req.body);
   assertEffect(req.effect);
   if (req.attachments !== undefined) {
     if (req.attachments.length === 0) throw new DomainError(1002, 'attachments is empty');
