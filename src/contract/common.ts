@@ -15,7 +15,7 @@ export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength:
  */
 export const HANDLE_PATTERN = '^\\s*([+0-9\\s().-]+|[^\\s@]+@[^\\s@]+\\.[^\\s@]+)\\s*$';
 export const Handle = (description: string, extra: { minLength?: number; maxLength?: number; examples?: string[] } = {}) =>
-  Type.String({ maxLength: 320, ...extra, pattern: HANDLE_PATTERN, description, [ERROR_CODES_KEYWORD]: { pattern: 1003 } });
+  Type.String({ maxLength: 320, ...extra, pattern: HANDLE_PATTERN, description, [PATTERN_MEANS_KEYWORD]: 'an E.164 number or an Apple ID email', [ERROR_CODES_KEYWORD]: { pattern: 1003 } });
 
 export const NoQuery = Type.Object({}, { additionalProperties: false });
 
@@ -25,6 +25,12 @@ export const NoQuery = Type.Object({}, { additionalProperties: false });
  * OpenAPI document shows it too).
  */
 export const ERROR_CODES_KEYWORD = 'x-error-codes';
+
+/**
+ * What a schema's pattern means, in words, for the message of a value that fails it; without
+ * it the description is used, which for some fields also names codes and rules.
+ */
+export const PATTERN_MEANS_KEYWORD = 'x-pattern-means';
 
 /** The given codes of the registry, as the literal union the wire uses. */
 export const codeSchema = (codes: readonly ErrorCode[]) =>

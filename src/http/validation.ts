@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifySchemaValidationError } from 'fastify';
 import { Ajv, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { DomainError, type ErrorCode } from '../errors/registry.js';
-import { ERROR_CODES_KEYWORD } from '../contract/common.js';
+import { ERROR_CODES_KEYWORD, PATTERN_MEANS_KEYWORD } from '../contract/common.js';
 
 // ajv-formats ships CommonJS; under NodeNext its default import is the module object.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
@@ -89,7 +89,8 @@ function fieldError(
       return new DomainError(1002, `${where} field '${path}' must be ${params.type}`);
     case 'pattern': {
       // The schema's own words for what the pattern means, rather than the regular expression.
-      const hint = (e as { parentSchema?: { description?: unknown } }).parentSchema?.description;
+      const schema = (e as { parentSchema?: Record<string, unknown> }).parentSchema;
+      const hint = schema?.[PATTERN_MEANS_KEYWORD] ?? schema?.description;
       if (typeof hint === 'string' && path) return new DomainError(1002, `${where} field '${path}' must be ${hint}`);
       return new DomainError(1002, path ? `${where} field '${path}' ${e.message}` : `${where} ${e.message}`);
     }

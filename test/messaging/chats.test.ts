@@ -171,6 +171,7 @@ describe('chats', () => {
     it('answers 1001, 1006, 2002, 4001 and 4099/422 as the spec says', async () => {
       expect((await add(group.id, {})).json().error.code).toBe(1001);
       expect((await add(group.id, { address: 'not a phone' })).json().error.code).toBe(1003);
+      expect((await add(group.id, { address: '' })).json().error).toMatchObject({ code: 1003, message: "body field 'address' must be an E.164 number or an Apple ID email" });
       expect((await add(group.id, { address: '+14155550001', handle: '+14155550002' })).json().error.code).toBe(1002);
       const direct = (await createChat({ to: newRecipient(), message: { parts: [text('d')] } })).json().chat;
       expect((await add(direct.id, { address: '+14155550001' })).json().error.code).toBe(1006);
