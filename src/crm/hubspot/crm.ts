@@ -87,11 +87,13 @@ export function hubspotCrm(deps: { store: Store; clock: Clock; config: HubSpotCo
       const lines = (await store.lines.listByTenant(tenant.id)).filter(sendsFrom);
       const conversation = phone.normalized ? await store.chats.findLeadWithChat(tenant.id, phone.normalized) : undefined;
       const messages = conversation ? await store.messages.listByChat(conversation.chat.id, CARD_MESSAGES) : [];
-      const pinned = conversation?.chat.line_id ? lines.filter((l) => l.id === conversation.chat.line_id) : undefined;
+      const pinnedId = conversation?.chat.line_id;
+      // A conversation whose line went away (off, moved to another project) is moved by the pipeline to another line, as a reply.
+      const pinned = pinnedId ? lines.filter((l) => l.id === pinnedId) : [];
       const send: SendCheck =
         phone.normalized === null
           ? { wouldBeFirstTouch: null, allowedNow: false, refusal: { error: 'no usable phone', code: 1013, reason: phone.reason } }
-          : await firstTouchPreview(store, tenant, pinned ?? lines, clock.now(), Boolean(conversation?.chat.line_id));
+          : await firstTouchPreview(store, tenant, pinned.length > 0 ? pinned : lines, clock.now(), Boolean(pinnedId));
       return {
         portalId: q.portalId,
         contact: { id: contact.id, firstname: contact.properties.firstname ?? null, lastname: contact.properties.lastname ?? null, phone },
