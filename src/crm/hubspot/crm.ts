@@ -104,9 +104,16 @@ export function hubspotCrm(deps: { store: Store; clock: Clock; config: HubSpotCo
       };
     },
 
-    /** The card's send: one per tenant, contact and second (`second` is the signed request's). */
-    async cardSend(b: { portalId: string; objectId: string; text: string; phoneLineId?: string }, second: number): Promise<CrmSendResult> {
-      const { tenant } = await connected(b.portalId);
+    /**
+     * The card's send: one per tenant, contact and second (`second` is the signed request's).
+     * `portalId` is the one HubSpot appended to the signed query; `cardPortalId` the one the card's
+     * code put in the body, which a user can change: another portal's is refused.
+     */
+    async cardSend(b: { portalId: string; appId?: string; cardPortalId: string; objectId: string; text: string; phoneLineId?: string }, second: number): Promise<CrmSendResult> {
+      if (b.cardPortalId !== b.portalId) {
+        throw new DomainError(2005, `the card names portal ${b.cardPortalId}, but HubSpot signed this request for portal ${b.portalId}`);
+      }
+      const { tenant } = await connected(b.portalId, b.appId);
       const key = `${b.portalId}:${b.objectId}:${second}`;
       return once({ store, clock }, { tenantId: tenant.id, route: 'crm:hubspot:card_send', key, ttlMs: CARD_SEND_KEY_TTL_MS }, async () => {
         const contact = await readContact(tenant, b.portalId, b.objectId, 'sidebar_send');
