@@ -26,7 +26,11 @@ const BODY_ERRORS: readonly ErrorRef[] = [1004, { code: 1002, status: 413 }, { c
 /** Every operation validates its input (1002) and may fail unexpectedly (3001). */
 const ALWAYS: readonly ErrorRef[] = [1002, 3001];
 
-/** The HubSpot-facing shapes: every failure is HTTP 200 `{ok:false, …}` but a refused signature (401). */
+/**
+ * The HubSpot-facing shapes: every failure is HTTP 200 `{ok:false, …}` but a refused signature (401)
+ * and the codes an operation declares with a status of their own (the routes HubSpot retries: a
+ * failure of ours rather than the request's outcome gets a status HubSpot retries on).
+ */
 export const isCrmShape = (op: OperationSpec) => op.errorShape === 'crm' || op.errorShape === 'crm-workflow';
 
 const codeOfRef = (ref: ErrorRef) => (typeof ref === 'object' ? ref.code : ref);
@@ -42,6 +46,8 @@ export function errorCodesByStatus(op: OperationSpec): Map<number, ErrorCode[]> 
     if (declared && typeof ref === 'object') return ref.status;
     return codeOfRef(ref) === 2004 ? 401 : 200;
   };
+  // A CRM operation's own status for a code replaces the 200 it would have as a common one.
+  const ownStatus = new Set(crm ? op.errors.filter((r) => typeof r === 'object').map(codeOfRef) : []);
   const byStatus = new Map<number, ErrorCode[]>();
   const add = (ref: ErrorRef, declared: boolean) => {
     const status = statusOf(ref, declared);
@@ -49,21 +55,21 @@ export function errorCodesByStatus(op: OperationSpec): Map<number, ErrorCode[]> 
     if (!list.includes(codeOfRef(ref))) list.push(codeOfRef(ref));
     byStatus.set(status, list);
   };
-  for (const ref of common) add(ref, false);
+  for (const ref of common) if (!ownStatus.has(codeOfRef(ref))) add(ref, false);
   for (const ref of op.errors) add(ref, true);
   return byStatus;
 }
 
 /**
  * Response schemas for the error statuses: the envelope, or /send's flat shape. For the CRM
- * shapes: 401 (a refused signature) in the CRM body; any other error status is answered from
- * outside the CRM routes (the integration not configured: 404) in the envelope.
+ * shapes: the CRM body (401 a refused signature; 429/503 the failures HubSpot is to retry), but
+ * the 404 answered from outside the CRM routes (the integration not configured) in the envelope.
  */
 export function errorResponses(op: OperationSpec): Record<number, TSchema> {
   const out: Record<number, TSchema> = {};
   for (const [status, codes] of errorCodesByStatus(op)) {
     if (status < 400) continue;
-    out[status] = op.errorShape === 'send' ? SendFailure(codes) : isCrmShape(op) && status === 401 ? CrmFailure(codes) : ErrorEnvelope(codes);
+    out[status] = op.errorShape === 'send' ? SendFailure(codes) : isCrmShape(op) && status !== 404 ? CrmFailure(codes) : ErrorEnvelope(codes);
   }
   return out;
 }

@@ -39,9 +39,9 @@ const AUTH: Record<OperationSpec['auth'], string> = {
 const ERROR_SHAPE: Record<NonNullable<OperationSpec['errorShape']>, string> = {
   envelope: 'envelope',
   send: 'flat send shape',
-  crm: 'CRM shape `{ ok: false, error, code, message, retryable, trace_id }`, HTTP 200; a refused signature: 401 in the same body; not configured: 404 in the envelope',
+  crm: 'CRM shape `{ ok: false, error, code, message, retryable, trace_id }`, HTTP 200; a refused signature: 401 in the same body; a code listed under 429/503: that status, same body (HubSpot retries it); not configured: 404 in the envelope',
   'crm-workflow':
-    'CRM shape `{ outputFields: { hs_execution_state: "FAIL_CONTINUE", error }, ok: false, error, code, message, retryable, trace_id }`, HTTP 200; a refused signature: 401 `{ ok: false, … }`; not configured: 404 in the envelope',
+    'CRM shape `{ outputFields: { hs_execution_state: "FAIL_CONTINUE", error }, ok: false, error, code, message, retryable, trace_id }`, HTTP 200; a refused signature: 401 `{ ok: false, … }`; a code listed under 429/503: that status, `{ ok: false, … }` without outputFields (HubSpot retries it); not configured: 404 in the envelope',
 };
 
 /** A short type for a table cell: `string`, `"a" | "b"`, `object[]`. */

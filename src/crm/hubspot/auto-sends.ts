@@ -13,6 +13,7 @@ import type { Messaging } from '../../domain/messaging/index.js';
 import type { Store, HubSpotAutoSend } from '../../store/index.js';
 import { HubSpotError, type HubSpotApi } from './client.js';
 import type { TokenKeeper } from './tokens.js';
+import { fromHubSpot } from './errors.js';
 import { CONTACT_PROPERTIES, contactPhone, renderTemplate } from './contact.js';
 import { DAILY_CAP_REACHED, isDailyCapReached, sendForCrm } from './send.js';
 import { claimLoop } from '../../jobs/claim-loop.js';
@@ -103,7 +104,9 @@ export function autoSends(deps: { store: Store; clock: Clock; api: HubSpotApi; t
         return store.hubspot.settleAutoSend(a.id, { next_attempt_at: Date.now() + after, reason: (err as Error).message }, now());
       }
       if (err instanceof HubSpotError && err.failure === 'not_found') return fail(`contact ${a.object_id} no longer exists in HubSpot`, 2011);
-      return fail((err as Error).message, err instanceof DomainError ? Number(err.code) : 3004);
+      // The card's codes for HubSpot's refusals: 2010 reconnect (401), 2005 scopes (403).
+      const refusal = fromHubSpot(err);
+      return fail((refusal as Error).message, refusal instanceof DomainError ? Number(refusal.code) : 3004);
     }
     const phone = contactPhone(contact.properties);
     if (!phone.normalized) return fail(`no usable phone: ${phone.reason}`, 1013);

@@ -87,11 +87,13 @@ export function hubspotCrm(deps: { store: Store; clock: Clock; config: HubSpotCo
       const lines = (await store.lines.listByTenant(tenant.id)).filter(sendsFrom);
       const conversation = phone.normalized ? await store.chats.findLeadWithChat(tenant.id, phone.normalized) : undefined;
       const messages = conversation ? await store.messages.listByChat(conversation.chat.id, CARD_MESSAGES) : [];
-      const pinned = conversation?.chat.line_id ? lines.filter((l) => l.id === conversation.chat.line_id) : undefined;
+      const pinnedId = conversation?.chat.line_id;
+      // A conversation whose line went away (off, moved to another project) is moved by the pipeline to another line, as a reply.
+      const pinned = pinnedId ? lines.filter((l) => l.id === pinnedId) : [];
       const send: SendCheck =
         phone.normalized === null
           ? { wouldBeFirstTouch: null, allowedNow: false, refusal: { error: 'no usable phone', code: 1013, reason: phone.reason } }
-          : await firstTouchPreview(store, tenant, pinned ?? lines, clock.now(), Boolean(conversation?.chat.line_id));
+          : await firstTouchPreview(store, tenant, pinned.length > 0 ? pinned : lines, clock.now(), Boolean(pinnedId));
       return {
         portalId: q.portalId,
         contact: { id: contact.id, firstname: contact.properties.firstname ?? null, lastname: contact.properties.lastname ?? null, phone },
@@ -102,9 +104,16 @@ export function hubspotCrm(deps: { store: Store; clock: Clock; config: HubSpotCo
       };
     },
 
-    /** The card's send: one per tenant, contact and second (`second` is the signed request's). */
-    async cardSend(b: { portalId: string; objectId: string; text: string; phoneLineId?: string }, second: number): Promise<CrmSendResult> {
-      const { tenant } = await connected(b.portalId);
+    /**
+     * The card's send: one per tenant, contact and second (`second` is the signed request's).
+     * `portalId` is the one HubSpot appended to the signed query; `cardPortalId` the one the card's
+     * code put in the body, which a user can change: another portal's is refused.
+     */
+    async cardSend(b: { portalId: string; appId?: string; cardPortalId: string; objectId: string; text: string; phoneLineId?: string }, second: number): Promise<CrmSendResult> {
+      if (b.cardPortalId !== b.portalId) {
+        throw new DomainError(2005, `the card names portal ${b.cardPortalId}, but HubSpot signed this request for portal ${b.portalId}`);
+      }
+      const { tenant } = await connected(b.portalId, b.appId);
       const key = `${b.portalId}:${b.objectId}:${second}`;
       return once({ store, clock }, { tenantId: tenant.id, route: 'crm:hubspot:card_send', key, ttlMs: CARD_SEND_KEY_TTL_MS }, async () => {
         const contact = await readContact(tenant, b.portalId, b.objectId, 'sidebar_send');

@@ -34,10 +34,11 @@ export type FirstTouchCheck = SendCheck & { wouldBeFirstTouch: boolean };
 
 const refused = (refusal: SendRefusal): FirstTouchCheck => ({ wouldBeFirstTouch: true, allowedNow: false, refusal });
 
+/** `pinnedLine`: the contact has a conversation on a line; `lines` are then that line, or (gone) the lines it would move to. */
 export async function firstTouchPreview(store: Store, tenant: Tenant, lines: PhoneLine[], now: number, pinnedLine: boolean): Promise<FirstTouchCheck> {
   if (pinnedLine) {
     if (lines.length > 0) return { wouldBeFirstTouch: false, allowedNow: true };
-    return { wouldBeFirstTouch: false, allowedNow: false, refusal: { error: 'no line', code: 3002, reason: 'the conversation\'s line cannot send right now' } };
+    return { wouldBeFirstTouch: false, allowedNow: false, refusal: { error: 'no line', code: 3002, reason: 'neither the conversation\'s line nor any other line of this project can send right now' } };
   }
   const wait = msUntilWindowOpens(now, tenant);
   if (wait > 0) {

@@ -18,6 +18,8 @@ import { LEASE_MS, keepLease, leaseEnd } from '../../domain/messaging/idempotenc
 
 const WAIT_POLL_MS = 20;
 const WAIT_LIMIT_MS = 10_000;
+/** When to ask again about a claim still in progress (its work has run for WAIT_LIMIT_MS already). */
+const IN_PROGRESS_RETRY_S = 30;
 
 /** The record holds the domain outcome (JSON), never an answer of ours: a replay is mapped as the first time. */
 type Recorded<T> = { ok: true; result: T } | { ok: false; code: ErrorCode; message: string; details?: ErrorDetails };
@@ -57,7 +59,7 @@ export async function once<T>(
     while (rec.state !== 'done') {
       // Its owner stopped renewing (it died mid-work): take the claim over; of several retries, one does.
       if (leaseEnd(rec) <= clock.now() && (await store.idempotency.takeOver(id, rec.owner, owner, clock.now(), LEASE_MS))) return run();
-      if (Date.now() > deadline) throw new DomainError(1012, 'the same request is still being processed; retry shortly');
+      if (Date.now() > deadline) throw new DomainError(1012, 'the same request is still being processed; retry shortly', { retryAfter: IN_PROGRESS_RETRY_S });
       await new Promise((r) => setTimeout(r, WAIT_POLL_MS));
       const next = await store.idempotency.get(slot.tenantId, slot.route, slot.key);
       if (!next) return once(deps, slot, work, read); // released: the first attempt failed retryably

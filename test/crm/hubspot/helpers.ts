@@ -102,6 +102,8 @@ function checked(method: string, url: string, res: LightMyRequestResponse): Ligh
 /** A signed request as HubSpot makes it; every answer is JSON, checked against the operation's contract for its status. */
 export async function signed(h: HubSpotHarness, method: 'GET' | 'POST', url: string, body?: unknown, opts: SignOpts = {}) {
   const payload = body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body);
+  // hubspot.fetch appends the user's portal (and userId, userEmail, appId) to the card's URL; the card puts the same portal in its body.
+  if (url === '/crm/hubspot/card/send') url = cardSendUrl((body as { portalId: number | string }).portalId);
   const req: InjectOptions = { method, url, headers: { ...hubspotHeaders(method, url, payload, opts), ...(payload && { 'content-type': 'application/json' }) }, ...(payload && { payload }) };
   const res = await h.t.request(req);
   const op = operations.find((o) => o.method === method && o.path === url.split('?')[0]);
@@ -120,6 +122,8 @@ export async function installsOf(h: HubSpotHarness) {
 export async function installOf(h: HubSpotHarness, portalId: number) {
   return (await installsOf(h)).find((i) => i.portal_id === String(portalId));
 }
+
+export const cardSendUrl = (portalId: number | string) => `/crm/hubspot/card/send?userId=77&userEmail=rep%40example.com&portalId=${portalId}&appId=4242`;
 
 export const cardUrl = (portalId: number, contactId: string, extra = '') =>
   `/crm/hubspot/card?userId=77&userEmail=rep%40example.com&associatedObjectId=${contactId}&associatedObjectType=CONTACT&portalId=${portalId}&appId=4242${extra}`;

@@ -11,7 +11,8 @@ export function hubspotCardSendRoute(crm: TypedApp, hs: HubSpotIntegration) {
     // One send per contact and second of HubSpot's signed timestamp (a double click).
     const second = Math.floor((signedAt.get(req) ?? realNowMs()) / 1000);
     const b = req.body;
-    const sent = await hs.crm.cardSend({ portalId: String(b.portalId), objectId: String(b.objectId), text: b.text, phoneLineId: b.phone_line_id }, second);
+    const q = req.query;
+    const sent = await hs.crm.cardSend({ portalId: q.portalId, appId: q.appId, cardPortalId: String(b.portalId), objectId: String(b.objectId), text: b.text, phoneLineId: b.phone_line_id }, second);
     return cardSentView(sent, req.id);
   });
 }

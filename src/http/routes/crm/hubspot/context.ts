@@ -3,7 +3,9 @@
  * encapsulated fastify context): raw JSON bodies kept for the signature, the
  * signature checked before anything else looks at the request (a bad one is
  * HTTP 401), and every other failure as HTTP 200 with `{ok:false, …}` (spec:
- * Errors, Limits) — the workflow route's also in HubSpot's outputFields. The
+ * Errors, Limits) — the workflow route's also in HubSpot's outputFields — but
+ * the codes a route's contract gives a status of their own (429/503: HubSpot
+ * retries those, and the failure is ours, not the request's outcome). The
  * operations' contract (auth 'hubspot', `signatures`, errorShape 'crm' or
  * 'crm-workflow') says which; contract/errors.ts documents the same.
  */
@@ -29,6 +31,14 @@ export const signedAt = new WeakMap<FastifyRequest, number>();
 /** The signature versions each route accepts, from its contract (v3 everywhere; workflow also v2, webhook also v1). */
 const CRM_OPERATIONS: readonly OperationSpec[] = [hubspotContactCard, hubspotCardSend, hubspotWorkflowSend, hubspotWebhook];
 const ACCEPTS = new Map(CRM_OPERATIONS.map((op) => [fastifyPath(op.path), op.signatures ?? (['v3'] as const)]));
+/**
+ * The codes a route answers with a status of their own, from its contract: on the routes HubSpot
+ * retries (on 429 and 5xx, never on a 200), a failure of ours rather than the request's outcome.
+ * The 404 (integration not configured) is answered outside these routes.
+ */
+const OWN_STATUS = new Map(
+  CRM_OPERATIONS.map((op) => [fastifyPath(op.path), new Map(op.errors.flatMap((r) => (typeof r === 'object' && r.status !== 404 ? [[r.code, r.status] as const] : [])))]),
+);
 
 export async function crmContext(app: TypedApp, hs: HubSpotIntegration, routes: (crm: TypedApp) => void) {
   await app.register(async (ctx: FastifyInstance) => {
@@ -63,7 +73,8 @@ export async function crmContext(app: TypedApp, hs: HubSpotIntegration, routes: 
     crm.setErrorHandler((err, req, reply) => {
       const apiErr = toApiError(err);
       if (apiErr.code === 3001) req.log.error({ err, trace_id: req.id }, 'unhandled error');
-      const status = signatureFailures.has(apiErr) ? 401 : 200;
+      const status = signatureFailures.has(apiErr) ? 401 : (OWN_STATUS.get(req.routeOptions.url ?? '')?.get(apiErr.code) ?? 200);
+      if (status !== 200 && apiErr.details.retryAfter !== undefined) reply.header('Retry-After', String(Math.ceil(apiErr.details.retryAfter)));
       // Serialized as it is (the 200 schema is the success or the failure: no need to try both).
       const workflow = req.routeOptions.config?.errorShape === 'crm-workflow' && status === 200;
       // A serializer of our own leaves the content type unset: JSON, said explicitly.
