@@ -6,7 +6,27 @@ import { Blueline, BlueLineError } from '@blueline/sdk';
 
 const base = window.location.origin;
 
-export const client = new Blueline({ baseUrl: base, auth: 'session', maxRetries: 1, timeoutMs: 30_000 });
+/**
+ * Told of every 401 outside the sign-in routes: the session may have ended (expired, signed out
+ * in another tab), and the shell checks it and shows the sign-in again instead of an error on
+ * every screen.
+ */
+const unauthorizedListeners = new Set<() => void>();
+export function onUnauthorized(listener: () => void): () => void {
+  unauthorizedListeners.add(listener);
+  return () => void unauthorizedListeners.delete(listener);
+}
+function noticeUnauthorized(status: number, url: string): void {
+  // /console/session and /console/sessions: asking whether a session exists, or signing in.
+  if (status === 401 && !new URL(url, base).pathname.startsWith('/api/v1/console/session')) for (const l of unauthorizedListeners) l();
+}
+const watchedFetch: typeof fetch = async (input, init) => {
+  const res = await fetch(input, init);
+  noticeUnauthorized(res.status, input instanceof Request ? input.url : String(input));
+  return res;
+};
+
+export const client = new Blueline({ baseUrl: base, auth: 'session', maxRetries: 1, timeoutMs: 30_000, fetch: watchedFetch });
 
 /**
  * A client whose requests go through XMLHttpRequest, for uploads: fetch cannot report upload
@@ -26,6 +46,7 @@ export function uploadClient(onProgress: (fraction: number) => void): Blueline {
       }
       xhr.upload.onprogress = (e) => e.lengthComputable && onProgress(e.loaded / e.total);
       xhr.onload = () => {
+        noticeUnauthorized(xhr.status, String(input));
         const headers = new Headers();
         for (const line of xhr.getAllResponseHeaders().trim().split(/[\r\n]+/)) {
           const i = line.indexOf(':');

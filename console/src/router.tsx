@@ -1,11 +1,12 @@
-import { createRootRoute, createRoute, createRouter, Link, Outlet, useNavigate } from '@tanstack/react-router';
+import { createRootRoute, createRoute, createRouter, Link, Navigate, Outlet } from '@tanstack/react-router';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { lazy, Suspense, type ReactNode } from 'react';
-import { client } from './api.js';
+import { lazy, Suspense, useEffect, useRef, useState, type ReactNode } from 'react';
+import type { ConsoleSession } from '@blueline/sdk';
+import { client, onUnauthorized } from './api.js';
 import { SessionContext, useSession } from './session.js';
 import { SignIn } from './screens/sign-in.js';
 import { Overview } from './screens/overview.js';
-import { Spinner } from './ui.js';
+import { Page, Spinner } from './ui.js';
 
 // Screens past the first one load on demand: the overview's first load stays small.
 const Conversations = lazy(() => import('./screens/conversations.js').then((m) => ({ default: m.Conversations })));
@@ -24,8 +25,40 @@ function Shell() {
     retry: false,
     staleTime: Infinity,
   });
+  // A session that ended while a screen was open (it expired, or signed out in another tab): the
+  // first 401 is checked against the session itself, and the sign-in comes back on the same
+  // address, so signing in again returns to the screen. The last session's data is dropped.
+  const [ended, setEnded] = useState<ConsoleSession['kind'] | null>(null);
+  const checking = useRef(false);
+  useEffect(
+    () =>
+      onUnauthorized(() => {
+        const was = qc.getQueryData<ConsoleSession | null>(['session']);
+        if (!was || checking.current) return;
+        checking.current = true;
+        client.session.current().then(
+          () => void (checking.current = false),
+          () => {
+            checking.current = false;
+            setEnded(was.kind);
+            qc.setQueryData(['session'], null);
+            setTimeout(() => qc.removeQueries({ predicate: (q) => q.queryKey[0] !== 'session' }), 0);
+          },
+        );
+      }),
+    [qc],
+  );
   if (session.isPending) return <div className="center"><Spinner /></div>;
-  if (session.isError || !session.data) return <SignIn onSignedIn={(s) => qc.setQueryData(['session'], s)} />;
+  if (session.isError || !session.data)
+    return (
+      <SignIn
+        ended={ended}
+        onSignedIn={(s) => {
+          setEnded(null);
+          qc.setQueryData(['session'], s);
+        }}
+      />
+    );
   const signOut = async () => {
     await client.session.signOut().catch(() => {});
     qc.clear();
@@ -35,8 +68,9 @@ function Shell() {
   return (
     <SessionContext.Provider value={{ session: session.data, signOut }}>
       <div className="app">
+        <a className="skip-link" href="#main">Skip to content</a>
         <Sidebar />
-        <main className="main" id="main">
+        <main className="main" id="main" tabIndex={-1}>
           <Suspense fallback={<div className="center"><Spinner /></div>}>
             <Outlet />
           </Suspense>
@@ -93,27 +127,52 @@ function Sidebar() {
 
 function Home() {
   const { session } = useSession();
-  const navigate = useNavigate();
-  if (session.kind === 'operator') {
-    void navigate({ to: '/operator/tenants', replace: true });
-    return null;
-  }
+  if (session.kind === 'operator') return <Navigate to="/operator/tenants" replace />;
   return <Overview />;
+}
+
+/** An address the console has no screen for. */
+function NotFound() {
+  return (
+    <Page title="Page not found" subtitle="The console has no screen at this address.">
+      <p>
+        <Link to="/" className="btn">Go to the start</Link>
+      </p>
+    </Page>
+  );
+}
+
+/**
+ * A screen for the other kind of session (a project's screen for the operator, or the
+ * reverse): said in words, instead of the API's refusal on every card.
+ */
+function Only({ kind, children }: { kind: ConsoleSession['kind']; children: ReactNode }) {
+  const { session } = useSession();
+  if (session.kind === kind) return <>{children}</>;
+  return (
+    <Page title="Not available" subtitle={kind === 'operator' ? "This is an operator's screen; you are signed in to a project." : "This is a project's screen; you are signed in as the operator."}>
+      <p>
+        <Link to="/" className="btn">Go to your start screen</Link>
+      </p>
+    </Page>
+  );
 }
 
 const rootRoute = createRootRoute({ component: Shell });
 const r = (path: string, component: () => ReactNode) => createRoute({ getParentRoute: () => rootRoute, path, component });
 
+const project = (screen: ReactNode) => () => <Only kind="tenant">{screen}</Only>;
+
 const routeTree = rootRoute.addChildren([
   r('/', Home),
-  r('/conversations', () => <Conversations />),
-  r('/conversations/$chatId', () => <Conversations />),
-  r('/settings', () => <Settings />),
-  r('/developers', () => <Developers />),
-  r('/events', () => <Events />),
-  r('/events/$eventId', () => <EventDetail />),
-  r('/hubspot', () => <HubSpot />),
-  r('/operator/$section', () => <Operator />),
+  r('/conversations', project(<Conversations />)),
+  r('/conversations/$chatId', project(<Conversations />)),
+  r('/settings', project(<Settings />)),
+  r('/developers', project(<Developers />)),
+  r('/events', project(<Events />)),
+  r('/events/$eventId', project(<EventDetail />)),
+  r('/hubspot', project(<HubSpot />)),
+  r('/operator/$section', () => <Only kind="operator"><Operator /></Only>),
 ]);
 
-export const router = createRouter({ routeTree, basepath: '/console', defaultPreload: 'intent' });
+export const router = createRouter({ routeTree, basepath: '/console', defaultPreload: 'intent', defaultNotFoundComponent: NotFound });

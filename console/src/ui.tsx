@@ -1,8 +1,16 @@
 /** Small shared pieces: page frame, cards, banners, buttons, formatters. */
-import { useState, type ReactNode } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
 import { describeError } from './api.js';
 
+/** The browser tab (and history, and a screen reader's page announcement) names the screen. */
+export function useTitle(title: string): void {
+  useEffect(() => {
+    document.title = `${title} · Blueline`;
+  }, [title]);
+}
+
 export function Page(props: { title: string; subtitle?: ReactNode; actions?: ReactNode; children: ReactNode }) {
+  useTitle(props.title);
   return (
     <div className="page">
       <header className="page-head">

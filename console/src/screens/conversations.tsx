@@ -3,7 +3,7 @@ import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-quer
 import { Link, useParams } from '@tanstack/react-router';
 import type { ChatMessage, ChatSummary, Effect } from '@blueline/sdk';
 import { client, describeError, uploadClient } from '../api.js';
-import { Badge, Empty, ErrorBanner, Spinner, ago, shortTime } from '../ui.js';
+import { Badge, Empty, ErrorBanner, Spinner, ago, shortTime, useTitle } from '../ui.js';
 import { DownloadButton, InlineImage, VoiceNote } from './media.js';
 import { wavFromRecording } from './record.js';
 import { TAPBACK_EMOJI, TAPBACKS, tapbackOf, type Tapback } from '../tapbacks.js';
@@ -45,12 +45,13 @@ function ChatList({ active }: { active?: string }) {
               <div className="avatar" aria-hidden="true">{(c.chat.display_name ?? c.chat.handles[0] ?? '?').replace(/[^\w]/g, '').slice(-2)}</div>
               <div className="chatrow-body">
                 <div className="chatrow-top">
-                  <strong>{c.chat.display_name ?? c.chat.handles.join(', ')}</strong>
+                  <strong dir="auto">{c.chat.display_name ?? c.chat.handles.join(', ')}</strong>
                   <span className="muted small">{ago(c.last_activity_at)}</span>
                 </div>
                 <div className="muted small ellipsis">
                   {c.last_message?.direction === 'outbound' ? 'You: ' : ''}
-                  {preview(c.last_message)}
+                  {/* Its own direction: a Hebrew or Arabic message reads right to left, and is cut at its end. */}
+                  <bdi dir="auto">{preview(c.last_message)}</bdi>
                 </div>
               </div>
             </Link>
@@ -109,7 +110,7 @@ function Bubble({ m, onChange }: { m: ChatMessage; onChange: () => void }) {
     <div className={`bubble-row ${out ? 'out' : 'in'}`} data-message-id={m.id}>
       <div className={`bubble ${out ? 'out' : 'in'} ${m.status === 'failed' ? 'failed' : ''}`}>
         {m.parts.map((p, i) => {
-          if (p.type === 'text') return <p key={i}>{p.value}</p>;
+          if (p.type === 'text') return <p key={i} dir="auto">{p.value}</p>;
           if (p.type === 'rich_link') return <a key={i} href={p.url} rel="noreferrer noopener" target="_blank">{p.url}</a>;
           if (p.type === 'voice_note') return <VoiceNote key={i} id={p.voice_note_id} durationSeconds={p.duration_seconds} />;
           if (p.type === 'media') {
@@ -254,25 +255,44 @@ function Thread({ chatId }: { chatId: string }) {
       return null;
     },
   });
-  const messages = useQuery({ queryKey: ['messages', chatId], queryFn: () => client.chats.messages(chatId, { limit: 100 }).page(), refetchInterval: 5_000 });
+  // Newest page first; "Load earlier messages" adds older pages (a long thread is never cut off).
+  const messages = useInfiniteQuery({
+    queryKey: ['messages', chatId],
+    queryFn: ({ pageParam }) => client.chats.messages(chatId, { limit: 100, ...(pageParam && { cursor: pageParam }) }).page(),
+    initialPageParam: '' as string,
+    getNextPageParam: (p) => p.next_cursor ?? undefined,
+    refetchInterval: 5_000,
+  });
+  const lines = useQuery({ queryKey: ['lines'], queryFn: () => client.lines.list() });
   const end = useRef<HTMLDivElement>(null);
-  const ordered = [...(messages.data?.messages ?? [])].reverse();
+  const ordered = (messages.data?.pages.flatMap((p) => p.messages) ?? []).reverse();
+  // To the bottom when a newer message arrives, not when earlier ones are loaded above.
+  const newest = ordered[ordered.length - 1]?.id;
   useEffect(() => {
     end.current?.scrollIntoView({ block: 'end' });
-  }, [ordered.length]);
+  }, [newest]);
   const chat = summary.data?.chat;
+  const title = chat ? chat.display_name ?? chat.handles.join(', ') : chatId;
+  useTitle(chat ? title : 'Conversations');
+  const line = chat?.phone_line_id ? lines.data?.find((l) => l.phone_line_id === chat.phone_line_id)?.phone_number ?? chat.phone_line_id.slice(0, 8) : null;
   return (
     <section className="thread" aria-label="Thread">
       <header className="thread-head">
-        <div>
-          <h2>{chat ? chat.display_name ?? chat.handles.join(', ') : chatId}</h2>
-          {chat && <span className="muted small">{chat.is_group ? `group · ${chat.handles.length} people` : 'direct'} · line {chat.phone_line_id?.slice(0, 8) ?? '—'}</span>}
+        <Link to="/conversations" className="btn small back-to-chats">← Chats</Link>
+        <div className="grow-1">
+          <h2 dir="auto">{title}</h2>
+          {chat && <span className="muted small">{chat.is_group ? `group · ${chat.handles.length} people` : 'direct'} · on line <span className="mono">{line ?? '—'}</span></span>}
         </div>
         {chat?.is_group && <Badge>group</Badge>}
       </header>
       <div className="bubbles">
         <ErrorBanner error={messages.error} />
         {messages.isPending && <Spinner />}
+        {messages.hasNextPage && (
+          <button type="button" className="btn small load-earlier" disabled={messages.isFetchingNextPage} onClick={() => void messages.fetchNextPage()}>
+            {messages.isFetchingNextPage ? 'Loading…' : 'Load earlier messages'}
+          </button>
+        )}
         {ordered.map((m) => (
           <Bubble key={m.id} m={m} onChange={() => void qc.invalidateQueries({ queryKey: ['messages', chatId] })} />
         ))}
@@ -291,13 +311,19 @@ function Thread({ chatId }: { chatId: string }) {
   );
 }
 
+function NoThread() {
+  useTitle('Conversations');
+  return <div className="thread empty-thread"><Empty>Select a conversation</Empty></div>;
+}
+
 export function Conversations() {
   const params = useParams({ strict: false }) as { chatId?: string };
   return (
-    <div className="conversations">
+    <div className={`conversations ${params.chatId ? 'has-thread' : ''}`}>
       <h1 className="sr-only">Conversations</h1>
       <ChatList active={params.chatId} />
-      {params.chatId ? <Thread chatId={params.chatId} /> : <div className="thread empty-thread"><Empty>Select a conversation</Empty></div>}
+      {/* One thread per chat: a draft, its files and its error stay with the chat they were meant for. */}
+      {params.chatId ? <Thread key={params.chatId} chatId={params.chatId} /> : <NoThread />}
     </div>
   );
 }

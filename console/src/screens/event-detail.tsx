@@ -30,7 +30,7 @@ export function EventDetail() {
     <Page title="Event" subtitle={<Link to="/events">← All events</Link>}>
       <ErrorBanner error={event.error} />
       {!e ? (
-        <Spinner />
+        event.isPending && <Spinner />
       ) : (
         <>
           <Card title={<span className="mono">{e.id}</span>} actions={<Badge tone={statusTone(e.delivery.status)}>{e.delivery.status}</Badge>}>

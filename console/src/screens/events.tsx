@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { Link } from '@tanstack/react-router';
+import { Link, useNavigate, useSearch } from '@tanstack/react-router';
 import type { EventRecord, EventsQuery, StreamEvent } from '@blueline/sdk';
 import { client, describeError } from '../api.js';
 import { Badge, Card, Empty, ErrorBanner, Page, Spinner, shortTime, statusTone, time } from '../ui.js';
@@ -80,7 +80,7 @@ function LiveTail() {
             <li key={e.id} className="tail-row" data-event-id={e.id}>
               <span className="mono muted">{shortTime(e.created_at)}</span>
               <Badge>{e.type}</Badge>
-              <span className="ellipsis">{textOf(e)}</span>
+              <bdi className="ellipsis" dir="auto">{textOf(e)}</bdi>
               <Link to="/events/$eventId" params={{ eventId: e.id }} className="small">
                 Details
               </Link>
@@ -92,9 +92,30 @@ function LiveTail() {
   );
 }
 
+/**
+ * The filters and the page live in the address: back from an event's page, a reload or a shared
+ * link shows the same list. `c`: the cursors of the pages walked through, oldest last.
+ */
+type EventsSearch = Partial<Filters> & { c?: string[] };
+const text = (v: unknown) => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '');
+
 export function Events() {
-  const [filters, setFilters] = useState<Filters>({ type: '', status: '', lead_id: '', since: '' });
-  const [cursors, setCursors] = useState<string[]>([]);
+  const search = useSearch({ strict: false }) as EventsSearch;
+  const navigate = useNavigate();
+  const filters: Filters = { type: text(search.type), status: text(search.status), lead_id: text(search.lead_id), since: text(search.since) };
+  const cursors = Array.isArray(search.c) ? search.c.filter((x): x is string => typeof x === 'string') : [];
+  // From the address as it is now (not as this render saw it): a click right after a filter keeps it.
+  const go = (change: Partial<EventsSearch>) =>
+    void navigate({
+      to: '/events',
+      search: ((prev: EventsSearch) => {
+        const next: EventsSearch = { ...prev, ...change };
+        for (const k of Object.keys(next) as (keyof EventsSearch)[]) if (next[k] === '' || (Array.isArray(next[k]) && next[k].length === 0)) delete next[k];
+        return next;
+      }) as never,
+      replace: true,
+    });
+  const setCursors = (c: string[]) => go({ c });
   const cursor = cursors[cursors.length - 1];
   const status = STATUSES.find((s) => s === filters.status);
   const query = {
@@ -106,10 +127,7 @@ export function Events() {
     ...(cursor && { cursor }),
   };
   const page = useQuery({ queryKey: ['events', query], queryFn: () => client.events.list(query).page(), placeholderData: (p) => p });
-  const set = (k: keyof Filters) => (e: { target: { value: string } }) => {
-    setCursors([]);
-    setFilters({ ...filters, [k]: e.target.value });
-  };
+  const set = (k: keyof Filters) => (e: { target: { value: string } }) => go({ [k]: e.target.value, c: [] });
   return (
     <Page title="Events" subtitle="Every event, its deliveries and replays">
       <LiveTail />
@@ -166,7 +184,7 @@ export function Events() {
                   <td>
                     <Badge tone={statusTone(e.delivery.status)}>{e.delivery.status}</Badge>
                   </td>
-                  <td className="ellipsis max40">{textOf(e)}</td>
+                  <td className="ellipsis max40"><bdi dir="auto">{textOf(e)}</bdi></td>
                   <td>{e.delivery.attempts.length}</td>
                 </tr>
               ))}
@@ -178,7 +196,7 @@ export function Events() {
             ← Newer
           </button>
           <span className="muted small">Page {cursors.length + 1}</span>
-          <button type="button" className="btn small" disabled={!page.data?.next_cursor} onClick={() => page.data?.next_cursor && setCursors([...cursors, page.data.next_cursor])}>
+          <button type="button" className="btn small" disabled={!page.data?.next_cursor || page.isPlaceholderData} onClick={() => page.data?.next_cursor && setCursors([...cursors, page.data.next_cursor])}>
             Older →
           </button>
         </div>

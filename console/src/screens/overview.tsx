@@ -87,7 +87,7 @@ export function Overview() {
     <Page title="Overview" subtitle="The last 30 days of your project">
       <ErrorBanner error={stats.error ?? lines.error} />
       {!s ? (
-        <Spinner />
+        stats.isPending && <Spinner />
       ) : (
         <>
           <div className="stats">
@@ -96,7 +96,7 @@ export function Overview() {
               label="Webhook success"
               value={s.webhooks.success_rate === null ? '—' : `${(s.webhooks.success_rate * 100).toFixed(1)}%`}
               hint={`${s.webhooks.delivered} delivered · ${s.webhooks.failed} failed`}
-              tone={s.webhooks.success_rate !== null && s.webhooks.success_rate < 0.95 ? 'warn' : 'good'}
+              tone={s.webhooks.success_rate === null ? undefined : s.webhooks.success_rate < 0.95 ? 'warn' : 'good'}
             />
             <Stat label="Pending events" value={s.webhooks.pending} hint={s.webhooks.oldest_pending_at ? `oldest ${ago(s.webhooks.oldest_pending_at)}` : 'none waiting'} tone={s.webhooks.pending > 0 ? 'warn' : undefined} />
             <Stat label="Lines" value={lines.data?.length ?? '—'} hint={`${lines.data?.filter((l) => l.is_active).length ?? 0} active`} />

@@ -17,6 +17,11 @@ export function Settings() {
     mutationFn: () => client.settings.update({ timezone: form.timezone, sending_window: { start: form.start, end: form.end }, daily_first_touch_cap: Number(form.cap) }),
     onSuccess: (s) => qc.setQueryData(['settings'], s),
   });
+  // An edit after a save (or a refused one): "Saved." and the last error no longer describe the form.
+  const edit = (k: keyof typeof form) => (e: { target: { value: string } }) => {
+    if (!save.isIdle) save.reset();
+    setForm({ ...form, [k]: e.target.value });
+  };
   const submit = (e: FormEvent) => {
     e.preventDefault();
     save.mutate();
@@ -26,7 +31,7 @@ export function Settings() {
     <Page title="Settings" subtitle="When and how much your project may start new conversations">
       <ErrorBanner error={settings.error} />
       {!s ? (
-        <Spinner />
+        settings.isPending && <Spinner />
       ) : (
         <form onSubmit={submit} className="stack">
           <Card title="Sending window">
@@ -34,7 +39,7 @@ export function Settings() {
             <div className="grid3">
               <label>
                 Time zone
-                <input list="zones" value={form.timezone} onChange={(e) => setForm({ ...form, timezone: e.target.value })} name="timezone" />
+                <input list="zones" value={form.timezone} onChange={edit('timezone')} name="timezone" required />
                 <datalist id="zones">
                   {ZONES.map((z) => (
                     <option key={z} value={z} />
@@ -43,11 +48,11 @@ export function Settings() {
               </label>
               <label>
                 Opens at
-                <input name="window_start" value={form.start} onChange={(e) => setForm({ ...form, start: e.target.value })} placeholder="09:00" pattern="\d\d:\d\d" />
+                <input name="window_start" value={form.start} onChange={edit('start')} placeholder="09:00" pattern="\d\d:\d\d" required />
               </label>
               <label>
                 Closes at
-                <input name="window_end" value={form.end} onChange={(e) => setForm({ ...form, end: e.target.value })} placeholder="18:00" pattern="\d\d:\d\d" />
+                <input name="window_end" value={form.end} onChange={edit('end')} placeholder="18:00" pattern="\d\d:\d\d" required />
               </label>
             </div>
           </Card>
@@ -55,7 +60,8 @@ export function Settings() {
             <div className="grid3">
               <label>
                 First touches per day (project)
-                <input name="daily_cap" type="number" min={0} value={form.cap} onChange={(e) => setForm({ ...form, cap: e.target.value })} />
+                {/* Required: an emptied field would otherwise go out as 0 and stop every first touch. */}
+                <input name="daily_cap" type="number" min={0} step={1} required value={form.cap} onChange={edit('cap')} />
               </label>
               <div className="readonly">
                 <span className="muted small">Per line per day</span>

@@ -1,10 +1,12 @@
 import { useState, type FormEvent } from 'react';
 import type { ConsoleSession } from '@blueline/sdk';
 import { client } from '../api.js';
-import { ErrorBanner } from '../ui.js';
+import { ErrorBanner, Notice, useTitle } from '../ui.js';
 
-export function SignIn({ onSignedIn }: { onSignedIn: (s: ConsoleSession) => void }) {
-  const [kind, setKind] = useState<'tenant' | 'operator'>('tenant');
+/** `ended`: the kind of the session that just ended under an open screen, if one did. */
+export function SignIn({ onSignedIn, ended = null }: { onSignedIn: (s: ConsoleSession) => void; ended?: ConsoleSession['kind'] | null }) {
+  useTitle('Sign in');
+  const [kind, setKind] = useState<'tenant' | 'operator'>(ended ?? 'tenant');
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
 
@@ -33,6 +35,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: (s: ConsoleSession) => void
           <span className="logo" aria-hidden="true">◆</span> Blueline
         </div>
         <h1 id="signin-title">Sign in to the console</h1>
+        {ended && <Notice kind="warn">Your session has ended. Sign in again to go on where you were.</Notice>}
         <div className="segmented" role="group" aria-label="Sign in as">
           <button type="button" className={kind === 'tenant' ? 'on' : ''} aria-pressed={kind === 'tenant'} onClick={() => setKind('tenant')}>
             Project

@@ -45,15 +45,22 @@ export function Accounts() {
                 </td>
                 <td>{a.multi_tenant ? 'multi-tenant' : 'single tenant'}</td>
                 <td>{a.email_verified ? <Badge tone="good">verified</Badge> : <Badge tone="warn">unverified</Badge>}</td>
-                <td className="row">
-                  {!a.email_verified && (
-                    <button type="button" className="btn small" onClick={() => void run(() => client.admin.updateAccount(a.id, { email_verified: true }), 'Email marked verified.')}>
-                      Verify email
+                <td>
+                  <div className="row">
+                    {!a.multi_tenant && (
+                      <button type="button" className="btn small" onClick={() => void run(() => client.admin.updateAccount(a.id, { multi_tenant: true }), `${a.name} may now hold more than one tenant.`)}>
+                        Allow more tenants<span className="sr-only"> for {a.name}</span>
+                      </button>
+                    )}
+                    {!a.email_verified && (
+                      <button type="button" className="btn small" onClick={() => void run(() => client.admin.updateAccount(a.id, { email_verified: true }), 'Email marked verified.')}>
+                        Verify email
+                      </button>
+                    )}
+                    <button type="button" className="btn small" onClick={() => void run(async () => setNote(<Secret value={(await client.admin.rotateAccountSecret(a.id, { overlap_hours: 24 })).signing_secret} />))}>
+                      Rotate secret
                     </button>
-                  )}
-                  <button type="button" className="btn small" onClick={() => void run(async () => setNote(<Secret value={(await client.admin.rotateAccountSecret(a.id, { overlap_hours: 24 })).signing_secret} />))}>
-                    Rotate secret
-                  </button>
+                  </div>
                 </td>
               </tr>
             ))}

@@ -41,7 +41,8 @@ export function Tenants() {
           </label>
           <label>
             Slug
-            <input name="slug" required pattern="[a-z0-9][a-z0-9-]*" placeholder="acme" />
+            {/* The API's rule (inner dashes only); valid under the v flag browsers now compile patterns with. */}
+            <input name="slug" required maxLength={63} pattern="[a-z0-9]+(-[a-z0-9]+)*" title="lowercase letters, digits and inner dashes" placeholder="acme" />
           </label>
           <label>
             Name
