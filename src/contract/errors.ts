@@ -20,8 +20,8 @@ const AUTH_ERRORS: Record<OperationSpec['auth'], readonly ErrorRef[]> = {
   none: [],
 };
 
-/** Bodies are JSON (1004), within the route's limit (413) and of its media type (415). */
-const BODY_ERRORS: readonly ErrorRef[] = [1004, { code: 1002, status: 413 }, { code: 1002, status: 415 }];
+/** Bodies are JSON (1004), within the route's limit (413), of its media type (415) and arrive in time (408). */
+const BODY_ERRORS: readonly ErrorRef[] = [1004, { code: 1002, status: 413 }, { code: 1002, status: 415 }, { code: 1002, status: 408 }];
 
 /** Every operation validates its input (1002) and may fail unexpectedly (3001). */
 const ALWAYS: readonly ErrorRef[] = [1002, 3001];

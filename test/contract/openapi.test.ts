@@ -52,6 +52,15 @@ describe('the OpenAPI document', () => {
     }
   });
 
+  it('documents the 408 every route that reads a body can answer (a body that does not arrive in time)', () => {
+    const withBody = Object.entries(doc.paths).flatMap(([p, methods]) =>
+      Object.entries(methods).filter(([, op]) => (op as { requestBody?: unknown }).requestBody).map(([m, op]) => ({ key: `${m.toUpperCase()} ${p}`, op })),
+    );
+    expect(withBody.map((d) => d.key)).toContain('PUT /api/v1/attachments/{id}/upload');
+    // The HubSpot-facing routes answer it inside their 200 (their failures are HTTP 200).
+    for (const { key, op } of withBody.filter((d) => !d.key.includes('/crm/hubspot/'))) expect(Object.keys(op.responses), key).toContain('408');
+  });
+
   it('documents the message.received webhook: the contract\'s envelope, its delivery headers and what answers mean', () => {
     const post = doc.webhooks['message.received']!.post;
     expect(post.operationId).toBe('messageReceived');
