@@ -41,6 +41,7 @@ export interface BlueLineErrorInit {
   retryAfter?: number | null;
   attachmentIndex?: number | null;
   allowedEffects?: string[] | null;
+  messageId?: string | null;
   /** /send's flat failure: its short error name and the recipient's ids when known. */
   error?: string | null;
   send?: SendFailureIds | null;
@@ -71,6 +72,8 @@ export class BlueLineError extends Error {
   readonly retryAfter: number | null;
   readonly attachmentIndex: number | null;
   readonly allowedEffects: string[] | null;
+  /** The message recorded before the failure (3002 while the line is asked, a final 4001): check it with `messages.get` before sending again. */
+  readonly messageId: string | null;
   readonly error: string | null;
   readonly send: SendFailureIds | null;
   readonly downstreamStatus: number | null;
@@ -87,6 +90,7 @@ export class BlueLineError extends Error {
     this.retryAfter = init.retryAfter ?? null;
     this.attachmentIndex = init.attachmentIndex ?? null;
     this.allowedEffects = init.allowedEffects ?? null;
+    this.messageId = init.messageId ?? null;
     this.error = init.error ?? null;
     this.send = init.send ?? null;
     this.downstreamStatus = init.downstreamStatus ?? null;
@@ -183,6 +187,7 @@ export function errorFromBody(status: number, body: unknown, traceIdHeader: stri
       retryAfter: num(e.retry_after) ?? retryAfterHeader,
       attachmentIndex: num(e.attachment_index),
       allowedEffects: Array.isArray(e.allowed_effects) ? e.allowed_effects.filter((x): x is string => typeof x === 'string') : null,
+      messageId: str(e.message_id),
       body,
     };
   } else if (body.status === 'failed' && isErrorCode(body.code)) {
@@ -196,6 +201,7 @@ export function errorFromBody(status: number, body: unknown, traceIdHeader: stri
       retryAfter: num(body.retry_after) ?? retryAfterHeader,
       attachmentIndex: num(body.attachment_index),
       allowedEffects: Array.isArray(body.allowed_effects) ? body.allowed_effects.filter((x): x is string => typeof x === 'string') : null,
+      messageId: str(body.message_id),
       error: str(body.error),
       send: {
         leadId: str(body.lead_id),

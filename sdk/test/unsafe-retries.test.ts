@@ -45,6 +45,10 @@ describe('a retryable answer to a call that may have acted', () => {
     expect(err).toMatchObject({ status: 503, code: 3002, retryable: true });
     // The API's word stands (retryable), but deciding is the caller's: the message is `sending`.
     expect((err as Error).message).toMatch(/stays `sending`/);
+    // The error names the message to look at, so the caller need not parse the text.
+    const messageId = (err as LineUnavailableError).messageId;
+    expect(messageId).toMatch(/^msg_/);
+    expect(await client.messages.get(messageId!)).toMatchObject({ id: messageId, status: 'sending' });
     expect(storedWith('only once')).toHaveLength(1);
     expect(bb.requestsTo('POST', '/api/v1/message/text').filter((r) => r.json?.message === 'only once')).toHaveLength(1);
   });

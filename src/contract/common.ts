@@ -41,6 +41,9 @@ const errorDetails = {
   attachment_index: Type.Optional(Type.Integer({ minimum: 0, description: '0-based entry of attachments[] or parts[] at fault' })),
   allowed_effects: Type.Optional(Type.Array(Type.String(), { description: 'on 4098' })),
   allowed_methods: Type.Optional(Type.Array(Type.String(), { description: 'on 405: the methods the path takes (also in Allow)' })),
+  message_id: Type.Optional(
+    Type.String({ description: 'the message recorded before the failure: `failed`, or `sending` while the line is asked whether it went out (3002): look it up with GET /api/v1/messages/{id} before sending again' }),
+  ),
 };
 
 /** The standard error envelope, with the codes one status can carry. */
@@ -75,9 +78,6 @@ export function SendFailure(codes: readonly ErrorCode[] = Object.keys(ERROR_CODE
       lead_created: Type.Boolean(),
       convo_id: Nullable(Type.String()),
       phone_line_id: Nullable(Type.String()),
-      message_id: Type.Optional(
-        Type.String({ description: 'the message this send recorded before it failed: `failed`, or `sending` when the line may still have sent it (look before sending again)' }),
-      ),
       ...errorDetails,
     },
     { description: 'Flat send failure' },

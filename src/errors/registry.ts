@@ -65,7 +65,7 @@ export const VARIANT_STATUS = {
 } as const;
 export type ErrorVariant = keyof typeof VARIANT_STATUS;
 
-/** What a failure says beyond its code; the wire names them retry_after, attachment_index, allowed_effects. */
+/** What a failure says beyond its code; the wire names them retry_after, attachment_index, allowed_effects, allowed_methods, message_id. */
 export interface ErrorDetails {
   /** Seconds until a retry can succeed (1007, 4002, …). */
   retryAfter?: number;
@@ -74,6 +74,8 @@ export interface ErrorDetails {
   allowedEffects?: readonly string[];
   /** 405: the methods the path takes (also in the Allow header). */
   allowedMethods?: readonly string[];
+  /** The message recorded before the failure (3002 while the line is asked whether it went out, a final 4001): look it up before sending again. */
+  messageId?: string;
   variant?: ErrorVariant;
 }
 

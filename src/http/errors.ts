@@ -35,6 +35,7 @@ export function wireDetails(d: Readonly<ErrorDetails>) {
     ...(d.attachmentIndex !== undefined && { attachment_index: d.attachmentIndex }),
     ...(d.allowedEffects !== undefined && { allowed_effects: d.allowedEffects }),
     ...(d.allowedMethods !== undefined && { allowed_methods: d.allowedMethods }),
+    ...(d.messageId !== undefined && { message_id: d.messageId }),
   };
 }
 

@@ -13,7 +13,7 @@ export class DeliveryFailed extends DomainError {
     readonly messageId: string,
     readonly lineId: string,
   ) {
-    super(cause.code, cause.message, { ...cause.details });
+    super(cause.code, cause.message, { ...cause.details, messageId });
   }
 }
 
