@@ -100,7 +100,7 @@ export function buildServices(deps: ServiceDeps) {
     attachments: (tenantId, ids, indexes) => attachments.resolve(tenantId, ids, indexes),
     voiceNote: (tenantId, lineId, id) => voiceNotes.resolve(tenantId, lineId, id),
     useVoiceNote: (id, send, mayHaveGoneOut) => voiceNotes.useFor(id, send, mayHaveGoneOut),
-    giveBackVoiceNote: (tenantId, id) => voiceNotes.giveBack(tenantId, id),
+    canGiveBackVoiceNote: (tenantId, id) => voiceNotes.canGiveBack(tenantId, id),
   };
   const reconciler = sendReconciler({ store, clock, drivers, media, log: deps.logger });
   // A send or group creation whose line's answer never came wakes the reconciler for its window's end.

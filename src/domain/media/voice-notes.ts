@@ -156,23 +156,20 @@ export function voiceNotesService(deps: { store: Store; clock: Clock; blobs: Blo
     },
 
     /**
-     * Gives the note of a send reconciliation failed (it never left) back, as a failed send does,
-     * while it could still be sent: not expired, its line's service not restarted since staging.
+     * Whether the note of a send reconciliation is failing (it never left) can be given back, as a
+     * failed send gives it back: still used, not expired, its line's service not restarted since
+     * staging. Reads only: the caller releases it in the transaction that fails the message.
      */
-    async giveBack(tenantId: string, id: string): Promise<boolean> {
+    async canGiveBack(tenantId: string, id: string): Promise<boolean> {
       const vn = await store.media.getVoiceNote(tenantId, id);
       if (!vn || vn.used_at == null || clock.now() >= vn.expires_at) return false;
       const line = await store.lines.get(vn.line_id);
       if (!line || !drivers.has(line.driver)) return false;
-      let epoch: string;
       try {
-        epoch = await drivers.forLine(line).serviceEpoch();
+        return (await drivers.forLine(line).serviceEpoch()) === vn.service_epoch;
       } catch {
         return false; // the line cannot tell now: a void note is not given back on a guess
       }
-      if (epoch !== vn.service_epoch) return false;
-      await store.media.releaseVoiceNote(id);
-      return true;
     },
   };
 }

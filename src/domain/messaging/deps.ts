@@ -14,11 +14,11 @@ export interface MediaSource {
   voiceNote(tenantId: string, lineId: string, voiceNoteId: string): Promise<OutboundFile>;
   /**
    * Runs the send that uses up a staged voice note (5001 if already used). A failure gives it
-   * back, unless `mayHaveGoneOut(err)`: then it stays used until reconciliation decides (giveBackVoiceNote).
+   * back, unless `mayHaveGoneOut(err)`: then it stays used until reconciliation decides (canGiveBackVoiceNote).
    */
   useVoiceNote<T>(voiceNoteId: string, send: () => Promise<T>, mayHaveGoneOut?: (err: unknown) => boolean): Promise<T>;
-  /** Gives back the voice note of a send reconciliation failed (it never left), if it is still usable; true when given back. */
-  giveBackVoiceNote(tenantId: string, voiceNoteId: string): Promise<boolean>;
+  /** Whether the voice note of a send reconciliation is failing (it never left) is still usable, so it can be given back. */
+  canGiveBackVoiceNote(tenantId: string, voiceNoteId: string): Promise<boolean>;
 }
 
 /** Wakes the reconciliation sweep (reconcile.ts) when a send or group creation left unsettled can be settled. */

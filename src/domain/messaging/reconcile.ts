@@ -59,7 +59,7 @@ export function sendReconciler(deps: {
   clock: Clock;
   drivers: DriverRegistry;
   /** Gives back the staged voice note of a send failed here. */
-  media?: Pick<MediaSource, 'giveBackVoiceNote'>;
+  media?: Pick<MediaSource, 'canGiveBackVoiceNote'>;
   log?: ReconcileLog;
 }) {
   const { store, clock, drivers } = deps;
@@ -98,18 +98,25 @@ export function sendReconciler(deps: {
     };
   }
 
-  /** It never left: `failed` (4001), and its staged voice note given back, as when the line refuses a send. */
+  /**
+   * It never left: `failed` (4001), and its staged voice notes given back, as when the line refuses
+   * a send, in one transaction (a crash cannot leave a failed message's note used up).
+   */
   async function fail(m: Message): Promise<boolean> {
-    if (!(await store.messages.settleSending(m.id, { status: 'failed', error_code: NOT_SENT_CODE }))) return false;
+    const giveBack: string[] = [];
     for (const p of m.parts) {
       if (p.type !== 'voice_note' || !deps.media) continue;
       try {
-        await deps.media.giveBackVoiceNote(m.tenant_id, p.voice_note_id);
+        if (await deps.media.canGiveBackVoiceNote(m.tenant_id, p.voice_note_id)) giveBack.push(p.voice_note_id);
       } catch (err) {
-        deps.log?.warn({ message_id: m.id, voice_note_id: p.voice_note_id, reason: (err as Error).message }, 'could not give back the voice note of a send that never left');
+        deps.log?.warn({ message_id: m.id, voice_note_id: p.voice_note_id, reason: (err as Error).message }, 'could not tell whether the voice note of a send that never left can be given back');
       }
     }
-    return true;
+    return store.transaction(async (tx) => {
+      if (!(await tx.messages.settleSending(m.id, { status: 'failed', error_code: NOT_SENT_CODE }))) return false;
+      for (const id of giveBack) await tx.media.releaseVoiceNote(id);
+      return true;
+    });
   }
 
   /** One message: `sent`, `failed` or still pending (with when to look again). */
