@@ -3,8 +3,14 @@
  * sending window or the lines' first-touch limits is answered BLOCK and kept here, one row per
  * portal and callbackId; a job sends it when it can and completes the action at HubSpot. A row
  * is claimed with an owner and a lease, so two processes never work it at once.
+ *
+ * And a workflow action's callbackId record is kept for good (it lived 7 days): a v1/v2 signature
+ * carries no timestamp, so a captured request replayed later must still be a duplicate.
  */
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+
+/** The expiry of a record kept for good (as crm/hubspot/once.ts writes it). */
+const NEVER_MS = Number.MAX_SAFE_INTEGER;
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
@@ -32,8 +38,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema.createIndex('hubspot_held_actions_callback').unique().on('hubspot_held_actions').columns(['portal_id', 'callback_id']).execute();
   await db.schema.createIndex('hubspot_held_actions_due').on('hubspot_held_actions').columns(['state', 'next_attempt_at']).execute();
+  await sql`update idempotency_keys set expires_at = ${NEVER_MS} where route = 'crm:hubspot:workflow'`.execute(db);
 }
 
+/** The records kept for good stay so: which of them were 7-day ones is not known any more. */
 export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropTable('hubspot_held_actions').execute();
 }
