@@ -55,6 +55,12 @@ export function hubspotHeldRepo(db: Kysely<DB>, dialect: Dialect) {
       return r.rows.map(toHeld).sort((a, b) => a.created_at - b.created_at || a.id.localeCompare(b.id));
     },
 
+    /** The owner keeps the row until `leaseUntil`; false when it is no longer the owner. */
+    async renew(id: string, owner: string, leaseUntil: number): Promise<boolean> {
+      const r = await db.updateTable('hubspot_held_actions').set({ lease_until: leaseUntil }).where('id', '=', id).where('owner', '=', owner).executeTakeFirst();
+      return Number(r.numUpdatedRows) === 1;
+    },
+
     /** The owner records `patch` and keeps the row; false when it is no longer the owner. */
     async record(id: string, owner: string, patch: HeldActionPatch, now: number): Promise<boolean> {
       const r = await db.updateTable('hubspot_held_actions').set({ ...patch, updated_at: now }).where('id', '=', id).where('owner', '=', owner).executeTakeFirst();

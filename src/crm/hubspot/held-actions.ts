@@ -173,6 +173,8 @@ export function heldActions(deps: { store: Store; clock: Clock; api: HubSpotApi;
   }
 
   async function work(a: HeldAction, owner: string): Promise<void> {
+    // The batch is worked one row at a time: each row's lease counts from its own turn.
+    if (!(await held.renew(a.id, owner, clock.now() + LEASE_MS))) return;
     if (a.state === 'held') {
       const r = await trySend(a);
       if ('abandon' in r) {
