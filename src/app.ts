@@ -286,6 +286,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
     services.worker.start();
     services.hubspot?.autoSends.start();
     services.hubspot?.replyPush.start();
+    services.hubspot?.heldActions.start();
   }
   if (config.inboundWorker) services.inbound.start();
   // Before the server waits for open connections to end: an SSE stream would otherwise hold
@@ -298,6 +299,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
     await services.inbound.stop();
     await services.hubspot?.autoSends.stop();
     await services.hubspot?.replyPush.stop();
+    await services.hubspot?.heldActions.stop();
     await unlisten?.();
     await unlistenIntake?.();
   });

@@ -21,6 +21,7 @@ import { statsRepo } from './stats.js';
 import { intakeRepo } from './intake.js';
 import { hubspotRepo } from './hubspot.js';
 import { hubspotPushRepo } from './hubspot-push.js';
+import { hubspotHeldRepo } from './hubspot-held.js';
 import { reactionsRepo } from './reactions.js';
 import { inboundDirectRepo } from './inbound-direct.js';
 import { deliveriesRepo } from './deliveries.js';
@@ -52,6 +53,7 @@ function repos(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
     intake: intakeRepo(db, dialect),
     hubspot: hubspotRepo(db, dialect, box),
     hubspotPush: hubspotPushRepo(db, dialect),
+    hubspotHeld: hubspotHeldRepo(db, dialect),
     reactions: reactionsRepo(db),
     inboundDirect: inboundDirectRepo(db, dialect),
     groupCreations: groupCreationsRepo(db),
@@ -96,3 +98,4 @@ export type { HubSpotInstall, HubSpotAutoSend, HubSpotTokens } from './hubspot.j
 export type { MessageReaction } from './reactions.js';
 export type { GroupCreation } from './group-creations.js';
 export type { PushCandidate, ReplyPush, PushState, PushKey } from './hubspot-push.js';
+export type { HeldAction } from './hubspot-held.js';

@@ -396,6 +396,36 @@ export interface HubSpotReplyPushesTable {
   pushed_at: number | null;
 }
 
+export interface HubSpotHeldActionsTable {
+  id: string;
+  tenant_id: string;
+  portal_id: string;
+  callback_id: string;
+  object_id: string;
+  /** the recipient (E.164) and the rendered text, as the action asked */
+  phone: string;
+  text: string;
+  /** held: waiting to send; completing: outcome known, HubSpot to be told; completed; abandoned: HubSpot could not be told */
+  state: 'held' | 'completing' | 'completed' | 'abandoned';
+  /** JSON: the outcome HubSpot is told (SUCCESS with the sent message, or FAIL_CONTINUE with the error) */
+  outcome: string | null;
+  message_id: string | null;
+  attempts: number;
+  /** business-clock ms */
+  next_attempt_at: number;
+  /** business-clock ms: not sent by then, the action completes FAIL_CONTINUE (before HubSpot's hold ends) */
+  send_by: number;
+  /** business-clock ms: when HubSpot's hold (hs_expiration_duration) ends */
+  expires_at: number;
+  owner: string | null;
+  /** business-clock ms until which `owner` works the row */
+  lease_until: number | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+  completed_at: number | null;
+}
+
 export interface HubSpotPushStateTable {
   tenant_id: string;
   /** business-clock ms: one process runs the tenant's reply push at a time */
@@ -414,6 +444,7 @@ export interface DB {
   inbound_cursors: InboundCursorsTable;
   hubspot_reply_pushes: HubSpotReplyPushesTable;
   hubspot_push_state: HubSpotPushStateTable;
+  hubspot_held_actions: HubSpotHeldActionsTable;
   hubspot_installs: HubSpotInstallsTable;
   hubspot_oauth_states: HubSpotOAuthStatesTable;
   hubspot_call_counts: HubSpotCallCountsTable;

@@ -155,6 +155,7 @@ export async function hubspotWorkflow(): Promise<string> {
     body: { callbackId: 'cb-1', origin: { portalId: 62515 }, object: { objectId: 1 } },
   });
   if (data) {
+    if (data.ok && 'held' in data) return data.outputFields.hs_execution_state + data.outputFields.hs_expiration_duration;
     if (data.ok) return data.outputFields.hs_execution_state + data.message_id;
     const state: 'FAIL_CONTINUE' = data.outputFields.hs_execution_state;
     return state + String(data.code) + String(data.retryable);

@@ -9,8 +9,11 @@ import type { HubSpotConfig } from '../../config.js';
 import type { Clock } from '../../clock.js';
 import type { Store } from '../../store/index.js';
 
-/** What a call is counted as (the spec's table; `token_refresh` and `install` are shown but not counted against the daily limit). */
-export type CallKind = 'sidebar_load' | 'sidebar_send' | 'contact_created' | 'reply_push' | 'token_refresh' | 'install';
+/**
+ * What a call is counted as (the spec's table; `token_refresh` and `install` are shown but not
+ * counted against the daily limit). `workflow_callback`: completing a held workflow action.
+ */
+export type CallKind = 'sidebar_load' | 'sidebar_send' | 'contact_created' | 'reply_push' | 'workflow_callback' | 'token_refresh' | 'install';
 
 export type HubSpotFailure = 'unauthorized' | 'forbidden' | 'not_found' | 'rate_limited' | 'server' | 'invalid_grant' | 'bad_request' | 'network';
 
@@ -173,6 +176,11 @@ export function hubspotApi(deps: { config: HubSpotConfig; store: Store; clock: C
       );
     },
 
+    /** Deletes a refresh token at HubSpot (our uninstall): HubSpot answers 204; the token lives in the path, never in an error. */
+    async revokeRefreshToken(refreshToken: string, as?: CountAs): Promise<void> {
+      await call('refresh token revoke', as, { method: 'DELETE', path: `/oauth/v1/refresh-tokens/${encodeURIComponent(refreshToken)}` });
+    },
+
     /** The token's portal (hub_id). */
     async tokenInfo(accessToken: string, as?: CountAs): Promise<{ hub_id: number; app_id?: number; user?: string }> {
       const b = (await call('token metadata', as, { method: 'GET', path: `/oauth/v1/access-tokens/${encodeURIComponent(accessToken)}` })) as { hub_id?: unknown };
@@ -202,6 +210,15 @@ export function hubspotApi(deps: { config: HubSpotConfig; store: Store; clock: C
     async associateCommunication(accessToken: string, communicationId: string, contactId: string, as: CountAs): Promise<void> {
       const path = `/crm/v4/objects/communications/${encodeURIComponent(communicationId)}/associations/default/contacts/${encodeURIComponent(contactId)}`;
       await call('association', as, { method: 'PUT', path, token: accessToken, paced: true });
+    },
+
+    /**
+     * Completes a workflow action answered BLOCK (HubSpot's asynchronous custom action execution):
+     * its outputFields carry hs_execution_state SUCCESS or FAIL_CONTINUE. HubSpot answers 204.
+     */
+    async completeCallback(accessToken: string, callbackId: string, outputFields: Record<string, string>, as: CountAs): Promise<void> {
+      const path = `/automation/v4/actions/callbacks/${encodeURIComponent(callbackId)}/complete`;
+      await call('workflow callback complete', as, { method: 'POST', path, token: accessToken, json: { outputFields }, paced: true });
     },
 
     /** Communications logged at exactly `timestampMs` on `channel` (CRM search): finds a create whose answer was lost. */

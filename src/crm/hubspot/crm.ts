@@ -5,7 +5,7 @@
  */
 import type { Clock } from '../../clock.js';
 import type { HubSpotConfig } from '../../config.js';
-import { DomainError } from '../../errors/registry.js';
+import { DomainError, type ErrorCode } from '../../errors/registry.js';
 import type { Messaging } from '../../domain/messaging/index.js';
 import { sendsFrom } from '../../domain/lines/service.js';
 import type { Store, Tenant, HubSpotInstall, Message, PhoneLine } from '../../store/index.js';
@@ -15,11 +15,11 @@ import { fromHubSpot, notConnected } from './errors.js';
 import { CONTACT_PROPERTIES, contactPhone, renderTemplate, normalizePhone, type ContactPhone } from './contact.js';
 import { firstTouchPreview, type SendCheck } from './first-touch.js';
 import { recordedSendOutcome, sendForCrm, type CrmSendOutcome } from './send.js';
-import { once, type OnceOutcome } from './once.js';
+import { once, ReplayedFailure, FOREVER, type OnceOutcome } from './once.js';
+import { isHeldLimit, type HeldActions, type Hold } from './held-actions.js';
 
 const CARD_MESSAGES = 20;
 const CARD_SEND_KEY_TTL_MS = 24 * 3600_000;
-const WORKFLOW_KEY_TTL_MS = 7 * 24 * 3600_000;
 
 export interface WorkflowPayload {
   callbackId: string;
@@ -44,8 +44,15 @@ export interface ContactCard {
 /** A CRM send's outcome; `duplicate` when it is the recorded outcome answered again. */
 export type CrmSendResult = OnceOutcome<CrmSendOutcome>;
 
-export function hubspotCrm(deps: { store: Store; clock: Clock; config: HubSpotConfig; api: HubSpotApi; tokens: TokenKeeper; messaging: Messaging }) {
-  const { store, clock, api, tokens } = deps;
+/** The workflow action's outcome: sent, or held for time (HubSpot is answered BLOCK). */
+export type WorkflowResult = ({ kind: 'sent' } & CrmSendResult) | { kind: 'held'; hold: Hold; /** HubSpot's hold from now */ expiresInMs: number; duplicate: boolean };
+
+/** What the workflow's callbackId record holds: the send, or that the action was held. */
+type WorkflowRecord = CrmSendOutcome | { held: Hold['reason'] };
+const readWorkflowRecord = (r: unknown): WorkflowRecord => (typeof r === 'object' && r !== null && 'held' in r ? (r as { held: Hold['reason'] }) : recordedSendOutcome(r));
+
+export function hubspotCrm(deps: { store: Store; clock: Clock; config: HubSpotConfig; api: HubSpotApi; tokens: TokenKeeper; messaging: Messaging; held: HeldActions }) {
+  const { store, clock, api, tokens, held } = deps;
 
   /** The portal's active install and its tenant; anything else is ok:false. */
   async function connected(portalId: string, appId?: string | number): Promise<{ install: HubSpotInstall; tenant: Tenant }> {
@@ -125,11 +132,16 @@ export function hubspotCrm(deps: { store: Store; clock: Clock; config: HubSpotCo
       }, recordedSendOutcome);
     },
 
-    /** The workflow action: 0 HubSpot calls; idempotent on callbackId. */
-    async workflowSend(p: WorkflowPayload): Promise<CrmSendResult> {
+    /**
+     * The workflow action: 0 HubSpot calls; idempotent on callbackId, for good (a v1/v2 signature
+     * has no timestamp: a captured request replayed any time later is a duplicate). Refused only
+     * for time (window, lines' first-touch limits), it is held and completed later (held-actions.ts).
+     */
+    async workflowSend(p: WorkflowPayload): Promise<WorkflowResult> {
       const portalId = String(p.origin.portalId);
+      const callbackId = p.callbackId;
       const { tenant } = await connected(portalId);
-      return once({ store, clock }, { tenantId: tenant.id, route: 'crm:hubspot:workflow', key: `${portalId}:${p.callbackId}`, ttlMs: WORKFLOW_KEY_TTL_MS }, async () => {
+      const r = await once({ store, clock }, { tenantId: tenant.id, route: 'crm:hubspot:workflow', key: `${portalId}:${callbackId}`, ttlMs: FOREVER }, async (): Promise<WorkflowRecord> => {
         const props = p.object.properties ?? {};
         const input = p.inputFields ?? {};
         const rawPhone = typeof input.phone === 'string' && input.phone.trim() ? input.phone : undefined;
@@ -138,10 +150,27 @@ export function hubspotCrm(deps: { store: Store; clock: Clock; config: HubSpotCo
         const template = typeof input.message === 'string' ? input.message : '';
         const text = renderTemplate(template, props);
         if (!text) throw new DomainError(1001, 'the action\'s message input is empty');
-        const sent = await sendForCrm(deps, tenant, { phone, text, idempotencyKey: `hubspot:workflow:${portalId}:${p.callbackId}` });
-        await link(tenant, phone, portalId, String(p.object.objectId));
-        return sent;
-      }, recordedSendOutcome);
+        const objectId = String(p.object.objectId);
+        try {
+          const sent = await sendForCrm(deps, tenant, { phone, text, idempotencyKey: `hubspot:workflow:${portalId}:${callbackId}` });
+          await link(tenant, phone, portalId, objectId);
+          return sent;
+        } catch (err) {
+          if (!isHeldLimit(err)) throw err;
+          return { held: (await held.hold(tenant, { portalId, callbackId, objectId, phone, text }, err)).reason };
+        }
+      }, readWorkflowRecord);
+      if (!('held' in r.result)) return { kind: 'sent', result: r.result, duplicate: r.duplicate };
+      const row = await held.status(portalId, callbackId);
+      if (!row) throw new Error(`held workflow action ${portalId}:${callbackId} has no row`);
+      const outcome = held.outcomeOf(row);
+      if (!outcome) {
+        const hold = { reason: r.result.held, nextAttemptAt: row.next_attempt_at, expiresAt: row.expires_at };
+        return { kind: 'held', hold, expiresInMs: row.expires_at - clock.now(), duplicate: r.duplicate };
+      }
+      // Done meanwhile (HubSpot retries no 200; a replay): what HubSpot was told.
+      if (outcome.state === 'SUCCESS') return { kind: 'sent', result: outcome.sent, duplicate: true };
+      throw new ReplayedFailure(outcome.code as ErrorCode, outcome.message, {}, outcome.error);
     },
   };
 }

@@ -5,6 +5,22 @@
  */
 import { DomainError } from '../../errors/registry.js';
 import { HubSpotError } from './client.js';
+import { FirstTouchLimitReached } from './send.js';
+import { ReplayedFailure } from './once.js';
+
+const ERROR_NAMES: Record<string, string> = {
+  1001: 'missing field', 1002: 'invalid request', 1003: 'invalid phone', 1004: 'invalid json', 1005: 'url in first message', 1007: 'rate limited',
+  1009: 'text too long', 1012: 'in progress', 1013: 'no usable phone', 2001: 'not connected', 2004: 'invalid signature', 2005: 'forbidden',
+  2006: 'line not assigned', 2010: 'reconnect hubspot', 2011: 'not found', 3001: 'internal error', 3002: 'no line available', 3004: 'hubspot unavailable',
+  4001: 'send failed', 4002: 'limit reached', 4099: 'unsupported',
+};
+
+/** A CRM failure's short name (`error`, and HubSpot's outputFields.error): the first-touch limit a send hit ("daily cap reached": the spec's), else the code's. */
+export function crmErrorName(err: DomainError): string {
+  if (err instanceof FirstTouchLimitReached) return err.limit;
+  if (err instanceof ReplayedFailure && err.shortName) return err.shortName;
+  return ERROR_NAMES[String(err.code)] ?? 'failed';
+}
 
 export function fromHubSpot(err: unknown): unknown {
   if (!(err instanceof HubSpotError)) return err;

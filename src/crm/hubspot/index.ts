@@ -15,6 +15,7 @@ import { autoSends } from './auto-sends.js';
 import { budgetPacer } from './pacer.js';
 import { replyPusher } from './reply-push.js';
 import { replyPushJob } from './push-job.js';
+import { heldActions } from './held-actions.js';
 
 export const OAUTH_CALLBACK_PATH = '/crm/hubspot/oauth/callback';
 
@@ -30,6 +31,7 @@ export function hubspotIntegration(deps: { config: Config; store: Store; clock: 
     { store, clock, pusher: replyPusher({ store, clock, api, tokens, logger }), logger },
     { intervalMs: deps.config.crmPushIntervalMs, pollMs: Math.max(deps.config.workerPollMs, 250) },
   );
+  const held = heldActions({ store, clock, api, tokens, messaging, logger }, { pollMs: Math.max(deps.config.workerPollMs, 250) });
   return {
     config: hs,
     /** HubSpot signs the URL it called: ours as the operator published it. */
@@ -38,7 +40,9 @@ export function hubspotIntegration(deps: { config: Config; store: Store; clock: 
     tokens,
     installs: hubspotInstalls({ store, clock, config: hs, api, redirectUri: `${baseUrl}${OAUTH_CALLBACK_PATH}`, logger, replyPush }),
     replyPush,
-    crm: hubspotCrm({ store, clock, config: hs, api, tokens, messaging }),
+    crm: hubspotCrm({ store, clock, config: hs, api, tokens, messaging, held }),
+    /** Workflow actions held for time, sent and completed at HubSpot by this job. */
+    heldActions: held,
     autoSends: autoSends({ store, clock, api, tokens, messaging, logger }, { pollMs: Math.max(deps.config.workerPollMs, 250) }),
   };
 }

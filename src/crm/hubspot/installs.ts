@@ -175,11 +175,26 @@ export function hubspotInstalls(deps: { store: Store; clock: Clock; config: HubS
       return this.get(tenant, portalId);
     },
 
-    /** Tokens deleted, not just flagged; later CRM calls for the portal answer 2001. */
+    /**
+     * Tokens deleted, not just flagged; later CRM calls for the portal answer 2001. The refresh
+     * token is then revoked at HubSpot, best effort: a failure is logged (never the token) and the
+     * uninstall stands. HubSpot's revoke leaves access tokens already issued (30 minutes at most;
+     * ours are deleted) and the app installed in the portal (a portal admin removes it there).
+     */
     async uninstall(tenant: Tenant, portalId: string): Promise<InstallSummary> {
       await ownInstall(tenant, portalId);
+      const tokens = await store.hubspot.tokens(portalId);
       await store.hubspot.uninstall(portalId, clock.now());
       deps.logger?.info({ tenant: tenant.slug, portal_id: portalId }, 'HubSpot portal uninstalled');
+      if (tokens) {
+        try {
+          await api.revokeRefreshToken(tokens.refresh_token, { portalId, timezone: tenant.timezone, kind: 'install' });
+        } catch (err) {
+          // HubSpot's error text may quote the token: only what kind of failure it was.
+          const e = err instanceof HubSpotError ? { failure: err.failure, status: err.status } : { failure: 'unexpected' };
+          deps.logger?.warn({ tenant: tenant.slug, portal_id: portalId, ...e }, 'HubSpot refresh token could not be revoked at HubSpot; the uninstall stands (our tokens are deleted)');
+        }
+      }
       return this.get(tenant, portalId);
     },
 

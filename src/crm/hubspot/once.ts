@@ -21,11 +21,20 @@ const WAIT_LIMIT_MS = 10_000;
 /** When to ask again about a claim still in progress (its work has run for WAIT_LIMIT_MS already). */
 const IN_PROGRESS_RETRY_S = 30;
 
+/** A record that never expires (the slot's `ttlMs`): its key is answered from it for good. */
+export const FOREVER = Number.POSITIVE_INFINITY;
+/** What a record that never expires stores as its expiry (a bigint column takes no infinity). */
+const NEVER_MS = Number.MAX_SAFE_INTEGER;
+
 /** The record holds the domain outcome (JSON), never an answer of ours: a replay is mapped as the first time. */
 type Recorded<T> = { ok: true; result: T } | { ok: false; code: ErrorCode; message: string; details?: ErrorDetails };
 
-/** A recorded failure answered again: the CRM answer marks it `duplicate: true`. */
-export class ReplayedFailure extends DomainError {}
+/** A recorded failure answered again: the CRM answer marks it `duplicate: true`; `shortName` when the record kept the answer's name. */
+export class ReplayedFailure extends DomainError {
+  constructor(code: ErrorCode, message: string, details: ErrorDetails = {}, readonly shortName?: string) {
+    super(code, message, details);
+  }
+}
 
 /** The work's outcome, and whether it is a replay of a recorded one. */
 export interface OnceOutcome<T> {
@@ -50,7 +59,7 @@ export async function once<T>(
   const owner = randomBytes(12).toString('hex');
   const now = clock.now();
   const claim = await store.idempotency.claim(
-    { ...id, fingerprint: '', identity: '', state: 'in_progress', http_status: null, response: null, created_at: now, expires_at: now + slot.ttlMs, owner, lease_until: now + LEASE_MS },
+    { ...id, fingerprint: '', identity: '', state: 'in_progress', http_status: null, response: null, created_at: now, expires_at: slot.ttlMs === FOREVER ? NEVER_MS : now + slot.ttlMs, owner, lease_until: now + LEASE_MS },
     now,
   );
   if (!claim.claimed) {

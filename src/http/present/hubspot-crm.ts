@@ -3,7 +3,8 @@ import type { HubSpotCardResponse } from '../../contract/hubspot-card.js';
 import type { HubSpotCardSendResponse } from '../../contract/hubspot-card-send.js';
 import type { HubSpotWorkflowSendResponse } from '../../contract/hubspot-workflow-send.js';
 import type { HubSpotWebhookResponse } from '../../contract/hubspot-webhook.js';
-import type { ContactCard, CrmSendResult } from '../../crm/hubspot/crm.js';
+import type { ContactCard, CrmSendResult, WorkflowResult } from '../../crm/hubspot/crm.js';
+import { isoDuration } from '../../crm/hubspot/held-actions.js';
 import type { SendCheck } from '../../crm/hubspot/first-touch.js';
 import type { WebhookReceipt } from '../../crm/hubspot/auto-sends.js';
 import { publicMessage } from './messages.js';
@@ -55,13 +56,27 @@ export const cardSentView = (r: CrmSendResult, traceId: string): HubSpotCardSend
 });
 
 /** HubSpot reads outputFields; the rest is ours. */
-export const workflowSentView = (r: CrmSendResult, traceId: string): HubSpotWorkflowSendResponse => ({
-  outputFields: { hs_execution_state: 'SUCCESS', message_id: r.result.messageId },
-  ok: true,
-  ...(r.duplicate && { duplicate: true }),
-  ...sentFields(r),
-  trace_id: traceId,
-});
+export function workflowSentView(r: WorkflowResult, traceId: string): HubSpotWorkflowSendResponse {
+  if (r.kind === 'held') {
+    return {
+      outputFields: { hs_execution_state: 'BLOCK', hs_expiration_duration: isoDuration(r.expiresInMs) },
+      ok: true,
+      held: true,
+      ...(r.duplicate && { duplicate: true }),
+      reason: r.hold.reason,
+      next_attempt_at: new Date(r.hold.nextAttemptAt).toISOString(),
+      hold_expires_at: new Date(r.hold.expiresAt).toISOString(),
+      trace_id: traceId,
+    };
+  }
+  return {
+    outputFields: { hs_execution_state: 'SUCCESS', message_id: r.result.messageId },
+    ok: true,
+    ...(r.duplicate && { duplicate: true }),
+    ...sentFields(r),
+    trace_id: traceId,
+  };
+}
 
 export const webhookReceiptView = (r: WebhookReceipt, traceId: string): HubSpotWebhookResponse => ({
   ok: true,

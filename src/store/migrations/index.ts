@@ -14,6 +14,7 @@ import * as m012 from './012_message_reactions.js';
 import * as m013 from './013_receipts_in_place.js';
 import * as m014 from './014_group_creations.js';
 import * as m015 from './015_idempotency_leases.js';
+import * as m016 from './016_hubspot_held_actions.js';
 
 /** Numbered migrations, applied in key order; never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '013_receipts_in_place': m013,
   '014_group_creations': m014,
   '015_idempotency_leases': m015,
+  '016_hubspot_held_actions': m016,
 };

@@ -1,6 +1,6 @@
 /**
  * CRM sends are recorded under HubSpot's key (card: contact and second, 24 h; workflow: callbackId,
- * 7 days) and a retry is answered from the record. Records written before outcomes were recorded in
+ * for good) and a retry is answered from the record. Records written before outcomes were recorded in
  * domain terms held the answer's snake_case fields: a retry that finds one after an upgrade gets the
  * same answer as the first time, not a broken one.
  */

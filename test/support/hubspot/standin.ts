@@ -7,7 +7,11 @@
  * /crm/v3/objects/contacts/{id}?properties=…), communications (POST
  * /crm/v3/objects/communications; POST …/communications/search with EQ filters,
  * datetime values compared as instants) and their default association (PUT
- * /crm/v4/objects/communications/{id}/associations/default/contacts/{contactId}).
+ * /crm/v4/objects/communications/{id}/associations/default/contacts/{contactId}), the completion
+ * of a workflow action answered BLOCK (POST /automation/v4/actions/callbacks/{callbackId}/complete
+ * with `{outputFields}`, 204; a second completion of a callback is refused 400 here: HubSpot
+ * documents no answer for it) and refresh-token deletion (DELETE /oauth/v1/refresh-tokens/{token},
+ * no authorization, 204; the token no longer refreshes).
  * Error bodies take HubSpot's `{status: "error", message, correlationId, category}`.
  *
  * Every request is counted per portal and route; faults (401, 429 with the
@@ -30,7 +34,9 @@ export type RouteKey =
   | 'contact-read'
   | 'communication-create'
   | 'communication-search'
-  | 'association-put';
+  | 'association-put'
+  | 'callback-complete'
+  | 'refresh-token-delete';
 
 /**
  * A status fault refuses the request before any work (as HubSpot does for 401/429/…); with
@@ -84,6 +90,8 @@ export async function startHubSpotStandin(opts: StandinOptions) {
   const counts = new Map<string, number>();
   const faults: { route: RouteKey; portalId?: number; fault: Fault }[] = [];
   const windows = new Map<number, number[]>();
+  /** Workflow actions completed (asynchronous execution), in order. */
+  const completions: { portalId: number; callbackId: string; outputFields: Record<string, unknown>; at: number }[] = [];
   const requests: { route: RouteKey; portalId: number; method: string; url: string; body: string; at: number }[] = [];
   /** 429s the per-portal budget answered. */
   const overBudget = new Map<number, number>();
@@ -169,6 +177,8 @@ export async function startHubSpotStandin(opts: StandinOptions) {
     if (method === 'GET' && path === '/oauth/authorize') return { key: 'authorize', params: [] };
     if (method === 'POST' && path === '/oauth/v1/token') return { key: 'token:authorization_code', params: [] };
     if (method === 'GET' && (m = /^\/oauth\/v1\/access-tokens\/([^/]+)$/.exec(path))) return { key: 'token-metadata', params: [decodeURIComponent(m[1]!)] };
+    if (method === 'DELETE' && (m = /^\/oauth\/v1\/refresh-tokens\/([^/]+)$/.exec(path))) return { key: 'refresh-token-delete', params: [decodeURIComponent(m[1]!)] };
+    if (method === 'POST' && (m = /^\/automation\/v4\/actions\/callbacks\/([^/]+)\/complete$/.exec(path))) return { key: 'callback-complete', params: [decodeURIComponent(m[1]!)] };
     if (method === 'GET' && path === '/account-info/v3/details') return { key: 'account-details', params: [] };
     if (method === 'GET' && (m = /^\/crm\/v3\/objects\/contacts\/([^/]+)$/.exec(path))) return { key: 'contact-read', params: [m[1]!] };
     if (method === 'POST' && path === '/crm/v3/objects/communications') return { key: 'communication-create', params: [] };
@@ -242,6 +252,15 @@ export async function startHubSpotStandin(opts: StandinOptions) {
       return { status: 200, body, portalId: t.portalId, route: r.key };
     }
 
+    if (r.key === 'refresh-token-delete') {
+      const g = refreshTokens.get(r.params[0]!);
+      if (!g) return { status: 404, body: hubError('refresh token not found', 'OBJECT_NOT_FOUND'), portalId: 0, route: r.key };
+      const fault = takeFault(r.key, g.portalId);
+      if (fault && 'status' in fault) return { ...faultAnswer(fault), portalId: g.portalId, route: r.key, gate: { headers: {}, over: false } };
+      refreshTokens.delete(r.params[0]!);
+      return { status: 204, portalId: g.portalId, route: r.key, gate: { headers: {}, over: false } };
+    }
+
     const auth = bearer(req);
     const portalOf = typeof auth === 'object' ? auth.portalId : 0;
     if (!auth || auth === 'expired') return { ...unauthorized(auth === 'expired'), portalId: portalOf, route: r.key };
@@ -303,6 +322,19 @@ export async function startHubSpotStandin(opts: StandinOptions) {
         archived: false,
       }));
       return { status: 200, body: { total: hits.length, results }, portalId: portal.portalId, route: r.key };
+    }
+    if (r.key === 'callback-complete') {
+      let input: { outputFields?: Record<string, unknown> };
+      try {
+        input = JSON.parse(raw);
+      } catch {
+        return { status: 400, body: hubError('Invalid input JSON', 'VALIDATION_ERROR'), portalId: portal.portalId, route: r.key };
+      }
+      const state = input.outputFields?.hs_execution_state;
+      if (state !== 'SUCCESS' && state !== 'FAIL_CONTINUE') return { status: 400, body: hubError('outputFields.hs_execution_state must be SUCCESS or FAIL_CONTINUE', 'VALIDATION_ERROR'), portalId: portal.portalId, route: r.key };
+      if (completions.some((c) => c.callbackId === r.params[0])) return { status: 400, body: hubError(`callback ${r.params[0]} is already completed`, 'VALIDATION_ERROR'), portalId: portal.portalId, route: r.key };
+      completions.push({ portalId: portal.portalId, callbackId: r.params[0]!, outputFields: input.outputFields!, at: now() });
+      return { status: 204, portalId: portal.portalId, route: r.key };
     }
     // association-put
     const [commId, contactId] = r.params as [string, string];
@@ -390,6 +422,10 @@ export async function startHubSpotStandin(opts: StandinOptions) {
       requests.length = 0;
     },
     requests,
+    /** Workflow actions completed through the callbacks API, in order. */
+    completions,
+    /** Whether a refresh token still refreshes (a deleted one does not). */
+    refreshTokenLive: (token: string) => refreshTokens.has(token),
     /** How many requests the per-portal budget (rateLimit) refused with 429. */
     overBudget: (portalId: number) => overBudget.get(portalId) ?? 0,
     /** Every token issued so far (access and refresh), to look for them where they must not be. */
