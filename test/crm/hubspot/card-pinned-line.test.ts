@@ -5,16 +5,12 @@
  * first-touch rules. The card said "no line" there, so a rep never tried a send that works.
  */
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { prepareSandbox } from '../../support/messaging.js';
-import { PORTAL, cardUrl, install, signed, startHarness, type HubSpotHarness } from './helpers.js';
+import { PORTAL, cardUrl, signed, startInstalled, type HubSpotHarness } from './helpers.js';
 
 let h: HubSpotHarness;
 let contact: string;
 beforeEach(async () => {
-  h = await startHarness('sqlite');
-  await prepareSandbox(h.t);
-  expect((await install(h, PORTAL)).statusCode).toBe(200);
-  contact = h.hs.addContact(PORTAL, { firstname: 'Ada', mobilephone: '+14155550123' });
+  ({ h, contact } = await startInstalled());
 });
 afterEach(async () => h.close());
 

@@ -5,29 +5,20 @@
  * 1012 "still being processed" for the record's 7 days, and the contact was never texted).
  */
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { allDeviceLogs, prepareSandbox } from '../../support/messaging.js';
+import { allDeviceLogs } from '../../support/messaging.js';
 import { LEASE_MS } from '../../../src/domain/messaging/idempotency.js';
-import { PORTAL, install, signed, startHarness, workflowPayload, type HubSpotHarness } from './helpers.js';
+import { PORTAL, claimWorkflowAction, signed, startInstalled, workflowPayload, type HubSpotHarness } from './helpers.js';
 
 let h: HubSpotHarness;
 let contact: string;
 beforeEach(async () => {
-  h = await startHarness('sqlite');
-  await prepareSandbox(h.t);
-  expect((await install(h, PORTAL)).statusCode).toBe(200);
-  contact = h.hs.addContact(PORTAL, { firstname: 'Ada', mobilephone: '+14155550123' });
+  ({ h, contact } = await startInstalled());
 });
 afterEach(async () => h.close());
 
 it("a workflow action whose process died mid-work is done by HubSpot's retry once the claim's lease ends, once", async () => {
-  const tenant = (await h.t.testStore.store.tenants.getBySlug('demo'))!;
-  const now = h.t.clock.now();
   // What the dead process left: the claim, its owner, a lease it will never renew.
-  const claimed = await h.t.testStore.store.idempotency.claim(
-    { tenant_id: tenant.id, route: 'crm:hubspot:workflow', key: `${PORTAL}:cb-crash`, fingerprint: '', identity: '', state: 'in_progress', http_status: null, response: null, created_at: now, expires_at: now + 7 * 86_400_000, owner: 'dead-process', lease_until: now + LEASE_MS },
-    now,
-  );
-  expect(claimed.claimed).toBe(true);
+  await claimWorkflowAction(h, 'cb-crash', 'dead-process');
 
   h.t.clock.advance(LEASE_MS + 1_000);
   const payload = workflowPayload(PORTAL, contact, 'cb-crash', { phone: '+14155550997' });

@@ -7,6 +7,8 @@ import { startHubSpotStandin, type HubSpotStandin } from '../../support/hubspot/
 import type { StoreKind } from '../../support/stores.js';
 import { assertMatchesContract } from '../../support/contract.js';
 import { operations } from '../../../src/contract/index.js';
+import { LEASE_MS } from '../../../src/domain/messaging/idempotency.js';
+import { prepareSandbox } from '../../support/messaging.js';
 
 export const CLIENT_ID = 'client-id-123';
 export const CLIENT_SECRET = 'yyyyyyyy-yyyy-yyyy-yyyy-yyyyyyyyyyyy';
@@ -140,4 +142,23 @@ export function workflowPayload(portalId: number, objectId: string, callbackId: 
     object: { objectId: Number(objectId), objectType: 'CONTACT', properties: over.properties ?? { firstname: 'Ada' } },
     inputFields: { message: over.message ?? 'Hello {{firstname}}', ...(over.phone !== undefined && { phone: over.phone }) },
   };
+}
+
+/** A harness with the demo sandbox ready, PORTAL installed, and one contact in it (Ada, with a mobile phone). */
+export async function startInstalled(kind: StoreKind = 'sqlite'): Promise<{ h: HubSpotHarness; contact: string }> {
+  const h = await startHarness(kind);
+  await prepareSandbox(h.t);
+  expect((await install(h, PORTAL)).statusCode).toBe(200);
+  return { h, contact: h.hs.addContact(PORTAL, { firstname: 'Ada', mobilephone: '+14155550123' }) };
+}
+
+/** What a process doing a workflow action holds: its claim on the callbackId, in progress, under `owner`'s lease from now. */
+export async function claimWorkflowAction(h: HubSpotHarness, callbackId: string, owner: string) {
+  const tenant = (await h.t.testStore.store.tenants.getBySlug('demo'))!;
+  const now = h.t.clock.now();
+  const claimed = await h.t.testStore.store.idempotency.claim(
+    { tenant_id: tenant.id, route: 'crm:hubspot:workflow', key: `${PORTAL}:${callbackId}`, fingerprint: '', identity: '', state: 'in_progress', http_status: null, response: null, created_at: now, expires_at: now + 7 * 86_400_000, owner, lease_until: now + LEASE_MS },
+    now,
+  );
+  expect(claimed.claimed).toBe(true);
 }

@@ -11,7 +11,7 @@ import { sql } from 'kysely';
 import { STORE_KINDS, type StoreKind } from '../../support/stores.js';
 import { allDeviceLogs, prepareSandbox } from '../../support/messaging.js';
 import { LEASE_MS } from '../../../src/domain/messaging/idempotency.js';
-import { PORTAL, install, signed, startHarness, webhookEvent, workflowPayload, type HubSpotHarness } from './helpers.js';
+import { PORTAL, claimWorkflowAction, install, signed, startHarness, startInstalled, webhookEvent, workflowPayload, type HubSpotHarness } from './helpers.js';
 
 /** From now on the database refuses inserts into `table` (where `column` = `value`). */
 async function refuseInserts(h: HubSpotHarness, kind: StoreKind, table: string, column: string, value: string) {
@@ -78,23 +78,14 @@ describe('failures HubSpot retries: an action still in progress (sqlite)', () =>
   let h: HubSpotHarness;
   let contact: string;
   beforeEach(async () => {
-    h = await startHarness('sqlite');
-    await prepareSandbox(h.t);
-    expect((await install(h, PORTAL)).statusCode).toBe(200);
-    contact = h.hs.addContact(PORTAL, { firstname: 'Ada', mobilephone: '+14155550123' });
+    ({ h, contact } = await startInstalled());
   });
   afterEach(async () => h.close());
 
   // Waits out the 10 s (real time) a retry waits for the claim in progress.
   it("HubSpot's retry of an action another process is still doing is 429 with Retry-After, not FAIL_CONTINUE; a later retry does it", async () => {
-    const tenant = (await h.t.testStore.store.tenants.getBySlug('demo'))!;
-    const now = h.t.clock.now();
     // Another process has the callbackId and is still at it (its lease runs).
-    const claimed = await h.t.testStore.store.idempotency.claim(
-      { tenant_id: tenant.id, route: 'crm:hubspot:workflow', key: `${PORTAL}:cb-busy`, fingerprint: '', identity: '', state: 'in_progress', http_status: null, response: null, created_at: now, expires_at: now + 7 * 86_400_000, owner: 'other-process', lease_until: now + LEASE_MS },
-      now,
-    );
-    expect(claimed.claimed).toBe(true);
+    await claimWorkflowAction(h, 'cb-busy', 'other-process');
     const payload = workflowPayload(PORTAL, contact, 'cb-busy', { phone: '+14155550995' });
     const busy = await signed(h, 'POST', '/crm/hubspot/workflow/send', payload);
     expect(busy.statusCode).toBe(429);
