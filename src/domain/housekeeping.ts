@@ -6,9 +6,10 @@
  *   callbacks) never expire;
  * - attachment upload slots never uploaded to, a day after their slot expired (an upload begun
  *   just before the expiry may still be streaming); they hold no file;
+ * - staged voice notes never used, with their files, a day after they expired, unless a message
+ *   names them (a failed send gives its note back, yet the console still plays its audio);
  * - HubSpot install states never used, and console sessions, past expiry.
- * Kept: uploaded attachments past retention (they answer 5001 "has expired"), staged voice notes
- * (a failed message still names its note, whose audio the console plays).
+ * Kept: uploaded attachments past retention (they answer 5001 "has expired"), used voice notes.
  *
  * Each tick deletes at most one batch per kind, each batch one short statement; the loop ticks
  * again at once while a batch came back full, else waits for the next pass. Passes in several
@@ -17,9 +18,10 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Store } from '../store/index.js';
+import type { BlobStore } from '../blobs/index.js';
 import { claimLoop } from '../jobs/claim-loop.js';
 
-export type HousekeptKind = 'idempotency_record' | 'upload_slot' | 'hubspot_install_state' | 'console_session';
+export type HousekeptKind = 'idempotency_record' | 'upload_slot' | 'voice_note' | 'hubspot_install_state' | 'console_session';
 
 /** Rows per delete statement: small enough that one never holds the SQLite writer or PostgreSQL locks for long. */
 export const HOUSEKEEPING_BATCH = 500;
@@ -27,9 +29,11 @@ export const HOUSEKEEPING_BATCH = 500;
 export const HOUSEKEEPING_INTERVAL_MS = 10 * 60_000;
 /** An upload slot is deleted this long after it expired, never while an upload begun in time may still run. */
 export const UPLOAD_SLOT_GRACE_MS = 24 * 3600_000;
+/** Likewise a staged voice note: a send that resolved it just in time may still be recording its message. */
+export const VOICE_NOTE_GRACE_MS = 24 * 3600_000;
 
 export function housekeeping(
-  deps: { store: Store; clock: Clock; logger?: Logger; onDeleted?: (kind: HousekeptKind, count: number) => void },
+  deps: { store: Store; clock: Clock; blobs: BlobStore; logger?: Logger; onDeleted?: (kind: HousekeptKind, count: number) => void },
   opts: { batch?: number; intervalMs?: number } = {},
 ) {
   const { store, clock } = deps;
@@ -38,6 +42,16 @@ export function housekeeping(
   const kinds: Record<HousekeptKind, (now: number) => Promise<number>> = {
     idempotency_record: (now) => repo.deleteExpiredIdempotency(now, batch),
     upload_slot: (now) => repo.deleteExpiredUploadSlots(now - UPLOAD_SLOT_GRACE_MS, batch),
+    voice_note: async (now) => {
+      const before = now - VOICE_NOTE_GRACE_MS;
+      const notes = await repo.expiredUnusedVoiceNotes(before, VOICE_NOTE_GRACE_MS, batch);
+      // The file first: a row left without it answers 5001 as a deleted one would; a file left without its row would stay for good.
+      for (const n of notes) await deps.blobs.delete(n.blob_key);
+      return repo.deleteUnusedVoiceNotes(
+        notes.map((n) => n.id),
+        before,
+      );
+    },
     hubspot_install_state: (now) => repo.deleteExpiredOAuthStates(now, batch),
     console_session: (now) => repo.deleteExpiredConsoleSessions(now, batch),
   };

@@ -38,6 +38,42 @@ export function housekeepingRepo(db: Kysely<DB>) {
       return deleted(res);
     },
 
+    /**
+     * Staged voice notes never used whose expiry is at or before `beforeMs`, and that no message
+     * names: a send that failed gives its note back (unused again), yet its message still names
+     * it and the console plays its audio. Looked up on the note's line while it was live (plus
+     * `slackMs`), so the check reads a few minutes of one line's messages.
+     */
+    async expiredUnusedVoiceNotes(beforeMs: number, slackMs: number, limit: number): Promise<{ id: string; blob_key: string }[]> {
+      return db
+        .selectFrom('voice_notes as vn')
+        .select(['vn.id', 'vn.blob_key'])
+        .where('vn.used_at', 'is', null)
+        .where('vn.expires_at', '<=', beforeMs)
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom('messages as m')
+                .select(sql`1`.as('one'))
+                .whereRef('m.line_id', '=', 'vn.line_id')
+                .where('m.first_touch', 'in', [0, 1])
+                .whereRef('m.sent_at', '>=', 'vn.created_at')
+                .where('m.sent_at', '<=', sql<number>`vn.expires_at + ${slackMs}`)
+                .where('m.parts', 'like', sql<string>`'%' || vn.id || '%'`),
+            ),
+          ),
+        )
+        .limit(limit)
+        .execute();
+    },
+
+    /** Deletes those notes (their blobs already gone), unless one was used meanwhile. */
+    async deleteUnusedVoiceNotes(ids: readonly string[], beforeMs: number): Promise<number> {
+      if (ids.length === 0) return 0;
+      const res = await db.deleteFrom('voice_notes').where('id', 'in', ids).where('used_at', 'is', null).where('expires_at', '<=', beforeMs).executeTakeFirst();
+      return deleted(res);
+    },
+
     /** HubSpot install states (OAuth `state`) never consumed, past expiry. */
     async deleteExpiredOAuthStates(nowMs: number, limit: number): Promise<number> {
       const dead = db.selectFrom('hubspot_oauth_states').select('state_hash').where('expires_at', '<=', nowMs).limit(limit);

@@ -2,8 +2,8 @@
  * The housekeeping pass deletes what is dead past its expiry, and nothing a user can still read:
  * a keyed send's record is answered within its six hours and gone after them (the key then sends
  * anew), a HubSpot workflow record is kept for good, a claim whose request still runs is kept,
- * an uploaded attachment past retention keeps answering "has expired", and a pass deletes at
- * most a batch per kind.
+ * an uploaded attachment past retention keeps answering "has expired", a voice note a message
+ * names keeps its audio, and a pass deletes at most a batch per kind.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import { allDeviceLogs, firstTouch, prepareSandbox } from '../support/messaging.
 import { housekeeping } from '../../src/domain/housekeeping.js';
 import { IDEMPOTENCY_TTL_MS } from '../../src/domain/messaging/idempotency.js';
 import { FOREVER, once } from '../../src/crm/hubspot/once.js';
+import { makeWav16Fast, sine } from '../audio/fixtures.js';
 
 const HOUR = 3600_000;
 const DAY = 24 * HOUR;
@@ -91,11 +92,11 @@ describe.each(STORE_KINDS)('housekeeping (%s)', (kind) => {
     const now = t.clock.now();
     for (let i = 0; i < 5; i++) await claim(`batch-${i}`, now + 1_000, null, 'done');
     t.clock.advance(2_000);
-    const small = housekeeping({ store: store(), clock: t.clock }, { batch: 2 });
+    const small = housekeeping({ store: store(), clock: t.clock, blobs: t.blobs }, { batch: 2 });
     expect((await small.tick()).idempotency_record).toBe(2);
     expect(await count('idempotency_keys')).toBe(before + 3);
     // Two passes racing (as from two processes): together they delete the rest, no more.
-    const other = housekeeping({ store: store(), clock: t.clock }, { batch: 2 });
+    const other = housekeeping({ store: store(), clock: t.clock, blobs: t.blobs }, { batch: 2 });
     await Promise.all([small.drain(), other.drain()]);
     expect(await count('idempotency_keys')).toBe(before);
   });
@@ -126,6 +127,50 @@ describe.each(STORE_KINDS)('housekeeping (%s)', (kind) => {
     expect(res.json().error).toMatchObject({ code: 5001, message: expect.stringContaining('has expired') });
   });
 
+  it('deletes a staged voice note never sent, with its file, a day after it expired; keeps those a message names', async () => {
+    const line = t.demo.phone_line_ids[0]!;
+    const wav = makeWav16Fast(44_100, 1, 44_100, sine(440, 44_100)).toString('base64');
+    const stage = async () => {
+      const res = await t.api('POST', '/api/v1/voice-notes', { audio_base64: wav, mime_type: 'audio/wav', phone_line_id: line });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json().voice_note_id as string;
+    };
+    const send = async (id: string) => {
+      const res = await firstTouch(t, { phone: '+14155550162', phone_line_id: line, voice_note: { voice_note_id: id } });
+      expect(res.statusCode, res.body).toBe(200);
+    };
+    const audio = (id: string) => t.api('GET', `/api/v1/voice-notes/${id}/audio.ogg`);
+    const unsent = await stage();
+    const unsentKey = (await store().media.getVoiceNote(tenantId, unsent))!.blob_key;
+    const sent = await stage();
+    await send(sent);
+    // A send that failed gives its note back: unused again, yet its message names it.
+    const givenBack = await stage();
+    await send(givenBack);
+    await store().media.releaseVoiceNote(givenBack);
+
+    t.clock.advance(16 * 60_000);
+    await pass();
+    expect((await audio(unsent)).statusCode).toBe(200);
+    t.clock.advance(DAY);
+    await pass();
+    expect(await store().media.getVoiceNote(tenantId, unsent)).toBeUndefined();
+    expect(await t.blobs.size(unsentKey)).toBeUndefined();
+    expect((await audio(unsent)).json().error).toMatchObject({ code: 5001 });
+    for (const id of [sent, givenBack]) expect((await audio(id)).statusCode, id).toBe(200);
+  });
+
+  it('deletes HubSpot install states never used once expired, and keeps a live one usable', async () => {
+    const now = t.clock.now();
+    await store().hubspot.insertState({ state_hash: 'expired-state', tenant_id: tenantId, created_at: now, expires_at: now + 1_000 });
+    await store().hubspot.insertState({ state_hash: 'live-state', tenant_id: tenantId, created_at: now, expires_at: now + HOUR });
+    t.clock.advance(2_000);
+    await pass();
+    const left = await store().database.db.selectFrom('hubspot_oauth_states').select('state_hash').execute();
+    expect(left.map((r) => r.state_hash)).toEqual(['live-state']);
+    expect(await store().hubspot.consumeState('live-state', t.clock.now())).toBe(tenantId);
+  });
+
   it('counts the rows it deleted by kind in the metrics', async () => {
     const now = t.clock.now();
     await claim('metered', now + 1_000, null, 'done');
@@ -134,5 +179,6 @@ describe.each(STORE_KINDS)('housekeeping (%s)', (kind) => {
     const res = await t.request({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
     expect(res.body).toMatch(/^blueline_housekeeping_deleted_rows_total\{kind="idempotency_record"\} [1-9]\d*$/m);
     expect(res.body).toMatch(/^blueline_housekeeping_deleted_rows_total\{kind="upload_slot"\} [1-9]\d*$/m);
+    expect(res.body).toMatch(/^blueline_housekeeping_deleted_rows_total\{kind="voice_note"\} [1-9]\d*$/m);
   });
 });
