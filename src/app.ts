@@ -287,6 +287,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
     services.hubspot?.autoSends.start();
     services.hubspot?.replyPush.start();
     services.hubspot?.heldActions.start();
+    services.housekeeping.start();
   }
   if (config.inboundWorker) services.inbound.start();
   // Before the server waits for open connections to end: an SSE stream would otherwise hold
@@ -300,6 +301,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
     await services.hubspot?.autoSends.stop();
     await services.hubspot?.replyPush.stop();
     await services.hubspot?.heldActions.stop();
+    await services.housekeeping.stop();
     await unlisten?.();
     await unlistenIntake?.();
   });

@@ -35,6 +35,7 @@ import type { AddressGuard } from './net/index.js';
 import type { ServiceObserver } from './metrics/observer.js';
 import { observeDrivers, observeDriverState, observeLineEvents } from './metrics/wrap.js';
 import { hubspotIntegration } from './crm/hubspot/index.js';
+import { housekeeping } from './domain/housekeeping.js';
 
 export interface ServiceDeps {
   config: Config;
@@ -132,6 +133,8 @@ export function buildServices(deps: ServiceDeps) {
     voiceNoteAudio: voiceNoteAudio({ store, blobs }),
     worker: deliveryWorker({ store, clock, bus, logger: deps.logger, observer }, { ...attempt, backoffMs: config.webhookBackoffMs, pollMs: config.workerPollMs, leaseMs: Math.max(config.webhookLeaseMs, config.webhookTimeoutMs * 2), batch: 32 }),
     sse: sseHub({ store, bus }, { maxMs: config.sseMaxMs, heartbeatMs: config.sseHeartbeatMs, pollMs: config.ssePollMs }),
+    /** Deletes expired rows nothing reads any more, in batches, every few minutes (started with the delivery worker). */
+    housekeeping: housekeeping({ store, clock, blobs, logger: deps.logger, onDeleted: observer?.rowsDeleted.bind(observer) }),
     /** Settles sends a crash left `sending` (main starts it). */
     sendReconciler: reconciler,
     messaging: messagingArea,

@@ -17,6 +17,8 @@ export interface ServiceObserver {
   webhookAttempt(outcome: 'delivered' | 'retry' | 'failed', status: number | null, durationMs: number): void;
   /** A webhook delivered, `latencyMs` after its event was recorded. */
   webhookDelivered(latencyMs: number): void;
+  /** Expired rows the housekeeping pass deleted, by kind (domain/housekeeping.ts). */
+  rowsDeleted(kind: string, count: number): void;
 }
 
 export const noObserver: ServiceObserver = {
@@ -25,4 +27,5 @@ export const noObserver: ServiceObserver = {
   serviceEpochChanged() {},
   webhookAttempt() {},
   webhookDelivered() {},
+  rowsDeleted() {},
 };

@@ -83,6 +83,12 @@ export function createMetrics() {
   const ftTenantsAtCap = new Gauge({ name: 'blueline_tenants_at_first_touch_cap', help: 'Active tenants whose daily first-touch cap is used up', registers });
   const ftLineCapacity = new Gauge({ name: 'blueline_line_first_touch_capacity', help: `First touches the sending lines can make in a day (${FIRST_TOUCH_PER_LINE_PER_DAY} each)`, registers });
   const ftLinesAtLimit = new Gauge({ name: 'blueline_lines_at_first_touch_limit', help: `Sending lines that made their ${FIRST_TOUCH_PER_LINE_PER_DAY} first touches today`, registers });
+  const rowsDeleted = new Counter({
+    name: 'blueline_housekeeping_deleted_rows_total',
+    help: 'Expired rows the housekeeping pass deleted, by kind (idempotency_record, upload_slot, voice_note, hubspot_install_state, console_session)',
+    labelNames: ['kind'] as const,
+    registers,
+  });
   const scrapeErrors = new Counter({ name: 'blueline_metrics_scrape_errors_total', help: 'Scrapes whose database reads failed (their gauges keep the previous values)', registers });
 
   const observer: ServiceObserver = {
@@ -94,6 +100,7 @@ export function createMetrics() {
       webhookAttemptDuration.observe(durationMs / 1000);
     },
     webhookDelivered: (latencyMs) => deliveryLatency.observe(Math.max(0, latencyMs) / 1000),
+    rowsDeleted: (kind, count) => rowsDeleted.labels(kind).inc(count),
   };
 
   async function lineStates(src: ScrapeSources) {

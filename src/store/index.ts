@@ -16,6 +16,7 @@ import { simulatorLogRepo } from './simulator-log.js';
 import { mediaRepo } from './media.js';
 import { eventsRepo } from './events.js';
 import { consoleSessionsRepo } from './console-sessions.js';
+import { housekeepingRepo } from './housekeeping.js';
 import { chatListRepo } from './chat-list.js';
 import { statsRepo } from './stats.js';
 import { intakeRepo } from './intake.js';
@@ -57,6 +58,7 @@ function repos(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
     reactions: reactionsRepo(db),
     inboundDirect: inboundDirectRepo(db, dialect),
     groupCreations: groupCreationsRepo(db),
+    housekeeping: housekeepingRepo(db),
   };
 }
 

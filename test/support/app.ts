@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { fsBlobStore } from '../../src/blobs/index.js';
+import { fsBlobStore, type BlobStore } from '../../src/blobs/index.js';
 import { openBlobStore } from '../../src/blobs/open.js';
 import { createHmac } from 'node:crypto';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
@@ -25,6 +25,8 @@ export interface TestApp {
   testStore: TestStore;
   clock: ReturnType<typeof testClock>;
   config: Config;
+  /** The app's blob store (a temp directory, or the bucket of BLUELINE_BLOB_URL). */
+  blobs: BlobStore;
   adminToken: string;
   demo: DemoSandbox;
   /** Every log line the app wrote, as text. */
@@ -69,6 +71,7 @@ export async function startTestApp(kind: StoreKind = 'sqlite', env: Record<strin
     testStore,
     clock,
     config,
+    blobs,
     adminToken: ADMIN_TOKEN,
     demo,
     logs,

@@ -15,6 +15,7 @@ import * as m013 from './013_receipts_in_place.js';
 import * as m014 from './014_group_creations.js';
 import * as m015 from './015_idempotency_leases.js';
 import * as m016 from './016_hubspot_held_actions.js';
+import * as m017 from './017_housekeeping_indexes.js';
 
 /** Numbered migrations, applied in key order; never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -34,4 +35,5 @@ export const migrations: Record<string, Migration> = {
   '014_group_creations': m014,
   '015_idempotency_leases': m015,
   '016_hubspot_held_actions': m016,
+  '017_housekeeping_indexes': m017,
 };

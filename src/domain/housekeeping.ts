@@ -1,0 +1,89 @@
+/**
+ * Housekeeping: deletes rows that nothing can read or use any more once past their expiry, so an
+ * operator's database does not grow for good with one row per keyed request:
+ * - idempotency records past their lifetime (a repeat of the key would start afresh anyway),
+ *   except a claim in progress under a live lease; records kept for good (HubSpot workflow
+ *   callbacks) never expire;
+ * - attachment upload slots never uploaded to, a day after their slot expired (an upload begun
+ *   just before the expiry may still be streaming); they hold no file;
+ * - staged voice notes never used, with their files, a day after they expired, unless a message
+ *   names them (a failed send gives its note back, yet the console still plays its audio);
+ * - HubSpot install states never used, and console sessions, past expiry.
+ * Kept: uploaded attachments past retention (they answer 5001 "has expired"), used voice notes.
+ *
+ * Each tick deletes at most one batch per kind, each batch one short statement; the loop ticks
+ * again at once while a batch came back full, else waits for the next pass. Passes in several
+ * processes at once are harmless: every delete checks its condition again in the statement.
+ */
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.js';
+import type { Store } from '../store/index.js';
+import type { BlobStore } from '../blobs/index.js';
+import { claimLoop } from '../jobs/claim-loop.js';
+
+export type HousekeptKind = 'idempotency_record' | 'upload_slot' | 'voice_note' | 'hubspot_install_state' | 'console_session';
+
+/** Rows per delete statement: small enough that one never holds the SQLite writer or PostgreSQL locks for long. */
+export const HOUSEKEEPING_BATCH = 500;
+/** Between passes (wall time): expired rows are harmless for a while, only their number matters. */
+export const HOUSEKEEPING_INTERVAL_MS = 10 * 60_000;
+/** An upload slot is deleted this long after it expired, never while an upload begun in time may still run. */
+export const UPLOAD_SLOT_GRACE_MS = 24 * 3600_000;
+/** Likewise a staged voice note: a send that resolved it just in time may still be recording its message. */
+export const VOICE_NOTE_GRACE_MS = 24 * 3600_000;
+
+export function housekeeping(
+  deps: { store: Store; clock: Clock; blobs: BlobStore; logger?: Logger; onDeleted?: (kind: HousekeptKind, count: number) => void },
+  opts: { batch?: number; intervalMs?: number } = {},
+) {
+  const { store, clock } = deps;
+  const batch = opts.batch ?? HOUSEKEEPING_BATCH;
+  const repo = store.housekeeping;
+  const kinds: Record<HousekeptKind, (now: number) => Promise<number>> = {
+    idempotency_record: (now) => repo.deleteExpiredIdempotency(now, batch),
+    upload_slot: (now) => repo.deleteExpiredUploadSlots(now - UPLOAD_SLOT_GRACE_MS, batch),
+    voice_note: async (now) => {
+      const before = now - VOICE_NOTE_GRACE_MS;
+      const notes = await repo.expiredUnusedVoiceNotes(before, VOICE_NOTE_GRACE_MS, batch);
+      // The file first: a row left without it answers 5001 as a deleted one would; a file left without its row would stay for good.
+      for (const n of notes) await deps.blobs.delete(n.blob_key);
+      return repo.deleteUnusedVoiceNotes(
+        notes.map((n) => n.id),
+        before,
+      );
+    },
+    hubspot_install_state: (now) => repo.deleteExpiredOAuthStates(now, batch),
+    console_session: (now) => repo.deleteExpiredConsoleSessions(now, batch),
+  };
+
+  /** One batch of each kind; what was deleted, by kind. */
+  async function tick(): Promise<Record<HousekeptKind, number>> {
+    const now = clock.now();
+    const counts = {} as Record<HousekeptKind, number>;
+    for (const kind of Object.keys(kinds) as HousekeptKind[]) {
+      counts[kind] = await kinds[kind](now);
+      if (counts[kind] > 0) deps.onDeleted?.(kind, counts[kind]);
+    }
+    return counts;
+  }
+
+  const loop = claimLoop({
+    // The fullest batch: a full one means more may be waiting, so the loop goes again at once.
+    tick: async () => Math.max(...Object.values(await tick())),
+    nextDueAt: async () => null,
+    batch,
+    pollMs: opts.intervalMs ?? HOUSEKEEPING_INTERVAL_MS,
+    label: 'housekeeping',
+    logger: deps.logger,
+  });
+
+  return {
+    tick,
+    /** Batches until nothing is left to delete (tests, or a pass run by hand). */
+    drain: () => loop.drain(),
+    start: () => loop.start(),
+    stop: () => loop.stop(),
+  };
+}
+
+export type Housekeeping = ReturnType<typeof housekeeping>;

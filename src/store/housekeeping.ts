@@ -1,0 +1,93 @@
+/**
+ * Deletes rows that are dead past their expiry, a bounded batch per call: each call is one short
+ * statement (a brief SQLite write, PostgreSQL row locks held for one small delete), and the
+ * condition is checked again in the statement itself, so two passes at once delete each row once
+ * and never one that came alive meanwhile. Callers loop while a batch comes back full.
+ */
+import { sql, type Kysely, type SqlBool } from 'kysely';
+import type { DB } from './schema.js';
+
+const deleted = (res: { numDeletedRows?: bigint }) => Number(res.numDeletedRows ?? 0n);
+
+export function housekeepingRepo(db: Kysely<DB>) {
+  return {
+    /**
+     * Idempotency records past `expires_at`, except a claim in progress whose lease is live (its
+     * request still runs). Records kept for good (HubSpot workflows) expire at MAX_SAFE_INTEGER.
+     */
+    async deleteExpiredIdempotency(nowMs: number, limit: number): Promise<number> {
+      const dead = db
+        .selectFrom('idempotency_keys')
+        .select(['tenant_id', 'route', 'key'])
+        .where('expires_at', '<=', nowMs)
+        .where((eb) => eb.or([eb('state', '=', 'done'), eb('lease_until', 'is', null), eb('lease_until', '<=', nowMs)]))
+        .limit(limit);
+      const res = await db
+        .deleteFrom('idempotency_keys')
+        .where(sql<SqlBool>`(tenant_id, route, key) in (${dead})`)
+        .where('expires_at', '<=', nowMs)
+        .where((eb) => eb.or([eb('state', '=', 'done'), eb('lease_until', 'is', null), eb('lease_until', '<=', nowMs)]))
+        .executeTakeFirst();
+      return deleted(res);
+    },
+
+    /** Upload slots never uploaded to whose expiry is at or before `beforeMs` (they hold no blob). */
+    async deleteExpiredUploadSlots(beforeMs: number, limit: number): Promise<number> {
+      const dead = db.selectFrom('attachments').select('id').where('state', '=', 'pending').where('expires_at', '<=', beforeMs).limit(limit);
+      const res = await db.deleteFrom('attachments').where('id', 'in', dead).where('state', '=', 'pending').where('expires_at', '<=', beforeMs).executeTakeFirst();
+      return deleted(res);
+    },
+
+    /**
+     * Staged voice notes never used whose expiry is at or before `beforeMs`, and that no message
+     * names: a send that failed gives its note back (unused again), yet its message still names
+     * it and the console plays its audio. Looked up on the note's line while it was live (plus
+     * `slackMs`), so the check reads a few minutes of one line's messages.
+     */
+    async expiredUnusedVoiceNotes(beforeMs: number, slackMs: number, limit: number): Promise<{ id: string; blob_key: string }[]> {
+      return db
+        .selectFrom('voice_notes as vn')
+        .select(['vn.id', 'vn.blob_key'])
+        .where('vn.used_at', 'is', null)
+        .where('vn.expires_at', '<=', beforeMs)
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom('messages as m')
+                .select(sql`1`.as('one'))
+                .whereRef('m.line_id', '=', 'vn.line_id')
+                .where('m.first_touch', 'in', [0, 1])
+                .whereRef('m.sent_at', '>=', 'vn.created_at')
+                .where('m.sent_at', '<=', sql<number>`vn.expires_at + ${slackMs}`)
+                .where('m.parts', 'like', sql<string>`'%' || vn.id || '%'`),
+            ),
+          ),
+        )
+        .limit(limit)
+        .execute();
+    },
+
+    /** Deletes those notes (their blobs already gone), unless one was used meanwhile. */
+    async deleteUnusedVoiceNotes(ids: readonly string[], beforeMs: number): Promise<number> {
+      if (ids.length === 0) return 0;
+      const res = await db.deleteFrom('voice_notes').where('id', 'in', ids).where('used_at', 'is', null).where('expires_at', '<=', beforeMs).executeTakeFirst();
+      return deleted(res);
+    },
+
+    /** HubSpot install states (OAuth `state`) never consumed, past expiry. */
+    async deleteExpiredOAuthStates(nowMs: number, limit: number): Promise<number> {
+      const dead = db.selectFrom('hubspot_oauth_states').select('state_hash').where('expires_at', '<=', nowMs).limit(limit);
+      const res = await db.deleteFrom('hubspot_oauth_states').where('state_hash', 'in', dead).where('expires_at', '<=', nowMs).executeTakeFirst();
+      return deleted(res);
+    },
+
+    /** Console sessions past expiry (sign-in also deletes them, unbounded; this keeps a quiet console's table small too). */
+    async deleteExpiredConsoleSessions(nowMs: number, limit: number): Promise<number> {
+      const dead = db.selectFrom('console_sessions').select('id_hash').where('expires_at', '<=', nowMs).limit(limit);
+      const res = await db.deleteFrom('console_sessions').where('id_hash', 'in', dead).where('expires_at', '<=', nowMs).executeTakeFirst();
+      return deleted(res);
+    },
+  };
+}
+
+export type HousekeepingRepo = ReturnType<typeof housekeepingRepo>;
