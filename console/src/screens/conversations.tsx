@@ -46,7 +46,8 @@ function ChatList({ active }: { active?: string }) {
               <div className="avatar" aria-hidden="true">{avatarText(c.chat.display_name, c.chat.handles[0])}</div>
               <div className="chatrow-body">
                 <div className="chatrow-top">
-                  <strong dir="auto">{c.chat.display_name ?? c.chat.handles.join(', ')}</strong>
+                  {/* A name reads in its own direction; handles (numbers, emails) always left to right, or 'שרה@example.com' shows as 'example.com@שרה'. */}
+                  <strong dir={c.chat.display_name ? 'auto' : 'ltr'}>{c.chat.display_name ?? c.chat.handles.join(', ')}</strong>
                   <span className="muted small">{ago(c.last_activity_at)}</span>
                 </div>
                 <div className="muted small ellipsis">
@@ -311,7 +312,7 @@ function Thread({ chatId }: { chatId: string }) {
       <header className="thread-head">
         <Link to="/conversations" className="btn small back-to-chats">← Chats</Link>
         <div className="grow-1">
-          <h2 dir="auto" data-focus-heading>{title}</h2>
+          <h2 dir={chat?.display_name ? 'auto' : 'ltr'} data-focus-heading>{title}</h2>
           {chat && <span className="muted small">{chat.is_group ? `group · ${chat.handles.length} people` : 'direct'} · on line <span className="mono">{line ?? '—'}</span></span>}
         </div>
         {chat?.is_group && <Badge>group</Badge>}

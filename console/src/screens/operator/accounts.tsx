@@ -13,8 +13,8 @@ export function Accounts() {
   const create = submit(async (f) => {
     const name = String(f.get('name'));
     const r = await client.admin.createAccount({ name, multi_tenant: f.get('multi_tenant') === 'on' });
-    setSecret({ value: r.signing_secret, label: <>The signing secret of {name}.</> });
-  }, 'Account created.');
+    setSecret({ value: r.signing_secret, label: <>Account {name} created.</> });
+  });
   // Asked first, as the Developers screen asks before its rotation: every tenant of the account
   // signs with this secret, and the one it replaces stops after the overlap.
   const rotate = (a: Account) => {
@@ -23,8 +23,8 @@ export function Accounts() {
     if (!confirm(`Issue a new signing secret for ${a.name}?${signs} The old one keeps working for ${OVERLAP_HOURS} hours.`)) return;
     void run(async () => {
       const r = await client.admin.rotateAccountSecret(a.id, { overlap_hours: OVERLAP_HOURS });
-      setSecret({ value: r.signing_secret, label: <>The new signing secret of {a.name}.</> });
-    }, `Secret rotated: the old one keeps working for ${OVERLAP_HOURS} hours.`);
+      setSecret({ value: r.signing_secret, label: <>Secret of {a.name} rotated: the old one keeps working for {OVERLAP_HOURS} hours.</> });
+    });
   };
   return (
     <Page title="Accounts" subtitle="Who holds signing secrets">

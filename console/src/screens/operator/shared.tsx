@@ -12,7 +12,8 @@ export function useAction() {
   const qc = useQueryClient();
   const [error, setError] = useState<string | null>(null);
   const [note, setNote] = useState<ReactNode>(null);
-  // Kept across later actions until Done: it is shown once, and another click must not lose it.
+  // An action that issues a secret says so in the secret's box (one box, no green banner around
+  // or beside it). Kept across later actions until Done: it is shown once, and a click must not lose it.
   const [secret, setSecret] = useState<{ value: string; label: ReactNode } | null>(null);
   const run = async (fn: () => Promise<unknown>, done?: ReactNode) => {
     setError(null);
