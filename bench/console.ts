@@ -1,7 +1,8 @@
 /**
  * The console's measures: gzipped JavaScript on first load (the entry chunk and what it
  * preloads), time to interactive of the overview in headless Chromium on loopback, and a
- * screenshot of each screen under docs/console/. Run: npm run bench:console (after npm run build).
+ * screenshot of each screen under docs/console/ (Conversations also at phone width).
+ * Run: npm run bench:console (after npm run build).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -102,6 +103,10 @@ try {
   await page.locator('.reaction').first().waitFor();
   await page.waitForTimeout(400);
   await page.screenshot({ path: path.join(out, 'thread.png') });
+  // At phone width: the sidebar is a bar across the top and the chat list fills the screen.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await shot('conversations-phone', '/conversations', '.chatrow');
+  await page.setViewportSize({ width: 1360, height: 860 });
   await shot('events', '/events', 'tr[data-event-id]');
   await shot('developers', '/developers', '.endpoint');
   await shot('settings', '/settings', 'input[name="timezone"]');

@@ -1,4 +1,4 @@
-import { createRootRoute, createRoute, createRouter, Link, Navigate, Outlet } from '@tanstack/react-router';
+import { createRootRoute, createRoute, createRouter, Link, Navigate, Outlet, useRouterState } from '@tanstack/react-router';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, useEffect, useRef, useState, type ReactNode } from 'react';
 import type { ConsoleSession } from '@blueline/sdk';
@@ -7,6 +7,7 @@ import { SessionContext, useSession } from './session.js';
 import { SignIn } from './screens/sign-in.js';
 import { Overview } from './screens/overview.js';
 import { Page, Spinner } from './ui.js';
+import { screenOf, useFocusOnNavigate } from './focus-on-navigate.js';
 
 // Screens past the first one load on demand: the overview's first load stays small.
 const Conversations = lazy(() => import('./screens/conversations.js').then((m) => ({ default: m.Conversations })));
@@ -25,6 +26,8 @@ function Shell() {
     retry: false,
     staleTime: Infinity,
   });
+  const pathname = useRouterState({ select: (s) => s.location.pathname });
+  useFocusOnNavigate(session.isPending ? null : session.isError || !session.data ? 'sign-in' : screenOf(pathname), pathname);
   // A session that ended while a screen was open (it expired, or signed out in another tab): the
   // first 401 is checked against the session itself, and the sign-in comes back on the same
   // address, so signing in again returns to the screen. The last session's data is dropped.
@@ -163,10 +166,14 @@ const r = (path: string, component: () => ReactNode) => createRoute({ getParentR
 
 const project = (screen: ReactNode) => () => <Only kind="tenant">{screen}</Only>;
 
+// One Conversations screen for the list and every chat: picking a chat keeps the list (and the
+// focus on the chat picked) instead of drawing the screen anew.
+const conversations = r('/conversations', project(<Conversations />));
+const chat = (path: string) => createRoute({ getParentRoute: () => conversations, path, component: () => null });
+
 const routeTree = rootRoute.addChildren([
   r('/', Home),
-  r('/conversations', project(<Conversations />)),
-  r('/conversations/$chatId', project(<Conversations />)),
+  conversations.addChildren([chat('/'), chat('$chatId')]),
   r('/settings', project(<Settings />)),
   r('/developers', project(<Developers />)),
   r('/events', project(<Events />)),

@@ -1,5 +1,5 @@
 /** Small shared pieces: page frame, cards, banners, buttons, formatters. */
-import { useEffect, useState, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { describeError } from './api.js';
 
 /** The browser tab (and history, and a screen reader's page announcement) names the screen. */
@@ -88,6 +88,33 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
     >
       {done ? 'Copied' : label}
     </button>
+  );
+}
+
+/**
+ * A secret the API shows once (a signing secret, a webhook's), with its copy button: a box of its
+ * own, never inside a success banner (the warning and the success drawn one in the other clash).
+ */
+export function SecretOnce({ secret, label, onDone }: { secret: string; label?: ReactNode; onDone: () => void }) {
+  const box = useRef<HTMLDivElement>(null);
+  // Into view: a rotation from a long table shows its secret in the card above.
+  useEffect(() => {
+    box.current?.scrollIntoView({ block: 'nearest' });
+  }, [secret]);
+  return (
+    <div className="secret-once" role="status" ref={box}>
+      <div>
+        {label && <>{label} </>}
+        <strong>Copy this secret now.</strong> It is shown only once.
+      </div>
+      <code className="mono">{secret}</code>
+      <div className="row">
+        <CopyButton text={secret} />
+        <button type="button" className="btn small" onClick={onDone}>
+          Done
+        </button>
+      </div>
+    </div>
   );
 }
 

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState, type FormEvent } from 'react';
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useParams } from '@tanstack/react-router';
 import type { ChatMessage, ChatSummary, Effect } from '@blueline/sdk';
@@ -6,6 +6,7 @@ import { client, describeError, uploadClient } from '../api.js';
 import { Badge, Empty, ErrorBanner, Spinner, ago, shortTime, useTitle } from '../ui.js';
 import { DownloadButton, InlineImage, VoiceNote } from './media.js';
 import { wavFromRecording } from './record.js';
+import { avatarText } from '../avatar.js';
 import { TAPBACK_EMOJI, TAPBACKS, tapbackOf, type Tapback } from '../tapbacks.js';
 
 /** The picker shows each effect once, by the name Messages gives it (the API takes aliases too). */
@@ -42,10 +43,11 @@ function ChatList({ active }: { active?: string }) {
         {all.map((c) => (
           <li key={c.chat.id}>
             <Link to="/conversations/$chatId" params={{ chatId: c.chat.id }} className={`chatrow ${active === c.chat.id ? 'active' : ''}`}>
-              <div className="avatar" aria-hidden="true">{(c.chat.display_name ?? c.chat.handles[0] ?? '?').replace(/[^\w]/g, '').slice(-2)}</div>
+              <div className="avatar" aria-hidden="true">{avatarText(c.chat.display_name, c.chat.handles[0])}</div>
               <div className="chatrow-body">
                 <div className="chatrow-top">
-                  <strong dir="auto">{c.chat.display_name ?? c.chat.handles.join(', ')}</strong>
+                  {/* A name reads in its own direction; handles (numbers, emails) always left to right, or 'שרה@example.com' shows as 'example.com@שרה'. */}
+                  <strong dir={c.chat.display_name ? 'auto' : 'ltr'}>{c.chat.display_name ?? c.chat.handles.join(', ')}</strong>
                   <span className="muted small">{ago(c.last_activity_at)}</span>
                 </div>
                 <div className="muted small ellipsis">
@@ -141,9 +143,21 @@ function Composer({ chat, onSent }: { chat: ChatSummary['chat']; onSent: () => v
   const [error, setError] = useState<string | null>(null);
   const [recording, setRecording] = useState<MediaRecorder | null>(null);
   const lines = useQuery({ queryKey: ['lines'], queryFn: () => client.lines.list() });
+  const box = useRef<HTMLTextAreaElement>(null);
+  const [sending, setSending] = useState(false);
+  const canSend = !sending && (!!text.trim() || files.length > 0 || !!voice);
+  // The box grows with its lines, up to the CSS max-height (then it scrolls).
+  useLayoutEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    el.style.height = 'auto';
+    el.style.height = `${el.scrollHeight + el.offsetHeight - el.clientHeight}px`;
+  }, [text]);
 
   async function send(e: FormEvent) {
     e.preventDefault();
+    if (!canSend) return;
+    setSending(true);
     setError(null);
     try {
       const attachments: string[] = [];
@@ -157,7 +171,7 @@ function Composer({ chat, onSent }: { chat: ChatSummary['chat']; onSent: () => v
       setProgress(null);
       const lineId = chat.phone_line_id ?? lines.data?.[0]?.phone_line_id;
       if (chat.is_group) {
-        const parts = [...(text ? [{ type: 'text' as const, value: text }] : []), ...attachments.map((id) => ({ type: 'media' as const, attachment_id: id }))];
+        const parts = [...(text.trim() ? [{ type: 'text' as const, value: text }] : []), ...attachments.map((id) => ({ type: 'media' as const, attachment_id: id }))];
         await client.chats.send(chat.id, { message: { parts } });
       } else {
         const phone = chat.handles[0]!;
@@ -166,8 +180,8 @@ function Composer({ chat, onSent }: { chat: ChatSummary['chat']; onSent: () => v
           const staged = await client.voiceNotes.stage({ file: voice, mime_type: voice.type === 'audio/wav' || voice.name.endsWith('.wav') ? 'audio/wav' : 'audio/caf', phone_line_id: lineId });
           await client.messages.send({ phone, phone_line_id: staged.phone_line_id, voice_note: { voice_note_id: staged.voice_note_id } });
         }
-        if (text || attachments.length) {
-          await client.messages.send({ phone, ...(text && { body: text }), ...(attachments.length && { attachments }), ...(effect && { effect }), ...(chat.phone_line_id && { phone_line_id: chat.phone_line_id }) });
+        if (text.trim() || attachments.length) {
+          await client.messages.send({ phone, ...(text.trim() && { body: text }), ...(attachments.length && { attachments }), ...(effect && { effect }), ...(chat.phone_line_id && { phone_line_id: chat.phone_line_id }) });
         }
       }
       setText('');
@@ -178,6 +192,8 @@ function Composer({ chat, onSent }: { chat: ChatSummary['chat']; onSent: () => v
     } catch (err) {
       setProgress(null);
       setError(describeError(err));
+    } finally {
+      setSending(false);
     }
   }
 
@@ -231,17 +247,33 @@ function Composer({ chat, onSent }: { chat: ChatSummary['chat']; onSent: () => v
         <button type="button" className={`btn small ${recording ? 'danger' : ''}`} onClick={() => void toggleRecording()} aria-pressed={!!recording}>
           {recording ? '■ Stop' : '● Record'}
         </button>
-        <input className="grow" placeholder="iMessage" aria-label="Message text" value={text} onChange={(e) => setText(e.target.value)} />
+        <textarea
+          ref={box}
+          className="grow message-text"
+          rows={1}
+          placeholder="iMessage"
+          aria-label="Message text"
+          aria-describedby="composer-keys"
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+          onKeyDown={(e) => {
+            // Enter sends, Shift+Enter is a new line; not while an input method is composing (CJK).
+            if (e.key !== 'Enter' || e.shiftKey || e.nativeEvent.isComposing) return;
+            e.preventDefault();
+            if (canSend) e.currentTarget.form?.requestSubmit();
+          }}
+        />
         <select aria-label="Effect" value={effect} onChange={(e) => setEffect(EFFECTS.find((x) => x === e.target.value) ?? '')}>
           <option value="">No effect</option>
           {EFFECTS.map((x) => (
             <option key={x} value={x}>{x}</option>
           ))}
         </select>
-        <button className="btn primary" type="submit" disabled={!text && files.length === 0 && !voice}>
+        <button className="btn primary" type="submit" disabled={!canSend}>
           Send
         </button>
       </div>
+      <span id="composer-keys" className="sr-only">Enter sends; Shift+Enter starts a new line.</span>
     </form>
   );
 }
@@ -280,7 +312,7 @@ function Thread({ chatId }: { chatId: string }) {
       <header className="thread-head">
         <Link to="/conversations" className="btn small back-to-chats">← Chats</Link>
         <div className="grow-1">
-          <h2 dir="auto">{title}</h2>
+          <h2 dir={chat?.display_name ? 'auto' : 'ltr'} data-focus-heading>{title}</h2>
           {chat && <span className="muted small">{chat.is_group ? `group · ${chat.handles.length} people` : 'direct'} · on line <span className="mono">{line ?? '—'}</span></span>}
         </div>
         {chat?.is_group && <Badge>group</Badge>}

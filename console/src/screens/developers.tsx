@@ -3,27 +3,10 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { DEV_INBOX_URL, type CreateSubscriptionRequest, type Subscription, type SubscriptionTestResult } from '@blueline/sdk';
 import { client, describeError } from '../api.js';
 import { useSession } from '../session.js';
-import { Badge, Card, CopyButton, Empty, ErrorBanner, Notice, Page, Spinner, ago, time } from '../ui.js';
+import { Badge, Card, Empty, ErrorBanner, Notice, Page, SecretOnce, Spinner, ago, time } from '../ui.js';
 
 type EventType = CreateSubscriptionRequest['events'][number];
 const EVENT_TYPES: readonly EventType[] = ['message.received'];
-
-function SecretOnce({ secret, onDone }: { secret: string; onDone: () => void }) {
-  return (
-    <div className="secret-once" role="status">
-      <div>
-        <strong>Copy this secret now.</strong> It is shown only once.
-      </div>
-      <code className="mono">{secret}</code>
-      <div className="row">
-        <CopyButton text={secret} />
-        <button type="button" className="btn small" onClick={onDone}>
-          Done
-        </button>
-      </div>
-    </div>
-  );
-}
 
 const OVERLAPS = [
   { hours: 0, label: 'none: the old secret stops now' },

@@ -1,15 +1,31 @@
 /** Accounts: who holds signing secrets; create, verify email, rotate the secret. */
 import { client } from '../../api.js';
 import { Badge, Card, ErrorBanner, Page } from '../../ui.js';
-import { Secret, useAccounts, useAction } from './shared.js';
+import { useAccounts, useAction, useTenants } from './shared.js';
+
+const OVERLAP_HOURS = 24;
+type Account = Awaited<ReturnType<typeof client.admin.listAccounts>>['accounts'][number];
 
 export function Accounts() {
   const accounts = useAccounts();
-  const { run, submit, feedback, setNote } = useAction();
+  const tenants = useTenants();
+  const { run, submit, feedback, setSecret } = useAction();
   const create = submit(async (f) => {
-    const r = await client.admin.createAccount({ name: String(f.get('name')), multi_tenant: f.get('multi_tenant') === 'on' });
-    setNote(<Secret value={r.signing_secret} />);
+    const name = String(f.get('name'));
+    const r = await client.admin.createAccount({ name, multi_tenant: f.get('multi_tenant') === 'on' });
+    setSecret({ value: r.signing_secret, label: <>Account {name} created.</> });
   });
+  // Asked first, as the Developers screen asks before its rotation: every tenant of the account
+  // signs with this secret, and the one it replaces stops after the overlap.
+  const rotate = (a: Account) => {
+    const slugs = tenants.data?.tenants.filter((t) => t.account_id === a.id).map((t) => t.slug) ?? [];
+    const signs = slugs.length ? ` It signs for ${slugs.join(', ')}.` : '';
+    if (!confirm(`Issue a new signing secret for ${a.name}?${signs} The old one keeps working for ${OVERLAP_HOURS} hours.`)) return;
+    void run(async () => {
+      const r = await client.admin.rotateAccountSecret(a.id, { overlap_hours: OVERLAP_HOURS });
+      setSecret({ value: r.signing_secret, label: <>Secret of {a.name} rotated: the old one keeps working for {OVERLAP_HOURS} hours.</> });
+    });
+  };
   return (
     <Page title="Accounts" subtitle="Who holds signing secrets">
       <Card title="New account">
@@ -54,11 +70,11 @@ export function Accounts() {
                     )}
                     {!a.email_verified && (
                       <button type="button" className="btn small" onClick={() => void run(() => client.admin.updateAccount(a.id, { email_verified: true }), 'Email marked verified.')}>
-                        Verify email
+                        Verify email<span className="sr-only"> of {a.name}</span>
                       </button>
                     )}
-                    <button type="button" className="btn small" onClick={() => void run(async () => setNote(<Secret value={(await client.admin.rotateAccountSecret(a.id, { overlap_hours: 24 })).signing_secret} />))}>
-                      Rotate secret
+                    <button type="button" className="btn small" onClick={() => rotate(a)}>
+                      Rotate secret<span className="sr-only"> of {a.name}</span>
                     </button>
                   </div>
                 </td>
@@ -70,4 +86,3 @@ export function Accounts() {
     </Page>
   );
 }
-

@@ -2,7 +2,7 @@
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { client, describeError } from '../../api.js';
-import { CopyButton, Notice } from '../../ui.js';
+import { Notice, SecretOnce } from '../../ui.js';
 
 export const useAccounts = () => useQuery({ queryKey: ['admin', 'accounts'], queryFn: () => client.admin.listAccounts() });
 export const useTenants = () => useQuery({ queryKey: ['admin', 'tenants'], queryFn: () => client.admin.listTenants() });
@@ -12,6 +12,9 @@ export function useAction() {
   const qc = useQueryClient();
   const [error, setError] = useState<string | null>(null);
   const [note, setNote] = useState<ReactNode>(null);
+  // An action that issues a secret says so in the secret's box (one box, no green banner around
+  // or beside it). Kept across later actions until Done: it is shown once, and a click must not lose it.
+  const [secret, setSecret] = useState<{ value: string; label: ReactNode } | null>(null);
   const run = async (fn: () => Promise<unknown>, done?: ReactNode) => {
     setError(null);
     setNote(null);
@@ -27,6 +30,7 @@ export function useAction() {
     <>
       {error && <div className="banner error" role="alert">{error}</div>}
       {note && <Notice kind="success">{note}</Notice>}
+      {secret && <SecretOnce secret={secret.value} label={secret.label} onDone={() => setSecret(null)} />}
     </>
   );
   /** A form's submit handler: `fn` gets the form's fields; the form is cleared when it succeeds. */
@@ -39,15 +43,5 @@ export function useAction() {
       form.reset();
     }, done);
   };
-  return { run, submit, feedback, setNote };
+  return { run, submit, feedback, setNote, setSecret };
 }
-
-/** A secret the API shows once (a new account's, a rotation's), with its copy button. */
-export function Secret({ value }: { value: string }) {
-  return (
-    <span className="secret-once inline">
-      <strong>New signing secret (shown once):</strong> <code className="mono">{value}</code> <CopyButton text={value} />
-    </span>
-  );
-}
-
