@@ -102,8 +102,11 @@ describe.skipIf(skip)('console usability in Chromium', { timeout: 60_000 }, () =
     const type = page.getByRole('combobox', { name: 'Type' });
     await type.selectOption('message.received');
     await page.locator('tr[data-event-id]').nth(49).waitFor();
+    const newest = await page.locator('tr[data-event-id]').first().getAttribute('data-event-id');
     await page.getByRole('button', { name: 'Older →' }).click();
     await page.getByText('Page 2').waitFor();
+    // The page label can change before the older rows arrive (under load): wait for them.
+    await page.waitForFunction((id) => { const top = document.querySelector('tr[data-event-id]')?.getAttribute('data-event-id'); return !!top && top !== id; }, newest);
     const first = await page.locator('tr[data-event-id]').first().getAttribute('data-event-id');
     await page.locator('tr[data-event-id] a').first().click();
     await page.getByRole('heading', { name: /^Attempts/ }).waitFor();
