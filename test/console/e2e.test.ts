@@ -109,6 +109,29 @@ describe.skipIf(skip)('console in Chromium', { timeout: 60_000 }, () => {
     await expectAccessible('developers');
   });
 
+  it("tenant: rotating an endpoint's secret asks first; dismissed, nothing is rotated; accepted, the new one is shown once", async () => {
+    const shown = page.locator('.secret-once code');
+    const before = (await shown.count()) ? (await shown.first().textContent())!.trim() : '';
+    const rotations: string[] = [];
+    page.on('request', (r) => {
+      if (r.method() === 'POST' && r.url().endsWith('/rotate-secret')) rotations.push(r.url());
+    });
+    const rotate = page.getByRole('button', { name: `Rotate secret of ${receiver.url}` });
+    let asked = '';
+    page.once('dialog', (d) => {
+      asked = d.message();
+      void d.dismiss();
+    });
+    await rotate.click();
+    await expect.poll(() => asked).toContain(receiver.url);
+    expect(rotations).toEqual([]);
+    page.once('dialog', (d) => void d.accept());
+    await rotate.click();
+    await expect.poll(() => rotations.length).toBe(1);
+    await expect.poll(async () => ((await shown.count()) ? (await shown.first().textContent())!.trim() : '')).toMatch(/^whsec_/);
+    expect((await shown.first().textContent())!.trim()).not.toBe(before);
+  });
+
   it('tenant: rotates the signing secret with an overlap; the new one is shown once and works, the session stays', async () => {
     const card = page.locator('.card', { has: page.getByRole('heading', { name: 'API credentials' }) });
     await card.getByTestId('secret-overlap').filter({ hasText: 'none works any more' }).waitFor();

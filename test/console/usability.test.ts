@@ -103,8 +103,19 @@ describe.skipIf(skip)('console usability in Chromium', { timeout: 60_000 }, () =
     await type.selectOption('message.received');
     await page.locator('tr[data-event-id]').nth(49).waitFor();
     const newest = await page.locator('tr[data-event-id]').first().getAttribute('data-event-id');
+    // While page 2 loads (held back here), page 1's rows are shown dimmed and marked busy.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    await page.route(/\/api\/v1\/events\?/, async (route) => {
+      await held;
+      await route.continue();
+    }, { times: 1 });
     await page.getByRole('button', { name: 'Older →' }).click();
-    await page.getByText('Page 2').waitFor();
+    await page.getByText('Page 2 (loading…)').waitFor();
+    expect(await page.getByRole('table', { name: 'Events' }).getAttribute('aria-busy')).toBe('true');
+    release();
+    await page.getByText('Page 2', { exact: true }).waitFor();
+    expect(await page.getByRole('table', { name: 'Events' }).getAttribute('aria-busy')).toBe('false');
     // The page label can change before the older rows arrive (under load): wait for them.
     await page.waitForFunction((id) => { const top = document.querySelector('tr[data-event-id]')?.getAttribute('data-event-id'); return !!top && top !== id; }, newest);
     const first = await page.locator('tr[data-event-id]').first().getAttribute('data-event-id');

@@ -104,7 +104,17 @@ function Endpoint({ sub, onSecret }: { sub: Subscription; onSecret: (s: string) 
             Send test
           </button>
         )}
-        <button type="button" className="btn small" onClick={run(async () => onSecret((await client.webhookSubscriptions.rotateSecret(sub.id, { overlap_hours: 24 })).secret))}>
+        <button
+          type="button"
+          className="btn small"
+          aria-label={`Rotate secret of ${isInbox ? 'the dev inbox' : sub.url}`}
+          onClick={run(async () => {
+            // A new secret means the receiver must learn it within the overlap: ask first, as for the signing secret.
+            if (confirm(`Issue a new webhook secret for ${isInbox ? 'the dev inbox' : sub.url}? Deliveries are signed with both secrets for 24 hours; then only the new one.`)) {
+              onSecret((await client.webhookSubscriptions.rotateSecret(sub.id, { overlap_hours: 24 })).secret);
+            }
+          })}
+        >
           Rotate secret
         </button>
         <button type="button" className="btn small" onClick={run(() => client.webhookSubscriptions.update(sub.id, { enabled: !sub.enabled }))}>

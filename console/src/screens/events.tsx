@@ -164,7 +164,8 @@ export function Events() {
         ) : !page.data ? null : page.data.events.length === 0 ? (
           <Empty>No events match.</Empty>
         ) : (
-          <table className="table" aria-label="Events">
+          // While another page loads, the rows shown are the last page's: dimmed and marked busy.
+          <table className={`table${page.isPlaceholderData ? ' stale' : ''}`} aria-label="Events" aria-busy={page.isPlaceholderData}>
             <thead>
               <tr>
                 <th scope="col">Time</th>
@@ -195,7 +196,7 @@ export function Events() {
           <button type="button" className="btn small" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
             ← Newer
           </button>
-          <span className="muted small">Page {cursors.length + 1}</span>
+          <span className="muted small">Page {cursors.length + 1}{page.isPlaceholderData ? ' (loading…)' : ''}</span>
           <button type="button" className="btn small" disabled={!page.data?.next_cursor || page.isPlaceholderData} onClick={() => page.data?.next_cursor && setCursors([...cursors, page.data.next_cursor])}>
             Older →
           </button>
