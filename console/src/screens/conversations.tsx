@@ -1,16 +1,14 @@
-import { useEffect, useLayoutEffect, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useParams } from '@tanstack/react-router';
-import type { ChatMessage, ChatSummary, Effect } from '@blueline/sdk';
-import { client, describeError, uploadClient } from '../api.js';
+import type { ChatMessage, ChatSummary } from '@blueline/sdk';
+import { client, describeError } from '../api.js';
 import { Badge, Empty, ErrorBanner, Spinner, ago, shortTime, useTitle } from '../ui.js';
 import { DownloadButton, InlineImage, VoiceNote } from './media.js';
-import { wavFromRecording } from './record.js';
 import { avatarText } from '../avatar.js';
+import { Composer } from './composer.js';
 import { TAPBACK_EMOJI, TAPBACKS, tapbackOf, type Tapback } from '../tapbacks.js';
 
-/** The picker shows each effect once, by the name Messages gives it (the API takes aliases too). */
-const EFFECTS: readonly Effect[] = ['slam', 'loud', 'gentle', 'invisible_ink', 'echo', 'spotlight', 'balloons', 'confetti', 'love', 'lasers', 'fireworks', 'celebration', 'shooting_star'];
 
 function preview(m: ChatSummary['last_message']): string {
   if (!m) return 'No messages yet';
@@ -131,150 +129,6 @@ function Bubble({ m, onChange }: { m: ChatMessage; onChange: () => void }) {
       </div>
       <Reactions m={m} onChange={onChange} />
     </div>
-  );
-}
-
-function Composer({ chat, onSent }: { chat: ChatSummary['chat']; onSent: () => void }) {
-  const [text, setText] = useState('');
-  const [files, setFiles] = useState<File[]>([]);
-  const [voice, setVoice] = useState<File | null>(null);
-  const [effect, setEffect] = useState<Effect | ''>('');
-  const [progress, setProgress] = useState<number | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [recording, setRecording] = useState<MediaRecorder | null>(null);
-  const lines = useQuery({ queryKey: ['lines'], queryFn: () => client.lines.list() });
-  const box = useRef<HTMLTextAreaElement>(null);
-  const [sending, setSending] = useState(false);
-  const canSend = !sending && (!!text.trim() || files.length > 0 || !!voice);
-  // The box grows with its lines, up to the CSS max-height (then it scrolls).
-  useLayoutEffect(() => {
-    const el = box.current;
-    if (!el) return;
-    el.style.height = 'auto';
-    el.style.height = `${el.scrollHeight + el.offsetHeight - el.clientHeight}px`;
-  }, [text]);
-
-  async function send(e: FormEvent) {
-    e.preventDefault();
-    if (!canSend) return;
-    setSending(true);
-    setError(null);
-    try {
-      const attachments: string[] = [];
-      for (const [i, f] of files.entries()) {
-        setProgress(i / files.length);
-        const up = uploadClient((x) => setProgress((i + x) / files.length));
-        // The File's own name and type: the API names the types it takes when it refuses one (5003).
-        const a = await up.attachments.upload(f);
-        attachments.push(a.attachment_id);
-      }
-      setProgress(null);
-      const lineId = chat.phone_line_id ?? lines.data?.[0]?.phone_line_id;
-      if (chat.is_group) {
-        const parts = [...(text.trim() ? [{ type: 'text' as const, value: text }] : []), ...attachments.map((id) => ({ type: 'media' as const, attachment_id: id }))];
-        await client.chats.send(chat.id, { message: { parts } });
-      } else {
-        const phone = chat.handles[0]!;
-        if (voice) {
-          if (!lineId) throw new Error('no line to stage the voice note on');
-          const staged = await client.voiceNotes.stage({ file: voice, mime_type: voice.type === 'audio/wav' || voice.name.endsWith('.wav') ? 'audio/wav' : 'audio/caf', phone_line_id: lineId });
-          await client.messages.send({ phone, phone_line_id: staged.phone_line_id, voice_note: { voice_note_id: staged.voice_note_id } });
-        }
-        if (text.trim() || attachments.length) {
-          await client.messages.send({ phone, ...(text.trim() && { body: text }), ...(attachments.length && { attachments }), ...(effect && { effect }), ...(chat.phone_line_id && { phone_line_id: chat.phone_line_id }) });
-        }
-      }
-      setText('');
-      setFiles([]);
-      setVoice(null);
-      setEffect('');
-      onSent();
-    } catch (err) {
-      setProgress(null);
-      setError(describeError(err));
-    } finally {
-      setSending(false);
-    }
-  }
-
-  async function toggleRecording() {
-    if (recording) {
-      recording.stop();
-      return;
-    }
-    try {
-      const stream = await navigator.mediaDevices.getUserMedia({ audio: true });
-      const rec = new MediaRecorder(stream);
-      const chunks: Blob[] = [];
-      rec.ondataavailable = (e) => chunks.push(e.data);
-      rec.onstop = () => {
-        stream.getTracks().forEach((t) => t.stop());
-        setRecording(null);
-        void wavFromRecording(new Blob(chunks, { type: rec.mimeType })).then((wav) => setVoice(new File([wav], 'recording.wav', { type: 'audio/wav' })), (err: unknown) => setError(describeError(err)));
-      };
-      rec.start();
-      setRecording(rec);
-    } catch (err) {
-      setError(`microphone unavailable: ${describeError(err)}`);
-    }
-  }
-
-  return (
-    <form className="composer" onSubmit={(e) => void send(e)} aria-label="Send a message">
-      {error && <div className="banner error" role="alert">{error}</div>}
-      {(files.length > 0 || voice) && (
-        <div className="chips">
-          {files.map((f) => (
-            <span className="chip" key={f.name}>{f.name}</span>
-          ))}
-          {voice && <span className="chip">Voice note: {voice.name}</span>}
-          {progress !== null && (
-            <span className="upload-progress">
-              <progress value={progress} max={1} aria-label="Upload progress" /> {Math.round(progress * 100)}%
-            </span>
-          )}
-        </div>
-      )}
-      <div className="composer-row">
-        <label className="btn small filebtn">
-          Attach
-          <input type="file" multiple aria-label="Attach files" onChange={(e) => setFiles([...(e.target.files ?? [])])} />
-        </label>
-        <label className="btn small filebtn">
-          Voice file
-          <input type="file" accept="audio/wav,audio/x-wav,audio/x-caf,.caf,.wav" aria-label="Voice note file" onChange={(e) => setVoice(e.target.files?.[0] ?? null)} />
-        </label>
-        <button type="button" className={`btn small ${recording ? 'danger' : ''}`} onClick={() => void toggleRecording()} aria-pressed={!!recording}>
-          {recording ? '■ Stop' : '● Record'}
-        </button>
-        <textarea
-          ref={box}
-          className="grow message-text"
-          rows={1}
-          placeholder="iMessage"
-          aria-label="Message text"
-          aria-describedby="composer-keys"
-          value={text}
-          onChange={(e) => setText(e.target.value)}
-          onKeyDown={(e) => {
-            // Enter sends, Shift+Enter is a new line; not while an input method is composing (CJK).
-            if (e.key !== 'Enter' || e.shiftKey || e.nativeEvent.isComposing) return;
-            e.preventDefault();
-            if (canSend) e.currentTarget.form?.requestSubmit();
-          }}
-        />
-        <select aria-label="Effect" value={effect} onChange={(e) => setEffect(EFFECTS.find((x) => x === e.target.value) ?? '')}>
-          <option value="">No effect</option>
-          {EFFECTS.map((x) => (
-            <option key={x} value={x}>{x}</option>
-          ))}
-        </select>
-        <button className="btn primary" type="submit" disabled={!canSend}>
-          Send
-        </button>
-      </div>
-      <span id="composer-keys" className="sr-only">Enter sends; Shift+Enter starts a new line.</span>
-    </form>
   );
 }
 
