@@ -69,13 +69,18 @@ export function housekeeping(
       // it; the others in the batch go on. Two passes at once delete the same files twice
       // (harmless) and mark each row once.
       const gone: string[] = [];
+      const failed: { id: string; err: unknown }[] = [];
       for (const a of due) {
         try {
           await deps.blobs.delete(a.blob_key);
           gone.push(a.id);
         } catch (err) {
-          deps.logger?.warn({ err, attachment_id: a.id }, "housekeeping could not delete an expired attachment's file; the next pass tries again");
+          failed.push({ id: a.id, err });
         }
+      }
+      // One line per batch, not per file: a store refusing every delete would otherwise log hundreds each pass.
+      if (failed.length > 0) {
+        deps.logger?.warn({ err: failed[0]!.err, attachment_id: failed[0]!.id, failed: failed.length }, "housekeeping could not delete expired attachments' files; the next pass tries again");
       }
       return repo.markAttachmentFilesDeleted(gone, before, now);
     },
