@@ -130,7 +130,7 @@ export function buildServices(deps: ServiceDeps) {
     signingSecretStatus: signingSecretStatus({ store, clock }),
     lineHealth: lineHealth({ store, clock, drivers }),
     chatList: chatList({ store }),
-    voiceNoteAudio: voiceNoteAudio({ store, blobs }),
+    voiceNoteAudio: voiceNoteAudio({ store, blobs, clock }),
     worker: deliveryWorker({ store, clock, bus, logger: deps.logger, observer }, { ...attempt, backoffMs: config.webhookBackoffMs, pollMs: config.workerPollMs, leaseMs: Math.max(config.webhookLeaseMs, config.webhookTimeoutMs * 2), batch: 32 }),
     sse: sseHub({ store, bus }, { maxMs: config.sseMaxMs, heartbeatMs: config.sseHeartbeatMs, pollMs: config.ssePollMs }),
     /** Deletes expired rows nothing reads any more, in batches, every few minutes (started with the delivery worker). */

@@ -20,6 +20,7 @@ export interface BlobStore {
   open(key: string, range?: { start: number; end: number }): Readable;
   size(key: string): Promise<number | undefined>;
   read(key: string): Promise<Buffer>;
+  /** Resolves when the blob is gone, also when it was missing already (a retried or racing delete). */
   delete(key: string): Promise<void>;
 }
 

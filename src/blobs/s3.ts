@@ -117,7 +117,13 @@ export function s3BlobStore(opts: S3BlobOptions): S3BlobStore {
       return Buffer.from(await res.Body!.transformToByteArray());
     },
     async delete(key) {
-      await client.send(new DeleteObjectCommand({ Bucket, Key: keyOf(key) }));
+      try {
+        await client.send(new DeleteObjectCommand({ Bucket, Key: keyOf(key) }));
+      } catch (err) {
+        // S3 answers 204 for a missing key, but some S3-compatible stores answer 404 NoSuchKey:
+        // either way the object is gone, which is what the caller (housekeeping's retry) wants.
+        if (!isNotFound(err)) throw err;
+      }
     },
     async check() {
       // Writes and deletes a probe: exactly the permissions the service needs (HeadBucket would

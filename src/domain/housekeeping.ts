@@ -8,8 +8,10 @@
  *   just before the expiry may still be streaming); they hold no file;
  * - staged voice notes never used, with their files, a day after they expired, unless a message
  *   names them (a failed send gives its note back, yet the console still plays its audio);
- * - HubSpot install states never used, and console sessions, past expiry.
- * Kept: uploaded attachments past retention (they answer 5001 "has expired"), used voice notes.
+ * - HubSpot install states never used, and console sessions, past expiry;
+ * - the FILES of attachments (uploads and inbound media) a day after their retention ended: the
+ *   row stays, so its answers (5001 "has expired", message parts naming it) stay the same.
+ * Kept: attachment rows, used voice notes.
  *
  * Each tick deletes at most one batch per kind, each batch one short statement; the loop ticks
  * again at once while a batch came back full, else waits for the next pass. Passes in several
@@ -21,7 +23,7 @@ import type { Store } from '../store/index.js';
 import type { BlobStore } from '../blobs/index.js';
 import { claimLoop } from '../jobs/claim-loop.js';
 
-export type HousekeptKind = 'idempotency_record' | 'upload_slot' | 'voice_note' | 'hubspot_install_state' | 'console_session';
+export type HousekeptKind = 'idempotency_record' | 'upload_slot' | 'voice_note' | 'attachment_file' | 'hubspot_install_state' | 'console_session';
 
 /** Rows per delete statement: small enough that one never holds the SQLite writer or PostgreSQL locks for long. */
 export const HOUSEKEEPING_BATCH = 500;
@@ -31,6 +33,11 @@ export const HOUSEKEEPING_INTERVAL_MS = 10 * 60_000;
 export const UPLOAD_SLOT_GRACE_MS = 24 * 3600_000;
 /** Likewise a staged voice note: a send that resolved it just in time may still be recording its message. */
 export const VOICE_NOTE_GRACE_MS = 24 * 3600_000;
+/**
+ * An attachment's file is deleted this long after its retention ended: a send that resolved it just
+ * before may still be streaming it to a line (the file is opened after the check).
+ */
+export const ATTACHMENT_FILE_GRACE_MS = 24 * 3600_000;
 
 export function housekeeping(
   deps: { store: Store; clock: Clock; blobs: BlobStore; logger?: Logger; onDeleted?: (kind: HousekeptKind, count: number) => void },
@@ -51,6 +58,31 @@ export function housekeeping(
         notes.map((n) => n.id),
         before,
       );
+    },
+    attachment_file: async (now) => {
+      const before = now - ATTACHMENT_FILE_GRACE_MS;
+      const due = await repo.expiredAttachmentFiles(before, batch);
+      // The file first, then the mark: a crash between the two leaves an unmarked row whose file
+      // is gone, and the next pass deletes it again (a missing file or object deletes without
+      // error in both stores) and marks it. Marking first would, on a crash, leave a file no pass
+      // ever looks at again. A delete that fails leaves its row unmarked, so the next pass retries
+      // it; the others in the batch go on. Two passes at once delete the same files twice
+      // (harmless) and mark each row once.
+      const gone: string[] = [];
+      const failed: { id: string; err: unknown }[] = [];
+      for (const a of due) {
+        try {
+          await deps.blobs.delete(a.blob_key);
+          gone.push(a.id);
+        } catch (err) {
+          failed.push({ id: a.id, err });
+        }
+      }
+      // One line per batch, not per file: a store refusing every delete would otherwise log hundreds each pass.
+      if (failed.length > 0) {
+        deps.logger?.warn({ err: failed[0]!.err, attachment_id: failed[0]!.id, failed: failed.length }, "housekeeping could not delete expired attachments' files; the next pass tries again");
+      }
+      return repo.markAttachmentFilesDeleted(gone, before, now);
     },
     hubspot_install_state: (now) => repo.deleteExpiredOAuthStates(now, batch),
     console_session: (now) => repo.deleteExpiredConsoleSessions(now, batch),

@@ -1,5 +1,6 @@
 /**
- * Deletes rows that are dead past their expiry, a bounded batch per call: each call is one short
+ * Deletes rows that are dead past their expiry (and marks the files of attachments past retention
+ * deleted, their rows kept), a bounded batch per call: each call is one short
  * statement (a brief SQLite write, PostgreSQL row locks held for one small delete), and the
  * condition is checked again in the statement itself, so two passes at once delete each row once
  * and never one that came alive meanwhile. Callers loop while a batch comes back full.
@@ -36,6 +37,39 @@ export function housekeepingRepo(db: Kysely<DB>) {
       const dead = db.selectFrom('attachments').select('id').where('state', '=', 'pending').where('expires_at', '<=', beforeMs).limit(limit);
       const res = await db.deleteFrom('attachments').where('id', 'in', dead).where('state', '=', 'pending').where('expires_at', '<=', beforeMs).executeTakeFirst();
       return deleted(res);
+    },
+
+    /**
+     * Uploaded attachments (uploads and inbound media) whose expiry is at or before `beforeMs`
+     * and whose file is not yet marked deleted: the files the pass deletes next, oldest first.
+     */
+    async expiredAttachmentFiles(beforeMs: number, limit: number): Promise<{ id: string; blob_key: string }[]> {
+      return db
+        .selectFrom('attachments')
+        .select(['id', 'blob_key'])
+        .where('file_deleted_at', 'is', null)
+        .where('expires_at', '<=', beforeMs)
+        .where('state', '=', 'uploaded')
+        .orderBy('expires_at')
+        .limit(limit)
+        .execute();
+    },
+
+    /**
+     * Marks those attachments' files deleted (their blobs already gone), each once: a pass in
+     * another process that marked one first leaves it out of this count.
+     */
+    async markAttachmentFilesDeleted(ids: readonly string[], beforeMs: number, nowMs: number): Promise<number> {
+      if (ids.length === 0) return 0;
+      const res = await db
+        .updateTable('attachments')
+        .set({ file_deleted_at: nowMs })
+        .where('id', 'in', ids)
+        .where('file_deleted_at', 'is', null)
+        .where('state', '=', 'uploaded')
+        .where('expires_at', '<=', beforeMs)
+        .executeTakeFirst();
+      return Number(res.numUpdatedRows ?? 0n);
     },
 
     /**

@@ -13,6 +13,7 @@ const toAttachment = (r: DB['attachments']): Attachment => ({
   created_at: Number(r.created_at),
   uploaded_at: numOrNull(r.uploaded_at),
   expires_at: Number(r.expires_at),
+  file_deleted_at: numOrNull(r.file_deleted_at ?? null),
 });
 
 export function mediaRepo(db: Kysely<DB>) {

@@ -191,6 +191,8 @@ export interface AttachmentsTable {
   expires_at: number;
   /** sha256 (hex) of the upload slot's token; absent on inbound media. */
   upload_token_hash?: string | null;
+  /** When housekeeping deleted the file (past retention); the row stays and still answers 5001 "has expired". */
+  file_deleted_at?: number | null;
 }
 
 export interface VoiceNotesTable {

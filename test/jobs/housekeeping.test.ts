@@ -3,7 +3,8 @@
  * a keyed send's record is answered within its six hours and gone after them (the key then sends
  * anew), a HubSpot workflow record is kept for good, a claim whose request still runs is kept,
  * an uploaded attachment past retention keeps answering "has expired", a voice note a message
- * names keeps its audio, and a pass deletes at most a batch per kind.
+ * names keeps its audio, and a pass deletes at most a batch per kind. Attachments' files past
+ * retention: housekeeping-attachment-files.test.ts.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -180,5 +181,6 @@ describe.each(STORE_KINDS)('housekeeping (%s)', (kind) => {
     expect(res.body).toMatch(/^blueline_housekeeping_deleted_rows_total\{kind="idempotency_record"\} [1-9]\d*$/m);
     expect(res.body).toMatch(/^blueline_housekeeping_deleted_rows_total\{kind="upload_slot"\} [1-9]\d*$/m);
     expect(res.body).toMatch(/^blueline_housekeeping_deleted_rows_total\{kind="voice_note"\} [1-9]\d*$/m);
+    expect(res.body).toMatch(/^blueline_housekeeping_deleted_rows_total\{kind="attachment_file"\} [1-9]\d*$/m);
   });
 });

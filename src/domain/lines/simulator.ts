@@ -100,6 +100,8 @@ export function simulatorControls(deps: { store: Store; clock: Clock; events: Dr
       }
       const a = await store.media.getAttachment(line.tenant_id, fileId);
       if (!a || a.state !== 'uploaded') throw new DomainError(5001, `attachment ${fileId} not found`);
+      // As the content route answers: past retention its file is (or soon will be) deleted by housekeeping.
+      if (clock.now() >= a.expires_at) throw new DomainError(5001, `attachment ${fileId} has expired`);
       return { size: a.size_bytes ?? 0, contentType: a.content_type, filename: a.filename, open: (r) => blobs.open(a.blob_key, r) };
     },
 

@@ -5,11 +5,12 @@
 import { DomainError } from '../../errors/registry.js';
 import type { Store } from '../../store/index.js';
 import type { BlobStore } from '../../blobs/index.js';
+import type { Clock } from '../../clock.js';
 import { cafToOggOpus } from '../../audio/ogg.js';
 import { AudioRejected } from '../../audio/errors.js';
 
-export function voiceNoteAudio(deps: { store: Store; blobs: BlobStore }) {
-  const { store, blobs } = deps;
+export function voiceNoteAudio(deps: { store: Store; blobs: BlobStore; clock: Clock }) {
+  const { store, blobs, clock } = deps;
 
   async function cafOf(tenantId: string, id: string): Promise<Buffer> {
     const vn = await store.media.getVoiceNote(tenantId, id);
@@ -24,6 +25,8 @@ export function voiceNoteAudio(deps: { store: Store; blobs: BlobStore }) {
   async function attachmentKey(tenantId: string, id: string): Promise<string> {
     const a = await store.media.getAttachment(tenantId, id);
     if (!a || a.state !== 'uploaded' || !/caf/i.test(a.content_type)) throw new DomainError(5001, `voice note ${id} not found`);
+    // An inbound memo is an attachment: past its retention it answers as the content route does (housekeeping deletes its file).
+    if (clock.now() >= a.expires_at) throw new DomainError(5001, `voice note ${id} has expired`);
     return a.blob_key;
   }
 
