@@ -6,6 +6,7 @@ import type { StartHubSpotInstallResponse } from '../../contract/hubspot-start-i
 import type { ListHubSpotAutoSendsResponse } from '../../contract/hubspot-list-auto-sends.js';
 import type { AutoSendPage, InstallStart, InstallsOverview, InstallSummary, PortalConnected } from '../../crm/hubspot/installs.js';
 import type { ReplyPushStatus } from '../../crm/hubspot/push-job.js';
+import { waitingOf } from '../../crm/hubspot/auto-sends.js';
 
 export function installView(s: InstallSummary): HubSpotInstallView {
   const { install: i, callsToday: c } = s;
@@ -42,7 +43,10 @@ export const installsView = (o: InstallsOverview): ListHubSpotInstallsResponse =
 export const installStartView = (s: InstallStart): StartHubSpotInstallResponse => ({ install_url: s.installUrl, expires_at: isoAt(s.expiresAt) });
 
 export const autoSendPageView = (p: AutoSendPage): ListHubSpotAutoSendsResponse => ({
-  auto_sends: p.autoSends.map((a) => ({ object_id: a.object_id, status: a.status, reason: a.reason, code: a.code, message_id: a.message_id, created_at: isoAt(a.created_at) })),
+  auto_sends: p.autoSends.map((a) => {
+    const w = waitingOf(a);
+    return { object_id: a.object_id, status: a.status, reason: a.reason, code: a.code, message_id: a.message_id, created_at: isoAt(a.created_at), waiting: w && { next_attempt_at: isoAt(w.nextAttemptAt), gives_up_at: isoAt(w.givesUpAt) } };
+  }),
   next_cursor: p.nextCursor,
 });
 

@@ -16,6 +16,7 @@ import * as m014 from './014_group_creations.js';
 import * as m015 from './015_idempotency_leases.js';
 import * as m016 from './016_hubspot_held_actions.js';
 import * as m017 from './017_housekeeping_indexes.js';
+import * as m019 from './019_hubspot_auto_send_wait.js';
 
 /** Numbered migrations, applied in key order; never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -36,4 +37,5 @@ export const migrations: Record<string, Migration> = {
   '015_idempotency_leases': m015,
   '016_hubspot_held_actions': m016,
   '017_housekeeping_indexes': m017,
+  '019_hubspot_auto_send_wait': m019,
 };
