@@ -16,6 +16,7 @@ export const HubSpotInstallView = Type.Object({
       sidebar_send: Type.Integer(),
       contact_created: Type.Integer(),
       reply_push: Type.Integer(),
+      workflow_callback: Type.Integer({ description: 'completions of workflow actions held for time (1 call each; a synchronous workflow action makes none)' }),
       token_refresh: Type.Integer({ description: 'shown, not counted in total_counted' }),
       total_counted: Type.Integer(),
     },

@@ -103,6 +103,7 @@ function Install({ install }: { install: HubSpotInstall }) {
             <th scope="col">Card sends</th>
             <th scope="col">New contacts</th>
             <th scope="col">Reply pushes</th>
+            <th scope="col">Workflow completions</th>
             <th scope="col">Token refreshes</th>
             <th scope="col">Counted today</th>
           </tr>
@@ -113,6 +114,7 @@ function Install({ install }: { install: HubSpotInstall }) {
             <td>{c.sidebar_send}</td>
             <td>{c.contact_created}</td>
             <td>{c.reply_push}</td>
+            <td>{c.workflow_callback}</td>
             <td>{c.token_refresh}</td>
             <td><strong>{c.total_counted}</strong></td>
           </tr>

@@ -18,7 +18,11 @@ import type { ReplyPushJob, ReplyPushStatus } from './push-job.js';
 
 export const STATE_TTL_MS = 10 * 60_000;
 export const SANDBOX_ACCOUNT_TYPES = new Set(['SANDBOX', 'DEVELOPER_TEST', 'APP_DEVELOPER']);
-const COUNTED_KINDS = ['sidebar_load', 'sidebar_send', 'contact_created', 'reply_push'] as const satisfies readonly CallKind[];
+/**
+ * Counted against the CRM daily limit: every call into HubSpot but a token refresh (the spec's one
+ * exception), so also a held workflow action's completion (the synchronous action makes none).
+ */
+const COUNTED_KINDS = ['sidebar_load', 'sidebar_send', 'contact_created', 'reply_push', 'workflow_callback'] as const satisfies readonly CallKind[];
 type CountedKind = (typeof COUNTED_KINDS)[number];
 
 /** HubSpot calls of a portal today, in the tenant's timezone: the kinds counted against its budget, and token refreshes apart. */

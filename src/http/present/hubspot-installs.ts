@@ -22,6 +22,7 @@ export function installView(s: InstallSummary): HubSpotInstallView {
       sidebar_send: c.counted.sidebar_send,
       contact_created: c.counted.contact_created,
       reply_push: c.counted.reply_push,
+      workflow_callback: c.counted.workflow_callback,
       token_refresh: c.tokenRefresh,
       total_counted: c.totalCounted,
     },

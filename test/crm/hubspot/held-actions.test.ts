@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { STORE_KINDS } from '../../support/stores.js';
 import { allDeviceLogs, prepareSandbox } from '../../support/messaging.js';
-import { PORTAL, install, signed, startHarness, workflowPayload, type HubSpotHarness } from './helpers.js';
+import { PORTAL, install, installOf, signed, startHarness, workflowPayload, type HubSpotHarness } from './helpers.js';
 
 const HOUR = 3_600_000;
 const texts = async (h: HubSpotHarness, text: string) => (await allDeviceLogs(h.t)).map((e) => JSON.stringify(e)).filter((x) => x.includes(text));
@@ -65,6 +65,8 @@ describe.each(STORE_KINDS)('held workflow actions (%s)', (kind) => {
     expect(await texts(h, 'Morning Ada')).toHaveLength(1);
     expect(h.hs.completions).toEqual([{ portalId: PORTAL, callbackId: 'cb-night', outputFields: { hs_execution_state: 'SUCCESS', message_id: expect.stringMatching(/^msg_/) }, at: expect.any(Number) }]);
     expect(h.hs.calls(PORTAL, 'callback-complete')).toBe(1);
+    // The completion is the action's one HubSpot call: shown, and counted against the CRM daily limit (only token refreshes, e.g. the one two hours on, are not).
+    expect((await installOf(h, PORTAL))!.calls_today).toMatchObject({ workflow_callback: 1, total_counted: 1 });
 
     // A later replay answers what HubSpot was told, and sends nothing.
     const later = await send(h, 'cb-night', '+14155550701');
