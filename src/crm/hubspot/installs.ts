@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import { DomainError } from '../../errors/registry.js';
 import type { Clock } from '../../clock.js';
 import type { HubSpotConfig } from '../../config.js';
-import type { Store, Tenant, HubSpotInstall, HubSpotAutoSend } from '../../store/index.js';
+import type { Store, Tenant, HubSpotInstall, HubSpotAutoSend, HeldActionCounts } from '../../store/index.js';
 import { localDayStart } from '../../domain/messaging/limits.js';
 import { sendsFrom } from '../../domain/lines/service.js';
 import { dayIn, HubSpotError, type CallKind, type HubSpotApi } from './client.js';
@@ -37,6 +37,7 @@ export interface InstallSummary {
   install: HubSpotInstall;
   callsToday: CallsToday;
   firstTouchCapReachedToday: boolean;
+  heldActions: HeldActionCounts;
 }
 
 /** The tenant's installs and its reply push. */
@@ -83,6 +84,7 @@ export function hubspotInstalls(deps: { store: Store; clock: Clock; config: HubS
       install,
       callsToday: { counted, tokenRefresh: counts.token_refresh ?? 0, totalCounted: COUNTED_KINDS.reduce((n, k) => n + counted[k], 0) },
       firstTouchCapReachedToday: capReached,
+      heldActions: await store.hubspotHeld.counts(tenant.id, install.portal_id),
     };
   }
 

@@ -27,6 +27,7 @@ export function installView(s: InstallSummary): HubSpotInstallView {
       total_counted: c.totalCounted,
     },
     first_touch_cap_reached_today: s.firstTouchCapReachedToday,
+    held_actions: { ...s.heldActions.byState, next_attempt_at: isoOrNull(s.heldActions.nextAttemptAt) },
   };
 }
 

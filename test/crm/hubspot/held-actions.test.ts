@@ -49,6 +49,8 @@ describe.each(STORE_KINDS)('held workflow actions (%s)', (kind) => {
     expect(durationMs(body.outputFields.hs_expiration_duration)).toBeGreaterThanOrEqual(24 * HOUR);
     expect(Date.parse(body.next_attempt_at) - h.t.clock.now()).toBeLessThanOrEqual(2 * HOUR);
     expect(await texts(h, 'Morning Ada')).toHaveLength(0);
+    // The project sees it held, and when it is tried next.
+    expect((await installOf(h, PORTAL))!.held_actions).toEqual({ held: 1, completing: 0, completed: 0, abandoned: 0, next_attempt_at: body.next_attempt_at });
 
     // HubSpot's retry of the same callbackId while held: BLOCK again, no send.
     const retry = await send(h, 'cb-night', '+14155550701');
@@ -67,6 +69,7 @@ describe.each(STORE_KINDS)('held workflow actions (%s)', (kind) => {
     expect(h.hs.calls(PORTAL, 'callback-complete')).toBe(1);
     // The completion is the action's one HubSpot call: shown, and counted against the CRM daily limit (only token refreshes, e.g. the one two hours on, are not).
     expect((await installOf(h, PORTAL))!.calls_today).toMatchObject({ workflow_callback: 1, total_counted: 1 });
+    expect((await installOf(h, PORTAL))!.held_actions).toEqual({ held: 0, completing: 0, completed: 1, abandoned: 0, next_attempt_at: null });
 
     // A later replay answers what HubSpot was told, and sends nothing.
     const later = await send(h, 'cb-night', '+14155550701');
