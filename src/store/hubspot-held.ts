@@ -42,6 +42,14 @@ export function hubspotHeldRepo(db: Kysely<DB>, dialect: Dialect) {
       return r && toHeld(r);
     },
 
+    /** A project's held actions of a portal, newest first; the cursor is the last row's id. */
+    async list(tenantId: string, portalId: string, opts: { state?: HeldAction['state']; before?: string; limit: number }): Promise<HeldAction[]> {
+      let q = db.selectFrom('hubspot_held_actions').selectAll().where('portal_id', '=', portalId).where('tenant_id', '=', tenantId);
+      if (opts.state) q = q.where('state', '=', opts.state);
+      if (opts.before) q = q.where('id', '<', opts.before);
+      return (await q.orderBy('id', 'desc').limit(opts.limit).execute()).map(toHeld);
+    },
+
     /** Rows due now (to send, or to tell HubSpot), oldest first, taken by `owner` until `leaseUntil`. */
     async claimDue(now: number, owner: string, leaseUntil: number, limit: number): Promise<HeldAction[]> {
       const lock = dialect === 'postgres' ? sql.raw('for update skip locked') : sql.raw('');

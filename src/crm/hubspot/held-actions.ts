@@ -57,6 +57,13 @@ export const heldWaitMs = (refusal: FirstTouchLimitReached): number => Math.max(
 /** What HubSpot is told when the action completes (recorded before it is told). */
 export type HeldOutcome = { state: 'SUCCESS'; sent: CrmSendOutcome } | { state: 'FAIL_CONTINUE'; error: string; code: number; message: string };
 
+/** What a held action came to, as its project sees it: HubSpot's state, and the error name of a FAIL_CONTINUE. */
+export function heldOutcomeOf(a: Pick<HeldAction, 'outcome'>): { state: HeldOutcome['state']; error: string | null } | null {
+  if (!a.outcome) return null;
+  const o = JSON.parse(a.outcome) as HeldOutcome;
+  return { state: o.state, error: o.state === 'FAIL_CONTINUE' ? o.error : null };
+}
+
 /** The outputFields a completion carries: the same as the synchronous answer's. */
 export function completionFields(o: HeldOutcome): Record<string, string> {
   return o.state === 'SUCCESS' ? { hs_execution_state: 'SUCCESS', message_id: o.sent.messageId } : { hs_execution_state: 'FAIL_CONTINUE', error: o.error };

@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import { DomainError } from '../../errors/registry.js';
 import type { Clock } from '../../clock.js';
 import type { HubSpotConfig } from '../../config.js';
-import type { Store, Tenant, HubSpotInstall, HubSpotAutoSend, HeldActionCounts } from '../../store/index.js';
+import type { Store, Tenant, HubSpotInstall, HubSpotAutoSend, HeldAction, HeldActionCounts } from '../../store/index.js';
 import { localDayStart } from '../../domain/messaging/limits.js';
 import { sendsFrom } from '../../domain/lines/service.js';
 import { dayIn, HubSpotError, type CallKind, type HubSpotApi } from './client.js';
@@ -58,6 +58,12 @@ export interface PortalConnected {
   portalId: string;
   accountType: string;
   sandbox: boolean;
+}
+
+/** A page of a portal's workflow actions held for time, newest first. */
+export interface HeldActionPage {
+  heldActions: HeldAction[];
+  nextCursor: string | null;
 }
 
 /** A page of a portal's contact-creation records, newest first. */
@@ -202,6 +208,15 @@ export function hubspotInstalls(deps: { store: Store; clock: Clock; config: HubS
         }
       }
       return this.get(tenant, portalId);
+    },
+
+    /** The portal's workflow actions held for time, newest first; the cursor is the last row's id. */
+    async heldActions(tenant: Tenant, portalId: string, q: { state?: HeldAction['state']; cursor?: string; limit?: number }): Promise<HeldActionPage> {
+      await ownInstall(tenant, portalId);
+      const limit = q.limit ?? 50;
+      const rows = await store.hubspotHeld.list(tenant.id, portalId, { state: q.state, before: q.cursor, limit: limit + 1 });
+      const page = rows.slice(0, limit);
+      return { heldActions: page, nextCursor: rows.length > limit ? page[page.length - 1]!.id : null };
     },
 
     /** The portal's contact-creation records, newest first; the cursor is the last row's id. */
