@@ -16,12 +16,23 @@ export const HubSpotInstallView = Type.Object({
       sidebar_send: Type.Integer(),
       contact_created: Type.Integer(),
       reply_push: Type.Integer(),
+      workflow_callback: Type.Integer({ description: 'completions of workflow actions held for time (1 call each; a synchronous workflow action makes none)' }),
       token_refresh: Type.Integer({ description: 'shown, not counted in total_counted' }),
       total_counted: Type.Integer(),
     },
     { description: "HubSpot calls today, in the tenant's timezone" },
   ),
   first_touch_cap_reached_today: Type.Boolean(),
+  held_actions: Type.Object(
+    {
+      held: Type.Integer({ description: 'waiting for the sending window or a free line; answered BLOCK to HubSpot' }),
+      completing: Type.Integer({ description: 'sent or refused; HubSpot not yet told (retried with backoff)' }),
+      completed: Type.Integer({ description: 'HubSpot told the outcome (SUCCESS, or FAIL_CONTINUE with the reason)' }),
+      abandoned: Type.Integer({ description: 'given up without telling HubSpot (portal uninstalled, project deleted, or HubSpot refused the completion)' }),
+      next_attempt_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'the earliest next try of a held action' }),
+    },
+    { description: 'Workflow actions refused only for time and held, all time, by state' },
+  ),
 });
 export type HubSpotInstallView = Static<typeof HubSpotInstallView>;
 

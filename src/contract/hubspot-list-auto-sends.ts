@@ -19,6 +19,16 @@ export const HubSpotAutoSendView = Type.Object({
   code: Type.Union([Type.Integer(), Type.Null()]),
   message_id: Type.Union([Type.String(), Type.Null()]),
   created_at: Type.String({ format: 'date-time' }),
+  waiting: Type.Union([
+    Type.Object(
+      {
+        next_attempt_at: Type.String({ format: 'date-time', description: 'When it is tried again (the sending window opens, a line is free).' }),
+        gives_up_at: Type.String({ format: 'date-time', description: 'Still refused then: recorded failed (4002). Seven days after the contact was created.' }),
+      },
+      { description: 'A pending send refused only for time (outside the sending window, every line at its first-touch limit): it is sent when allowed.' },
+    ),
+    Type.Null(),
+  ]),
 });
 export const ListHubSpotAutoSendsResponse = Type.Object({
   auto_sends: Type.Array(HubSpotAutoSendView),

@@ -70,6 +70,7 @@ import { listHubSpotInstalls } from './hubspot-list-installs.js';
 import { updateHubSpotInstall } from './hubspot-update-install.js';
 import { uninstallHubSpot } from './hubspot-uninstall.js';
 import { listHubSpotAutoSends } from './hubspot-list-auto-sends.js';
+import { listHubSpotHeldActions } from './hubspot-list-held-actions.js';
 import { hubspotOAuthCallback } from './hubspot-oauth-callback.js';
 import { hubspotContactCard } from './hubspot-card.js';
 import { hubspotCardSend } from './hubspot-card-send.js';
@@ -142,6 +143,7 @@ export const operations: readonly OperationSpec[] = [
   updateHubSpotInstall,
   uninstallHubSpot,
   listHubSpotAutoSends,
+  listHubSpotHeldActions,
   hubspotOAuthCallback,
   hubspotContactCard,
   hubspotCardSend,

@@ -42,6 +42,14 @@ export function hubspotHeldRepo(db: Kysely<DB>, dialect: Dialect) {
       return r && toHeld(r);
     },
 
+    /** A project's held actions of a portal, newest first; the cursor is the last row's id. */
+    async list(tenantId: string, portalId: string, opts: { state?: HeldAction['state']; before?: string; limit: number }): Promise<HeldAction[]> {
+      let q = db.selectFrom('hubspot_held_actions').selectAll().where('portal_id', '=', portalId).where('tenant_id', '=', tenantId);
+      if (opts.state) q = q.where('state', '=', opts.state);
+      if (opts.before) q = q.where('id', '<', opts.before);
+      return (await q.orderBy('id', 'desc').limit(opts.limit).execute()).map(toHeld);
+    },
+
     /** Rows due now (to send, or to tell HubSpot), oldest first, taken by `owner` until `leaseUntil`. */
     async claimDue(now: number, owner: string, leaseUntil: number, limit: number): Promise<HeldAction[]> {
       const lock = dialect === 'postgres' ? sql.raw('for update skip locked') : sql.raw('');
@@ -67,6 +75,23 @@ export function hubspotHeldRepo(db: Kysely<DB>, dialect: Dialect) {
       return Number(r.numUpdatedRows) === 1;
     },
 
+    async counts(tenantId: string, portalId: string): Promise<HeldActionCounts> {
+      const rows = await db
+        .selectFrom('hubspot_held_actions')
+        .select(['state', sql<number>`count(*)`.as('n'), sql<number | null>`min(case when state = 'held' then next_attempt_at end)`.as('next')])
+        .where('portal_id', '=', portalId)
+        .where('tenant_id', '=', tenantId)
+        .groupBy('state')
+        .execute();
+      const byState = { held: 0, completing: 0, completed: 0, abandoned: 0 };
+      let next: number | null = null;
+      for (const r of rows) {
+        byState[r.state] = Number(r.n);
+        if (r.next != null) next = Number(r.next);
+      }
+      return { byState, nextAttemptAt: next };
+    },
+
     /** The owner lets the row go with `patch`; false when it is no longer the owner (its lease ran out and another took it). */
     async settle(id: string, owner: string, patch: HeldActionPatch, now: number): Promise<boolean> {
       const r = await db
@@ -78,6 +103,12 @@ export function hubspotHeldRepo(db: Kysely<DB>, dialect: Dialect) {
       return Number(r.numUpdatedRows) === 1;
     },
   };
+}
+
+/** A portal's held actions as its project sees them: how many in each state, and the next attempt of those still held. */
+export interface HeldActionCounts {
+  byState: Record<HeldAction['state'], number>;
+  nextAttemptAt: number | null;
 }
 
 export type HubSpotHeldRepo = ReturnType<typeof hubspotHeldRepo>;

@@ -208,21 +208,24 @@ export function hubspotRepo(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
       }
     },
 
-    /** Claims due pending auto-sends for `leaseMs` (real time); on PostgreSQL rows another process holds are skipped. */
-    async claimAutoSends(nowMs: number, leaseMs: number, limit: number): Promise<HubSpotAutoSend[]> {
+    /**
+     * Claims pending auto-sends due by `dueBy` (business clock: a wait for the sending window ends by
+     * it) for `leaseMs` from `nowMs` (real time); on PostgreSQL rows another process holds are skipped.
+     */
+    async claimAutoSends(dueBy: number, nowMs: number, leaseMs: number, limit: number): Promise<HubSpotAutoSend[]> {
       const lock = dialect === 'postgres' ? sql.raw('for update skip locked') : sql.raw('');
       const r = await sql<HubSpotAutoSendsTable>`
         update hubspot_auto_sends set lease_until = ${nowMs + leaseMs}, attempts = attempts + 1
         where id in (
           select id from hubspot_auto_sends
-          where status = 'pending' and next_attempt_at <= ${nowMs} and (lease_until is null or lease_until < ${nowMs})
+          where status = 'pending' and next_attempt_at <= ${dueBy} and (lease_until is null or lease_until < ${nowMs})
           order by next_attempt_at limit ${limit} ${lock})
         returning *`.execute(db);
       return r.rows.map(toAutoSend);
     },
 
     /** Ends a claimed auto-send (or puts it back for later with `next_attempt_at`). */
-    async settleAutoSend(id: string, patch: Partial<Pick<HubSpotAutoSend, 'status' | 'reason' | 'code' | 'message_id' | 'next_attempt_at'>>, now: number): Promise<void> {
+    async settleAutoSend(id: string, patch: Partial<Pick<HubSpotAutoSend, 'status' | 'reason' | 'code' | 'message_id' | 'next_attempt_at' | 'phone' | 'text'>>, now: number): Promise<void> {
       await db.updateTable('hubspot_auto_sends').set({ ...patch, lease_until: null, updated_at: now }).where('id', '=', id).where('status', '=', 'pending').execute();
     },
 

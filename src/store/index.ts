@@ -100,4 +100,4 @@ export type { HubSpotInstall, HubSpotAutoSend, HubSpotTokens } from './hubspot.j
 export type { MessageReaction } from './reactions.js';
 export type { GroupCreation } from './group-creations.js';
 export type { PushCandidate, ReplyPush, PushState, PushKey } from './hubspot-push.js';
-export type { HeldAction } from './hubspot-held.js';
+export type { HeldAction, HeldActionCounts } from './hubspot-held.js';

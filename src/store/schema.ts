@@ -362,9 +362,13 @@ export interface HubSpotAutoSendsTable {
   code: number | null;
   message_id: string | null;
   attempts: number;
-  /** real-time ms */
+  /** business-clock ms (the sending window opens by it) */
   next_attempt_at: number;
+  /** real-time ms */
   lease_until: number | null;
+  /** Kept once the contact was read, while the send waits for time (migration 019). */
+  phone?: string | null;
+  text?: string | null;
   created_at: number;
   updated_at: number;
 }

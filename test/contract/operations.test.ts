@@ -146,7 +146,7 @@ describe('every HubSpot operation, the integration not configured', () => {
 
   const hubspot = operations.filter(isHubSpot);
   it('covers the tenant-facing, the HubSpot-facing and the OAuth callback operations', () => {
-    expect(hubspot.map((o) => o.auth).sort()).toEqual(['hubspot', 'hubspot', 'hubspot', 'hubspot', 'none', 'tenant', 'tenant', 'tenant', 'tenant', 'tenant']);
+    expect(hubspot.map((o) => o.auth).sort()).toEqual(['hubspot', 'hubspot', 'hubspot', 'hubspot', 'none', 'tenant', 'tenant', 'tenant', 'tenant', 'tenant', 'tenant']);
   });
 
   it.each(hubspot.map((o) => [o.operationId, o] as const))('%s: 404 2011 "not configured" comes first, even with valid credentials', async (_id, op) => {

@@ -80,6 +80,16 @@ function AutoSend({ install }: { install: HubSpotInstall }) {
   );
 }
 
+/** Workflow actions refused only for time: sent when allowed, then HubSpot is told (nothing shown until there was one). */
+function HeldActions({ held: h }: { held: HubSpotInstall['held_actions'] }) {
+  if (h.held + h.completing + h.completed + h.abandoned === 0) return null;
+  return (
+    <p className="muted">
+      Workflow actions held for time: {h.held} waiting{h.next_attempt_at && <> (next try {time(h.next_attempt_at)})</>}, {h.completing} being reported to HubSpot, {h.completed} done, {h.abandoned} given up.
+    </p>
+  );
+}
+
 function Install({ install }: { install: HubSpotInstall }) {
   const c = install.calls_today;
   return (
@@ -103,6 +113,7 @@ function Install({ install }: { install: HubSpotInstall }) {
             <th scope="col">Card sends</th>
             <th scope="col">New contacts</th>
             <th scope="col">Reply pushes</th>
+            <th scope="col">Workflow completions</th>
             <th scope="col">Token refreshes</th>
             <th scope="col">Counted today</th>
           </tr>
@@ -113,11 +124,13 @@ function Install({ install }: { install: HubSpotInstall }) {
             <td>{c.sidebar_send}</td>
             <td>{c.contact_created}</td>
             <td>{c.reply_push}</td>
+            <td>{c.workflow_callback}</td>
             <td>{c.token_refresh}</td>
             <td><strong>{c.total_counted}</strong></td>
           </tr>
         </tbody>
       </table>
+      <HeldActions held={install.held_actions} />
       <h3 className="subhead">Auto-send</h3>
       <AutoSend install={install} />
     </Card>

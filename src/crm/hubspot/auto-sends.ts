@@ -4,9 +4,16 @@
  * deliveries find it taken) and answers; this worker then claims pending rows
  * with a lease (so several processes share them and a crashed one's rows come
  * back) and works each: 1 HubSpot call (read the contact), the template, the send.
+ *
+ * A send refused only for time (outside the sending window, every line at its first-touch gap
+ * or daily 30) waits: the row stays pending with the phone and text it rendered and a
+ * `next_attempt_at` (business clock), and is sent when that comes, under the same pipeline key
+ * (a process that died after sending is answered that message, not a second one), for at most
+ * MAX_HOLD_MS after the contact was created (then `failed`, 4002). The project's daily cap is no
+ * wait: the spec records it `failed` and skips the send.
  */
 import type { Logger } from 'pino';
-import type { Clock } from '../../clock.js';
+import { isoAt, type Clock } from '../../clock.js';
 import { DomainError } from '../../errors/registry.js';
 import { timeSortableId } from '../../domain/ids.js';
 import type { Messaging } from '../../domain/messaging/index.js';
@@ -15,7 +22,8 @@ import { HubSpotError, type HubSpotApi } from './client.js';
 import type { TokenKeeper } from './tokens.js';
 import { fromHubSpot } from './errors.js';
 import { CONTACT_PROPERTIES, contactPhone, renderTemplate } from './contact.js';
-import { DAILY_CAP_REACHED, isDailyCapReached, sendForCrm } from './send.js';
+import { DAILY_CAP_REACHED, isDailyCapReached, sendForCrm, type FirstTouchLimitReached } from './send.js';
+import { MAX_HOLD_MS, heldWaitMs, isHeldLimit } from './held-actions.js';
 import { claimLoop } from '../../jobs/claim-loop.js';
 
 const LEASE_MS = 60_000;
@@ -37,6 +45,11 @@ export interface WebhookReceipt {
   recorded: number;
   duplicates: number;
   ignored: number;
+}
+
+/** A pending auto-send refused for time (what the tenant sees): its next attempt, and when it is given up. */
+export function waitingOf(a: HubSpotAutoSend): { nextAttemptAt: number; givesUpAt: number } | null {
+  return a.status === 'pending' && a.code === 4002 ? { nextAttemptAt: a.next_attempt_at, givesUpAt: a.created_at + MAX_HOLD_MS } : null;
 }
 
 export function autoSends(deps: { store: Store; clock: Clock; api: HubSpotApi; tokens: TokenKeeper; messaging: Messaging; logger?: Logger }, opts: { pollMs: number }) {
@@ -71,7 +84,7 @@ export function autoSends(deps: { store: Store; clock: Clock; api: HubSpotApi; t
         code: null,
         message_id: null,
         attempts: 0,
-        next_attempt_at: Date.now(),
+        next_attempt_at: now,
         lease_until: null,
         created_at: now,
         updated_at: now,
@@ -81,6 +94,43 @@ export function autoSends(deps: { store: Store; clock: Clock; api: HubSpotApi; t
     }
     if (recorded) loop.wake();
     return { received: events.length, recorded, duplicates, ignored };
+  }
+
+  /** The contact's phone and the rendered text: read once (1 HubSpot call), kept on the row while it waits. */
+  async function target(a: HubSpotAutoSend, template: string, timezone: string): Promise<{ phone: string; text: string } | { retryAt: number; reason: string } | { fail: string; code: number }> {
+    if (a.phone && a.text) return { phone: a.phone, text: a.text };
+    let contact;
+    try {
+      const token = await deps.tokens.accessToken(a.portal_id);
+      contact = await deps.api.readContact(token, a.object_id, CONTACT_PROPERTIES, { portalId: a.portal_id, timezone, kind: 'contact_created' });
+    } catch (err) {
+      const retryable = (err instanceof HubSpotError && err.retryable) || (err instanceof DomainError && err.retryable);
+      if (retryable && a.attempts < MAX_ATTEMPTS) {
+        const after = err instanceof HubSpotError && err.retryAfterSeconds ? err.retryAfterSeconds * 1000 : 2 ** a.attempts * 1000;
+        return { retryAt: clock.now() + after, reason: (err as Error).message };
+      }
+      if (err instanceof HubSpotError && err.failure === 'not_found') return { fail: `contact ${a.object_id} no longer exists in HubSpot`, code: 2011 };
+      // The card's codes for HubSpot's refusals: 2010 reconnect (401), 2005 scopes (403).
+      const refusal = fromHubSpot(err);
+      return { fail: (refusal as Error).message, code: refusal instanceof DomainError ? Number(refusal.code) : 3004 };
+    }
+    const phone = contactPhone(contact.properties);
+    if (!phone.normalized) return { fail: `no usable phone: ${phone.reason}`, code: 1013 };
+    const text = renderTemplate(template, contact.properties);
+    if (!text) return { fail: 'the template rendered empty for this contact', code: 1001 };
+    return { phone: phone.normalized, text };
+  }
+
+  /** A refusal for time: pending until the pipeline says it may be allowed, or failed once the wait is over. */
+  async function wait(a: HubSpotAutoSend, t: { phone: string; text: string }, refusal: FirstTouchLimitReached): Promise<void> {
+    const now = clock.now();
+    const end = a.created_at + MAX_HOLD_MS;
+    if (now >= end) {
+      return store.hubspot.settleAutoSend(a.id, { status: 'failed', code: 4002, reason: `not sent: waited until ${isoAt(end)} (${MAX_HOLD_MS / 86_400_000} days after the contact was created) and still ${refusal.limit}: ${refusal.message}` }, now);
+    }
+    const at = Math.min(end, now + heldWaitMs(refusal));
+    const reason = `waiting (${refusal.limit}): sent when it is allowed, next attempt at ${isoAt(at)}; given up at ${isoAt(end)}`;
+    await store.hubspot.settleAutoSend(a.id, { next_attempt_at: at, code: 4002, reason, phone: t.phone, text: t.text }, now);
   }
 
   async function work(a: HubSpotAutoSend): Promise<void> {
@@ -93,35 +143,20 @@ export function autoSends(deps: { store: Store; clock: Clock; api: HubSpotApi; t
     }
     const tenant = await store.tenants.getById(a.tenant_id);
     if (!tenant) return fail('the project no longer exists', 2001);
-    let contact;
-    try {
-      const token = await deps.tokens.accessToken(a.portal_id);
-      contact = await deps.api.readContact(token, a.object_id, CONTACT_PROPERTIES, { portalId: a.portal_id, timezone: tenant.timezone, kind: 'contact_created' });
-    } catch (err) {
-      const retryable = (err instanceof HubSpotError && err.retryable) || (err instanceof DomainError && err.retryable);
-      if (retryable && a.attempts < MAX_ATTEMPTS) {
-        const after = err instanceof HubSpotError && err.retryAfterSeconds ? err.retryAfterSeconds * 1000 : 2 ** a.attempts * 1000;
-        return store.hubspot.settleAutoSend(a.id, { next_attempt_at: Date.now() + after, reason: (err as Error).message }, now());
-      }
-      if (err instanceof HubSpotError && err.failure === 'not_found') return fail(`contact ${a.object_id} no longer exists in HubSpot`, 2011);
-      // The card's codes for HubSpot's refusals: 2010 reconnect (401), 2005 scopes (403).
-      const refusal = fromHubSpot(err);
-      return fail((refusal as Error).message, refusal instanceof DomainError ? Number(refusal.code) : 3004);
-    }
-    const phone = contactPhone(contact.properties);
-    if (!phone.normalized) return fail(`no usable phone: ${phone.reason}`, 1013);
-    const text = renderTemplate(install.auto_send.template!, contact.properties);
-    if (!text) return fail('the template rendered empty for this contact', 1001);
+    const t = await target(a, install.auto_send.template!, tenant.timezone);
+    if ('retryAt' in t) return store.hubspot.settleAutoSend(a.id, { next_attempt_at: t.retryAt, reason: t.reason }, now());
+    if ('fail' in t) return fail(t.fail, t.code);
     try {
       const sent = await sendForCrm(deps, tenant, {
-        phone: phone.normalized,
-        text,
+        phone: t.phone,
+        text: t.text,
         phoneLineId: install.auto_send.line_id ?? undefined,
         idempotencyKey: `hubspot:contact:${a.portal_id}:${a.object_id}`,
       });
-      await store.hubspot.linkContact({ tenant_id: tenant.id, handle: phone.normalized, portal_id: a.portal_id, contact_id: a.object_id, linked_at: now() });
+      await store.hubspot.linkContact({ tenant_id: tenant.id, handle: t.phone, portal_id: a.portal_id, contact_id: a.object_id, linked_at: now() });
       await store.hubspot.settleAutoSend(a.id, { status: 'sent', reason: null, code: null, message_id: sent.messageId }, now());
     } catch (err) {
+      if (isHeldLimit(err)) return wait(a, t, err);
       if (isDailyCapReached(err)) return fail(DAILY_CAP_REACHED, 4002);
       if (err instanceof DomainError) return fail(err.message, Number(err.code));
       throw err;
@@ -130,12 +165,17 @@ export function autoSends(deps: { store: Store; clock: Clock; api: HubSpotApi; t
 
   /** One pass over what is due now; the number claimed. */
   async function tick(): Promise<number> {
-    const due = await store.hubspot.claimAutoSends(Date.now(), LEASE_MS, BATCH);
+    const due = await store.hubspot.claimAutoSends(clock.now(), Date.now(), LEASE_MS, BATCH);
     await Promise.all(due.map((a) => work(a).catch((err) => deps.logger?.error({ err, auto_send: a.id, portal_id: a.portal_id }, 'auto-send failed unexpectedly; retried when its lease ends'))));
     return due.length;
   }
 
-  const loop = claimLoop({ tick, nextDueAt: () => store.hubspot.nextAutoSendDue(), batch: BATCH, pollMs: opts.pollMs, label: 'auto-send worker', logger: deps.logger });
+  // Due times are on the business clock; the loop's timers run on wall time.
+  const nextDueAt = async () => {
+    const at = await store.hubspot.nextAutoSendDue();
+    return at === null ? null : at - (clock.now() - Date.now());
+  };
+  const loop = claimLoop({ tick, nextDueAt, batch: BATCH, pollMs: opts.pollMs, label: 'auto-send worker', logger: deps.logger });
 
   return {
     record,

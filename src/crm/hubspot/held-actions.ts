@@ -39,7 +39,8 @@ const DAY_MS = 24 * HOUR_MS;
 /** The hold: the estimated wait plus this, within [MIN_HOLD_MS, MAX_HOLD_MS]. */
 const HOLD_MARGIN_MS = DAY_MS;
 const MIN_HOLD_MS = DAY_MS;
-const MAX_HOLD_MS = 7 * DAY_MS;
+/** The longest a send refused for time waits (here, and a contact-creation auto-send): a week-late first text is worse than none. */
+export const MAX_HOLD_MS = 7 * DAY_MS;
 /** Not sent this long before the hold ends: FAIL_CONTINUE, while HubSpot still takes it. */
 const COMPLETE_MARGIN_MS = HOUR_MS;
 const LEASE_MS = 2 * MINUTE_MS;
@@ -50,8 +51,18 @@ const BACKOFF_MAX_MS = 30 * MINUTE_MS;
 /** Which refusals are only a matter of time. */
 export const isHeldLimit = (err: unknown): err is FirstTouchLimitReached => err instanceof FirstTouchLimitReached && err.limit !== DAILY_CAP_REACHED;
 
+/** How long until a send refused for time may be allowed (the pipeline's retry-after; a minute when it gives none). */
+export const heldWaitMs = (refusal: FirstTouchLimitReached): number => Math.max(1000, (refusal.details.retryAfter ?? 60) * 1000);
+
 /** What HubSpot is told when the action completes (recorded before it is told). */
 export type HeldOutcome = { state: 'SUCCESS'; sent: CrmSendOutcome } | { state: 'FAIL_CONTINUE'; error: string; code: number; message: string };
+
+/** What a held action came to, as its project sees it: HubSpot's state, and the error name of a FAIL_CONTINUE. */
+export function heldOutcomeOf(a: Pick<HeldAction, 'outcome'>): { state: HeldOutcome['state']; error: string | null } | null {
+  if (!a.outcome) return null;
+  const o = JSON.parse(a.outcome) as HeldOutcome;
+  return { state: o.state, error: o.state === 'FAIL_CONTINUE' ? o.error : null };
+}
 
 /** The outputFields a completion carries: the same as the synchronous answer's. */
 export function completionFields(o: HeldOutcome): Record<string, string> {
@@ -87,7 +98,7 @@ export function heldActions(deps: { store: Store; clock: Clock; api: HubSpotApi;
   /** Holds an action the pipeline refused for time; a retry of the same callbackId finds its row. */
   async function hold(tenant: Tenant, a: { portalId: string; callbackId: string; objectId: string; phone: string; text: string }, refusal: FirstTouchLimitReached): Promise<Hold> {
     const now = clock.now();
-    const waitMs = Math.max(1000, (refusal.details.retryAfter ?? 60) * 1000);
+    const waitMs = heldWaitMs(refusal);
     const holdMs = Math.ceil(Math.min(MAX_HOLD_MS, Math.max(MIN_HOLD_MS, waitMs + HOLD_MARGIN_MS)) / MINUTE_MS) * MINUTE_MS;
     const row = await held.hold({
       id: `hsw_${timeSortableId(Date.now())}`,
@@ -131,7 +142,7 @@ export function heldActions(deps: { store: Store; clock: Clock; api: HubSpotApi;
       return { outcome: { state: 'SUCCESS', sent } };
     } catch (err) {
       const later = (ms: number) => ({ retryAt: Math.min(a.send_by, clock.now() + ms), error: (err as Error).message });
-      if (isHeldLimit(err)) return later(Math.max(1000, (err.details.retryAfter ?? 60) * 1000));
+      if (isHeldLimit(err)) return later(heldWaitMs(err));
       // Anything else the pipeline says is what the synchronous answer would have said (the daily cap included).
       if (err instanceof DomainError) return fail(err);
       deps.logger?.error({ err, portal_id: a.portal_id, callback_id: a.callback_id }, 'held HubSpot workflow action: send failed unexpectedly; tried again later');

@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import { DomainError } from '../../errors/registry.js';
 import type { Clock } from '../../clock.js';
 import type { HubSpotConfig } from '../../config.js';
-import type { Store, Tenant, HubSpotInstall, HubSpotAutoSend } from '../../store/index.js';
+import type { Store, Tenant, HubSpotInstall, HubSpotAutoSend, HeldAction, HeldActionCounts } from '../../store/index.js';
 import { localDayStart } from '../../domain/messaging/limits.js';
 import { sendsFrom } from '../../domain/lines/service.js';
 import { dayIn, HubSpotError, type CallKind, type HubSpotApi } from './client.js';
@@ -18,7 +18,11 @@ import type { ReplyPushJob, ReplyPushStatus } from './push-job.js';
 
 export const STATE_TTL_MS = 10 * 60_000;
 export const SANDBOX_ACCOUNT_TYPES = new Set(['SANDBOX', 'DEVELOPER_TEST', 'APP_DEVELOPER']);
-const COUNTED_KINDS = ['sidebar_load', 'sidebar_send', 'contact_created', 'reply_push'] as const satisfies readonly CallKind[];
+/**
+ * Counted against the CRM daily limit: every call into HubSpot but a token refresh (the spec's one
+ * exception), so also a held workflow action's completion (the synchronous action makes none).
+ */
+const COUNTED_KINDS = ['sidebar_load', 'sidebar_send', 'contact_created', 'reply_push', 'workflow_callback'] as const satisfies readonly CallKind[];
 type CountedKind = (typeof COUNTED_KINDS)[number];
 
 /** HubSpot calls of a portal today, in the tenant's timezone: the kinds counted against its budget, and token refreshes apart. */
@@ -33,6 +37,7 @@ export interface InstallSummary {
   install: HubSpotInstall;
   callsToday: CallsToday;
   firstTouchCapReachedToday: boolean;
+  heldActions: HeldActionCounts;
 }
 
 /** The tenant's installs and its reply push. */
@@ -53,6 +58,12 @@ export interface PortalConnected {
   portalId: string;
   accountType: string;
   sandbox: boolean;
+}
+
+/** A page of a portal's workflow actions held for time, newest first. */
+export interface HeldActionPage {
+  heldActions: HeldAction[];
+  nextCursor: string | null;
 }
 
 /** A page of a portal's contact-creation records, newest first. */
@@ -79,6 +90,7 @@ export function hubspotInstalls(deps: { store: Store; clock: Clock; config: HubS
       install,
       callsToday: { counted, tokenRefresh: counts.token_refresh ?? 0, totalCounted: COUNTED_KINDS.reduce((n, k) => n + counted[k], 0) },
       firstTouchCapReachedToday: capReached,
+      heldActions: await store.hubspotHeld.counts(tenant.id, install.portal_id),
     };
   }
 
@@ -196,6 +208,15 @@ export function hubspotInstalls(deps: { store: Store; clock: Clock; config: HubS
         }
       }
       return this.get(tenant, portalId);
+    },
+
+    /** The portal's workflow actions held for time, newest first; the cursor is the last row's id. */
+    async heldActions(tenant: Tenant, portalId: string, q: { state?: HeldAction['state']; cursor?: string; limit?: number }): Promise<HeldActionPage> {
+      await ownInstall(tenant, portalId);
+      const limit = q.limit ?? 50;
+      const rows = await store.hubspotHeld.list(tenant.id, portalId, { state: q.state, before: q.cursor, limit: limit + 1 });
+      const page = rows.slice(0, limit);
+      return { heldActions: page, nextCursor: rows.length > limit ? page[page.length - 1]!.id : null };
     },
 
     /** The portal's contact-creation records, newest first; the cursor is the last row's id. */

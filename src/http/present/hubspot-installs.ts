@@ -4,8 +4,11 @@ import type { HubSpotInstallView } from '../../contract/hubspot-common.js';
 import type { ListHubSpotInstallsResponse } from '../../contract/hubspot-list-installs.js';
 import type { StartHubSpotInstallResponse } from '../../contract/hubspot-start-install.js';
 import type { ListHubSpotAutoSendsResponse } from '../../contract/hubspot-list-auto-sends.js';
-import type { AutoSendPage, InstallStart, InstallsOverview, InstallSummary, PortalConnected } from '../../crm/hubspot/installs.js';
+import type { ListHubSpotHeldActionsResponse } from '../../contract/hubspot-list-held-actions.js';
+import type { AutoSendPage, HeldActionPage, InstallStart, InstallsOverview, InstallSummary, PortalConnected } from '../../crm/hubspot/installs.js';
 import type { ReplyPushStatus } from '../../crm/hubspot/push-job.js';
+import { waitingOf } from '../../crm/hubspot/auto-sends.js';
+import { heldOutcomeOf } from '../../crm/hubspot/held-actions.js';
 
 export function installView(s: InstallSummary): HubSpotInstallView {
   const { install: i, callsToday: c } = s;
@@ -21,10 +24,12 @@ export function installView(s: InstallSummary): HubSpotInstallView {
       sidebar_send: c.counted.sidebar_send,
       contact_created: c.counted.contact_created,
       reply_push: c.counted.reply_push,
+      workflow_callback: c.counted.workflow_callback,
       token_refresh: c.tokenRefresh,
       total_counted: c.totalCounted,
     },
     first_touch_cap_reached_today: s.firstTouchCapReachedToday,
+    held_actions: { ...s.heldActions.byState, next_attempt_at: isoOrNull(s.heldActions.nextAttemptAt) },
   };
 }
 
@@ -42,7 +47,26 @@ export const installsView = (o: InstallsOverview): ListHubSpotInstallsResponse =
 export const installStartView = (s: InstallStart): StartHubSpotInstallResponse => ({ install_url: s.installUrl, expires_at: isoAt(s.expiresAt) });
 
 export const autoSendPageView = (p: AutoSendPage): ListHubSpotAutoSendsResponse => ({
-  auto_sends: p.autoSends.map((a) => ({ object_id: a.object_id, status: a.status, reason: a.reason, code: a.code, message_id: a.message_id, created_at: isoAt(a.created_at) })),
+  auto_sends: p.autoSends.map((a) => {
+    const w = waitingOf(a);
+    return { object_id: a.object_id, status: a.status, reason: a.reason, code: a.code, message_id: a.message_id, created_at: isoAt(a.created_at), waiting: w && { next_attempt_at: isoAt(w.nextAttemptAt), gives_up_at: isoAt(w.givesUpAt) } };
+  }),
+  next_cursor: p.nextCursor,
+});
+
+export const heldActionPageView = (p: HeldActionPage): ListHubSpotHeldActionsResponse => ({
+  held_actions: p.heldActions.map((a) => ({
+    callback_id: a.callback_id,
+    object_id: a.object_id,
+    state: a.state,
+    next_attempt_at: a.state === 'held' || a.state === 'completing' ? isoAt(a.next_attempt_at) : null,
+    hold_expires_at: isoAt(a.expires_at),
+    outcome: heldOutcomeOf(a),
+    message_id: a.message_id,
+    last_error: a.last_error,
+    created_at: isoAt(a.created_at),
+    completed_at: isoOrNull(a.completed_at),
+  })),
   next_cursor: p.nextCursor,
 });
 

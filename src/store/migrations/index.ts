@@ -17,6 +17,7 @@ import * as m015 from './015_idempotency_leases.js';
 import * as m016 from './016_hubspot_held_actions.js';
 import * as m017 from './017_housekeeping_indexes.js';
 import * as m018 from './018_attachment_file_deletion.js';
+import * as m019 from './019_hubspot_auto_send_wait.js';
 
 /** Numbered migrations, applied in key order; never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -38,4 +39,5 @@ export const migrations: Record<string, Migration> = {
   '016_hubspot_held_actions': m016,
   '017_housekeeping_indexes': m017,
   '018_attachment_file_deletion': m018,
+  '019_hubspot_auto_send_wait': m019,
 };

@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { STORE_KINDS } from '../../support/stores.js';
 import { allDeviceLogs, prepareSandbox } from '../../support/messaging.js';
-import { PORTAL, install, signed, startHarness, workflowPayload, type HubSpotHarness } from './helpers.js';
+import { PORTAL, install, installOf, signed, startHarness, workflowPayload, type HubSpotHarness } from './helpers.js';
 
 const HOUR = 3_600_000;
 const texts = async (h: HubSpotHarness, text: string) => (await allDeviceLogs(h.t)).map((e) => JSON.stringify(e)).filter((x) => x.includes(text));
@@ -19,6 +19,13 @@ async function closeWindowForTwoHours(h: HubSpotHarness) {
   const hour = new Date(h.t.clock.now()).getUTCHours();
   const at = (n: number) => `${String((hour + n) % 24).padStart(2, '0')}:00`;
   expect((await h.t.admin('PATCH', '/admin/v1/tenants/demo', { timezone: 'UTC', sending_window: { start: at(2), end: at(3) } })).statusCode).toBe(200);
+}
+
+/** The project's held workflow actions of the portal (GET …/held-actions). */
+async function heldList(h: HubSpotHarness, query = '') {
+  const res = await h.t.api('GET', `/api/v1/integrations/hubspot/${PORTAL}/held-actions${query}`);
+  expect(res.statusCode).toBe(200);
+  return res.json();
 }
 
 /** ISO 8601 duration → ms (days, hours, minutes). */
@@ -49,6 +56,11 @@ describe.each(STORE_KINDS)('held workflow actions (%s)', (kind) => {
     expect(durationMs(body.outputFields.hs_expiration_duration)).toBeGreaterThanOrEqual(24 * HOUR);
     expect(Date.parse(body.next_attempt_at) - h.t.clock.now()).toBeLessThanOrEqual(2 * HOUR);
     expect(await texts(h, 'Morning Ada')).toHaveLength(0);
+    // The project sees it held, and when it is tried next.
+    expect((await installOf(h, PORTAL))!.held_actions).toEqual({ held: 1, completing: 0, completed: 0, abandoned: 0, next_attempt_at: body.next_attempt_at });
+    expect((await heldList(h)).held_actions).toEqual([
+      { callback_id: 'cb-night', object_id: '501', state: 'held', next_attempt_at: body.next_attempt_at, hold_expires_at: body.hold_expires_at, outcome: null, message_id: null, last_error: null, created_at: expect.any(String), completed_at: null },
+    ]);
 
     // HubSpot's retry of the same callbackId while held: BLOCK again, no send.
     const retry = await send(h, 'cb-night', '+14155550701');
@@ -65,6 +77,12 @@ describe.each(STORE_KINDS)('held workflow actions (%s)', (kind) => {
     expect(await texts(h, 'Morning Ada')).toHaveLength(1);
     expect(h.hs.completions).toEqual([{ portalId: PORTAL, callbackId: 'cb-night', outputFields: { hs_execution_state: 'SUCCESS', message_id: expect.stringMatching(/^msg_/) }, at: expect.any(Number) }]);
     expect(h.hs.calls(PORTAL, 'callback-complete')).toBe(1);
+    // The completion is the action's one HubSpot call: shown, and counted against the CRM daily limit (only token refreshes, e.g. the one two hours on, are not).
+    expect((await installOf(h, PORTAL))!.calls_today).toMatchObject({ workflow_callback: 1, total_counted: 1 });
+    expect((await installOf(h, PORTAL))!.held_actions).toEqual({ held: 0, completing: 0, completed: 1, abandoned: 0, next_attempt_at: null });
+    const done = (await heldList(h, '?state=completed')).held_actions;
+    expect(done).toEqual([expect.objectContaining({ callback_id: 'cb-night', state: 'completed', next_attempt_at: null, outcome: { state: 'SUCCESS', error: null }, message_id: h.hs.completions[0]!.outputFields.message_id, completed_at: expect.any(String) })]);
+    expect((await heldList(h, '?state=held')).held_actions).toEqual([]);
 
     // A later replay answers what HubSpot was told, and sends nothing.
     const later = await send(h, 'cb-night', '+14155550701');
@@ -99,6 +117,7 @@ describe.each(STORE_KINDS)('held workflow actions (%s)', (kind) => {
     await job().drain();
     expect(await texts(h, 'Morning Ada')).toHaveLength(0);
     expect(h.hs.completions.map((c) => c.outputFields)).toEqual([{ hs_execution_state: 'FAIL_CONTINUE', error: 'daily cap reached' }]);
+    expect((await heldList(h)).held_actions).toEqual([expect.objectContaining({ callback_id: 'cb-cap', state: 'completed', outcome: { state: 'FAIL_CONTINUE', error: 'daily cap reached' }, message_id: null })]);
   });
 
   it('HubSpot down when the action is completed: retried with backoff, the text sent once', async () => {

@@ -59,8 +59,9 @@ describe.each(STORE_KINDS)('HubSpot install (%s)', (kind) => {
       status: 'active',
       installed_at: expect.any(String),
       auto_send: { enabled: false, template: null, line_id: null },
-      calls_today: { sidebar_load: 0, sidebar_send: 0, contact_created: 0, reply_push: 0, token_refresh: 0, total_counted: 0 },
+      calls_today: { sidebar_load: 0, sidebar_send: 0, contact_created: 0, reply_push: 0, workflow_callback: 0, token_refresh: 0, total_counted: 0 },
       first_touch_cap_reached_today: false,
+      held_actions: { held: 0, completing: 0, completed: 0, abandoned: 0, next_attempt_at: null },
     });
 
     // The state was used: the same callback again is 2014.

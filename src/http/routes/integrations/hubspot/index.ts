@@ -1,4 +1,4 @@
-/** The tenant's HubSpot integration: install, list, auto-send settings, uninstall, contact-creation records. */
+/** The tenant's HubSpot integration: install, list, auto-send settings, uninstall, contact-creation records, held workflow actions. */
 import type { TypedApp } from '../../../typed.js';
 import type { HubSpotIntegration } from '../../../../crm/hubspot/index.js';
 import { startHubSpotInstallRoute } from './start-install.js';
@@ -6,6 +6,7 @@ import { listHubSpotInstallsRoute } from './list-installs.js';
 import { updateHubSpotInstallRoute } from './update-install.js';
 import { uninstallHubSpotRoute } from './uninstall.js';
 import { listHubSpotAutoSendsRoute } from './list-auto-sends.js';
+import { listHubSpotHeldActionsRoute } from './list-held-actions.js';
 
 export function hubspotIntegrationRoutes(app: TypedApp, hs: HubSpotIntegration) {
   startHubSpotInstallRoute(app, hs);
@@ -13,4 +14,5 @@ export function hubspotIntegrationRoutes(app: TypedApp, hs: HubSpotIntegration) 
   updateHubSpotInstallRoute(app, hs);
   uninstallHubSpotRoute(app, hs);
   listHubSpotAutoSendsRoute(app, hs);
+  listHubSpotHeldActionsRoute(app, hs);
 }
