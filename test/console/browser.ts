@@ -53,3 +53,27 @@ export async function axeViolations(page: Page): Promise<{ id: string; impact: s
   });
   return result.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }
+
+export interface Demo {
+  tenant: string;
+  signing_secret: string;
+  phone_line_ids: string[];
+}
+
+/** The demo sandbox a service process wrote into its data directory. */
+export const demoOf = (dataDir: string): Demo => JSON.parse(fs.readFileSync(path.join(dataDir, 'demo.json'), 'utf8'));
+
+/** The service's API as the tests call it beside the browser: a bearer token and the demo's tenant header. */
+export const apiCaller = (baseUrl: string, tenant: () => string) => (method: string, p: string, body: unknown, token: string) =>
+  fetch(`${baseUrl}${p}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'x-service-tenant': tenant(), ...(body !== undefined && { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+
+/** Signs in on the project sign-in form as the demo project. */
+export async function signInAsProject(page: Page, demo: Demo): Promise<void> {
+  await page.getByLabel('Tenant slug').fill(demo.tenant);
+  await page.getByLabel('Signing secret').fill(demo.signing_secret);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}

@@ -4,12 +4,10 @@
  * load; the skip link still works), avatars for names and handles in any script, the operator's
  * secret rotation asked first, and a secret shown once in its own box, not inside a green banner.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
-import { axeViolations, chromiumPath, ensureConsoleBuilt, launch } from './browser.js';
+import { apiCaller, axeViolations, chromiumPath, demoOf, ensureConsoleBuilt, launch, signInAsProject, type Demo } from './browser.js';
 
 // Evaluated in the page, not in Node: its globals, loosely typed (the test project has no DOM lib).
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -19,22 +17,17 @@ const ADMIN = 'polish-admin-token-0123456789abcdef';
 const CONTACT = '+14155550161';
 
 let server: ServerProcess;
-let demo: { tenant: string; signing_secret: string; phone_line_ids: string[] };
+let demo: Demo;
 let browser: { context: BrowserContext; close: () => Promise<void> };
 let page: Page;
 
-const call = (method: string, p: string, body: unknown, token: string) =>
-  fetch(`${server.url}${p}`, { method, headers: { authorization: `Bearer ${token}`, 'x-service-tenant': demo.tenant, ...(body !== undefined && { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) });
+const call = (method: string, p: string, body: unknown, token: string) => apiCaller(server.url, () => demo.tenant)(method, p, body, token);
 const inject = async (body: object) => expect((await call('POST', `/admin/v1/lines/${demo.phone_line_ids[0]}/simulate/inbound`, body, ADMIN)).status).toBe(202);
 const deviceLog = async () => ((await (await call('GET', `/admin/v1/lines/${demo.phone_line_ids[0]}/simulate/sent`, undefined, ADMIN)).json()) as { sent: { kind: string; text?: string }[] }).sent;
 /** What has the keyboard focus: its tag and accessible text. */
 const focused = () => page.evaluate(() => ({ tag: document.activeElement?.tagName, text: document.activeElement?.textContent?.trim(), id: document.activeElement?.id }));
 
-async function signIn() {
-  await page.getByLabel('Tenant slug').fill(demo.tenant);
-  await page.getByLabel('Signing secret').fill(demo.signing_secret);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-}
+const signIn = () => signInAsProject(page, demo);
 
 // Names and handles in other scripts: each avatar shows a letter of it (or its emoji), never nothing.
 const AVATARS: { send: object; row: string; avatar: string }[] = [
@@ -54,7 +47,7 @@ describe.skipIf(!chromiumPath())('console finish in Chromium', { timeout: 60_000
   beforeAll(async () => {
     ensureConsoleBuilt();
     server = await startServerProcess({ prefix: 'blueline-console-polish-', env: { ADMIN_TOKEN: ADMIN } });
-    demo = JSON.parse(fs.readFileSync(path.join(server.dataDir, 'demo.json'), 'utf8'));
+    demo = demoOf(server.dataDir);
     for (const a of AVATARS) await inject(a.send);
     browser = await launch();
     page = await browser.context.newPage();

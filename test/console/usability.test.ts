@@ -5,13 +5,12 @@
  * text, the composer by keyboard, a phone-width screen, a settings form emptied, the events
  * list kept across back and reload, and the operator's tenant and account forms.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { openSqlite } from '../../src/store/sqlite-handles.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
-import { axeViolations, chromiumPath, ensureConsoleBuilt, launch } from './browser.js';
+import { apiCaller, axeViolations, chromiumPath, demoOf, ensureConsoleBuilt, launch, signInAsProject, type Demo } from './browser.js';
 
 // Evaluated in the page, not in Node: its globals, loosely typed (the test project has no DOM lib).
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -23,19 +22,14 @@ const HEBREW = '+14155550131';
 const OTHER = '+14155550132';
 
 let server: ServerProcess;
-let demo: { tenant: string; signing_secret: string; phone_line_ids: string[] };
+let demo: Demo;
 let browser: { context: BrowserContext; close: () => Promise<void> };
 let page: Page;
 
-const call = (method: string, p: string, body: unknown, token: string) =>
-  fetch(`${server.url}${p}`, { method, headers: { authorization: `Bearer ${token}`, 'x-service-tenant': demo.tenant, ...(body !== undefined && { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) });
+const call = (method: string, p: string, body: unknown, token: string) => apiCaller(server.url, () => demo.tenant)(method, p, body, token);
 const inject = async (from: string, text: string) => expect((await call('POST', `/admin/v1/lines/${demo.phone_line_ids[0]}/simulate/inbound`, { from, text }, ADMIN)).status).toBe(202);
 
-async function signIn() {
-  await page.getByLabel('Tenant slug').fill(demo.tenant);
-  await page.getByLabel('Signing secret').fill(demo.signing_secret);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-}
+const signIn = () => signInAsProject(page, demo);
 
 /** Every console session in the service's database ends now (as at the end of its 12 hours). */
 function endSessions() {
@@ -50,7 +44,7 @@ describe.skipIf(skip)('console usability in Chromium', { timeout: 60_000 }, () =
   beforeAll(async () => {
     ensureConsoleBuilt();
     server = await startServerProcess({ prefix: 'blueline-console-use-', env: { ADMIN_TOKEN: ADMIN } });
-    demo = JSON.parse(fs.readFileSync(path.join(server.dataDir, 'demo.json'), 'utf8'));
+    demo = demoOf(server.dataDir);
     for (let i = 0; i < 130; i++) await inject(LONG, `message number ${i}`);
     await inject(HEBREW, 'שלום! מתי אתם פתוחים?');
     await inject(OTHER, 'Can I pick it up Saturday?');
