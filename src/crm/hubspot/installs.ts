@@ -214,20 +214,24 @@ export function hubspotInstalls(deps: { store: Store; clock: Clock; config: HubS
     async heldActions(tenant: Tenant, portalId: string, q: { state?: HeldAction['state']; cursor?: string; limit?: number }): Promise<HeldActionPage> {
       await ownInstall(tenant, portalId);
       const limit = q.limit ?? 50;
-      const rows = await store.hubspotHeld.list(tenant.id, portalId, { state: q.state, before: q.cursor, limit: limit + 1 });
-      const page = rows.slice(0, limit);
-      return { heldActions: page, nextCursor: rows.length > limit ? page[page.length - 1]!.id : null };
+      const { page, nextCursor } = pageOf(await store.hubspotHeld.list(tenant.id, portalId, { state: q.state, before: q.cursor, limit: limit + 1 }), limit);
+      return { heldActions: page, nextCursor };
     },
 
     /** The portal's contact-creation records, newest first; the cursor is the last row's id. */
     async autoSends(tenant: Tenant, portalId: string, q: { status?: HubSpotAutoSend['status']; cursor?: string; limit?: number }): Promise<AutoSendPage> {
       await ownInstall(tenant, portalId);
       const limit = q.limit ?? 50;
-      const rows = await store.hubspot.listAutoSends(portalId, { status: q.status, before: q.cursor, limit: limit + 1 });
-      const page = rows.slice(0, limit);
-      return { autoSends: page, nextCursor: rows.length > limit ? page[page.length - 1]!.id : null };
+      const { page, nextCursor } = pageOf(await store.hubspot.listAutoSends(portalId, { status: q.status, before: q.cursor, limit: limit + 1 }), limit);
+      return { autoSends: page, nextCursor };
     },
   };
 }
 
 export type HubSpotInstalls = ReturnType<typeof hubspotInstalls>;
+
+/** One page of `limit` from rows fetched `limit + 1` at a time, newest first: the cursor is the page's last id when more remain. */
+function pageOf<R extends { id: string }>(rows: R[], limit: number): { page: R[]; nextCursor: string | null } {
+  const page = rows.slice(0, limit);
+  return { page, nextCursor: rows.length > limit ? page[page.length - 1]!.id : null };
+}
