@@ -130,7 +130,6 @@ export function tokenKeeper(deps: { store: Store; clock: Clock; api: HubSpotApi;
 
   return {
     accessToken,
-    forceRefresh,
 
     /**
      * `call` with the portal's access token. HubSpot answering 401 (a token refused before its
