@@ -101,8 +101,7 @@ export function autoSends(deps: { store: Store; clock: Clock; api: HubSpotApi; t
     if (a.phone && a.text) return { phone: a.phone, text: a.text };
     let contact;
     try {
-      const token = await deps.tokens.accessToken(a.portal_id);
-      contact = await deps.api.readContact(token, a.object_id, CONTACT_PROPERTIES, { portalId: a.portal_id, timezone, kind: 'contact_created' });
+      contact = await deps.tokens.withToken(a.portal_id, (token) => deps.api.readContact(token, a.object_id, CONTACT_PROPERTIES, { portalId: a.portal_id, timezone, kind: 'contact_created' }));
     } catch (err) {
       const retryable = (err instanceof HubSpotError && err.retryable) || (err instanceof DomainError && err.retryable);
       if (retryable && a.attempts < MAX_ATTEMPTS) {

@@ -181,6 +181,15 @@ export function hubspotApi(deps: { config: HubSpotConfig; store: Store; clock: C
       await call('refresh token revoke', as, { method: 'DELETE', path: `/oauth/v1/refresh-tokens/${encodeURIComponent(refreshToken)}` });
     },
 
+    /**
+     * Removes the app from the access token's account (HubSpot's app uninstalls API): its features
+     * there (card, workflow action, webhook subscriptions) are removed and HubSpot emails the
+     * account's super admins. HubSpot answers 204 without a body.
+     */
+    async uninstallApp(accessToken: string, as: CountAs): Promise<void> {
+      await call('app uninstall', as, { method: 'DELETE', path: '/appinstalls/v3/external-install', token: accessToken });
+    },
+
     /** The token's portal (hub_id). */
     async tokenInfo(accessToken: string, as?: CountAs): Promise<{ hub_id: number; app_id?: number; user?: string }> {
       const b = (await call('token metadata', as, { method: 'GET', path: `/oauth/v1/access-tokens/${encodeURIComponent(accessToken)}` })) as { hub_id?: unknown };

@@ -70,8 +70,7 @@ export function hubspotCrm(deps: { store: Store; clock: Clock; config: HubSpotCo
 
   async function readContact(tenant: Tenant, portalId: string, objectId: string, kind: 'sidebar_load' | 'sidebar_send') {
     try {
-      const token = await tokens.accessToken(portalId);
-      return await api.readContact(token, objectId, CONTACT_PROPERTIES, { portalId, timezone: tenant.timezone, kind });
+      return await tokens.withToken(portalId, (token) => api.readContact(token, objectId, CONTACT_PROPERTIES, { portalId, timezone: tenant.timezone, kind }));
     } catch (err) {
       throw fromHubSpot(err);
     }

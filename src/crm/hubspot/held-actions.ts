@@ -150,7 +150,7 @@ export function heldActions(deps: { store: Store; clock: Clock; api: HubSpotApi;
     }
   }
 
-  /** Tells HubSpot the outcome; one forced refresh on 401 (as reply push). */
+  /** Tells HubSpot the outcome; one forced refresh on 401 (tokens.withToken, as every HubSpot call). */
   async function complete(a: HeldAction, owner: string): Promise<void> {
     const now = clock.now();
     const outcome = JSON.parse(a.outcome!) as HeldOutcome;
@@ -164,13 +164,7 @@ export function heldActions(deps: { store: Store; clock: Clock; api: HubSpotApi;
     const as = { portalId: a.portal_id, timezone: tenant?.timezone ?? 'UTC', kind: 'workflow_callback' as const };
     const fields = completionFields(outcome);
     try {
-      const token = await tokens.accessToken(a.portal_id);
-      try {
-        await api.completeCallback(token, a.callback_id, fields, as);
-      } catch (err) {
-        if (!(err instanceof HubSpotError && err.failure === 'unauthorized')) throw err;
-        await api.completeCallback(await tokens.forceRefresh(a.portal_id, token), a.callback_id, fields, as);
-      }
+      await tokens.withToken(a.portal_id, (token) => api.completeCallback(token, a.callback_id, fields, as));
     } catch (err) {
       const error = (err as Error).message;
       const definite = (err instanceof HubSpotError && !err.retryable) || (err instanceof DomainError && (err.code === 2001 || err.code === 2010));

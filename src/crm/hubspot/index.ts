@@ -38,7 +38,7 @@ export function hubspotIntegration(deps: { config: Config; store: Store; clock: 
     publicBaseUrl: baseUrl,
     api,
     tokens,
-    installs: hubspotInstalls({ store, clock, config: hs, api, redirectUri: `${baseUrl}${OAUTH_CALLBACK_PATH}`, logger, replyPush }),
+    installs: hubspotInstalls({ store, clock, config: hs, api, tokens, redirectUri: `${baseUrl}${OAUTH_CALLBACK_PATH}`, logger, replyPush }),
     replyPush,
     crm: hubspotCrm({ store, clock, config: hs, api, tokens, messaging, held }),
     /** Workflow actions held for time, sent and completed at HubSpot by this job. */

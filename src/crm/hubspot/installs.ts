@@ -15,6 +15,7 @@ import { sendsFrom } from '../../domain/lines/service.js';
 import { dayIn, HubSpotError, type CallKind, type HubSpotApi } from './client.js';
 import { fromHubSpot } from './errors.js';
 import type { ReplyPushJob, ReplyPushStatus } from './push-job.js';
+import type { TokenKeeper } from './tokens.js';
 
 export const STATE_TTL_MS = 10 * 60_000;
 export const SANDBOX_ACCOUNT_TYPES = new Set(['SANDBOX', 'DEVELOPER_TEST', 'APP_DEVELOPER']);
@@ -60,6 +61,12 @@ export interface PortalConnected {
   sandbox: boolean;
 }
 
+/** An uninstall: the install as it now is, and whether HubSpot removed the app from the portal. */
+export interface Uninstalled {
+  summary: InstallSummary;
+  appRemoved: boolean;
+}
+
 /** A page of a portal's workflow actions held for time, newest first. */
 export interface HeldActionPage {
   heldActions: HeldAction[];
@@ -74,8 +81,26 @@ export interface AutoSendPage {
 
 const hashState = (state: string) => createHash('sha256').update(state).digest('hex');
 
-export function hubspotInstalls(deps: { store: Store; clock: Clock; config: HubSpotConfig; api: HubSpotApi; redirectUri: string; logger?: Logger; replyPush: Pick<ReplyPushJob, 'status'> }) {
+export function hubspotInstalls(deps: { store: Store; clock: Clock; config: HubSpotConfig; api: HubSpotApi; tokens: TokenKeeper; redirectUri: string; logger?: Logger; replyPush: Pick<ReplyPushJob, 'status'> }) {
   const { store, clock, config, api } = deps;
+
+  /** What kind of failure a HubSpot call met, for a log line: never HubSpot's text (it may quote a token). */
+  const failureOf = (err: unknown) =>
+    err instanceof HubSpotError ? { failure: err.failure, status: err.status } : err instanceof DomainError ? { failure: 'refused', code: err.code } : { failure: 'unexpected' };
+
+  /**
+   * HubSpot's app uninstall with the portal's access token (refreshed first when it expired, and
+   * once more on 401: tokens.withToken), best effort: whether HubSpot took it.
+   */
+  async function removeApp(tenant: Tenant, portalId: string): Promise<boolean> {
+    try {
+      await deps.tokens.withToken(portalId, (token) => api.uninstallApp(token, { portalId, timezone: tenant.timezone, kind: 'install' }));
+      return true;
+    } catch (err) {
+      deps.logger?.warn({ tenant: tenant.slug, portal_id: portalId, ...failureOf(err) }, 'HubSpot did not remove the app from the portal; the uninstall stands (a portal admin can remove it in HubSpot)');
+      return false;
+    }
+  }
 
   async function ownInstall(tenant: Tenant, portalId: string): Promise<HubSpotInstall> {
     const install = await store.hubspot.getInstall(portalId);
@@ -188,26 +213,29 @@ export function hubspotInstalls(deps: { store: Store; clock: Clock; config: HubS
     },
 
     /**
-     * Tokens deleted, not just flagged; later CRM calls for the portal answer 2001. The refresh
-     * token is then revoked at HubSpot, best effort: a failure is logged (never the token) and the
-     * uninstall stands. HubSpot's revoke leaves access tokens already issued (30 minutes at most;
-     * ours are deleted) and the app installed in the portal (a portal admin removes it there).
+     * First the app is removed from the HubSpot portal (HubSpot's app uninstall API, with the
+     * portal's access token: so while we still hold it), best effort: a failure is logged and the
+     * uninstall stands. Then our tokens are deleted, not just flagged (later CRM calls for the
+     * portal answer 2001), and the refresh token is revoked at HubSpot, best effort too (a failure
+     * logged, never the token). Once HubSpot removed the app, a revoke refused because the token
+     * is already gone is what we expect, not a failure.
      */
-    async uninstall(tenant: Tenant, portalId: string): Promise<InstallSummary> {
-      await ownInstall(tenant, portalId);
+    async uninstall(tenant: Tenant, portalId: string): Promise<Uninstalled> {
+      const install = await ownInstall(tenant, portalId);
+      const appRemoved = install.status === 'active' ? await removeApp(tenant, portalId) : false;
+      // Read after the app uninstall: a refresh on its way rotated the refresh token.
       const tokens = await store.hubspot.tokens(portalId);
       await store.hubspot.uninstall(portalId, clock.now());
-      deps.logger?.info({ tenant: tenant.slug, portal_id: portalId }, 'HubSpot portal uninstalled');
+      deps.logger?.info({ tenant: tenant.slug, portal_id: portalId, app_removed: appRemoved }, 'HubSpot portal uninstalled');
       if (tokens) {
         try {
           await api.revokeRefreshToken(tokens.refresh_token, { portalId, timezone: tenant.timezone, kind: 'install' });
         } catch (err) {
-          // HubSpot's error text may quote the token: only what kind of failure it was.
-          const e = err instanceof HubSpotError ? { failure: err.failure, status: err.status } : { failure: 'unexpected' };
-          deps.logger?.warn({ tenant: tenant.slug, portal_id: portalId, ...e }, 'HubSpot refresh token could not be revoked at HubSpot; the uninstall stands (our tokens are deleted)');
+          const gone = appRemoved && err instanceof HubSpotError && (err.failure === 'not_found' || err.failure === 'bad_request' || err.failure === 'invalid_grant');
+          if (!gone) deps.logger?.warn({ tenant: tenant.slug, portal_id: portalId, ...failureOf(err) }, 'HubSpot refresh token could not be revoked at HubSpot; the uninstall stands (our tokens are deleted)');
         }
       }
-      return this.get(tenant, portalId);
+      return { summary: await this.get(tenant, portalId), appRemoved };
     },
 
     /** The portal's workflow actions held for time, newest first; the cursor is the last row's id. */

@@ -13,13 +13,13 @@
  *
  * 401 → one forced refresh (counted as token_refresh) → the same call once
  * more; a second 401 (or a refused refresh token) marks the install
- * token_invalid.
+ * token_invalid (`tokens.withToken`, shared with every HubSpot call).
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../../clock.js';
 import type { Store, PushCandidate, PushKey } from '../../store/index.js';
 import { HubSpotError, type HubSpotApi, type CountAs } from './client.js';
-import type { TokenKeeper } from './tokens.js';
+import { TokenInvalid, type TokenKeeper } from './tokens.js';
 import { CHANNEL_TYPE, communicationProperties, sameBody } from './reply-body.js';
 
 /** How long one process owns a push (business clock): longer than its calls can take (3 × 10 s timeouts + a refresh). */
@@ -35,8 +35,6 @@ export type PushOutcome =
   | { kind: 'given_up'; error: string }
   /** Another process has it, or it was finished meanwhile. */
   | { kind: 'taken' };
-
-class TokenInvalid extends Error {}
 
 /** Our own record of a HubSpot answer could not be written: handled like a crash (the lease stays; a later run recovers). */
 export class PushRecordFailed extends Error {
@@ -58,35 +56,9 @@ const DEFINITE_REFUSALS = new Set(['unauthorized', 'forbidden', 'not_found', 'ra
 export function replyPusher(deps: { store: Store; clock: Clock; api: HubSpotApi; tokens: TokenKeeper; logger?: Logger }) {
   const { store, clock, api, tokens } = deps;
 
-  async function markTokenInvalid(portalId: string, tenantId: string) {
-    const t = await store.hubspot.tokens(portalId);
-    if (t) await store.hubspot.markTokenInvalid(portalId, t.token_version, clock.now());
-    deps.logger?.warn({ tenant_id: tenantId, portal_id: portalId }, 'HubSpot refused a freshly refreshed token (401 twice); the install is token_invalid until reinstalled');
-  }
-
-  /** A call with the portal's token; on 401 one forced refresh and the same call once more. */
-  async function authorized<T>(portalId: string, tenantId: string, fn: (token: string) => Promise<T>): Promise<T> {
-    const token = await tokens.accessToken(portalId);
-    try {
-      return await fn(token);
-    } catch (err) {
-      if (!(err instanceof HubSpotError && err.failure === 'unauthorized')) throw err;
-    }
-    const fresh = await tokens.forceRefresh(portalId, token);
-    try {
-      return await fn(fresh);
-    } catch (err) {
-      if (err instanceof HubSpotError && err.failure === 'unauthorized') {
-        await markTokenInvalid(portalId, tenantId);
-        throw new TokenInvalid(err.message);
-      }
-      throw err;
-    }
-  }
-
   /** The communication a lost create made, if HubSpot has it. */
-  async function lookUp(c: PushCandidate, props: Record<string, string>, as: CountAs, tenantId: string): Promise<string | undefined> {
-    const found = await authorized(c.portal_id, tenantId, (t) => api.searchCommunications(t, c.sent_at, CHANNEL_TYPE, as));
+  async function lookUp(c: PushCandidate, props: Record<string, string>, as: CountAs): Promise<string | undefined> {
+    const found = await tokens.withToken(c.portal_id, (t) => api.searchCommunications(t, c.sent_at, CHANNEL_TYPE, as));
     return found.find((f) => sameBody(f.properties.hs_communication_body, props.hs_communication_body!))?.id;
   }
 
@@ -116,13 +88,13 @@ export function replyPusher(deps: { store: Store; clock: Clock; api: HubSpotApi;
       let communicationId = record?.communication_id ?? undefined;
       try {
         if (!communicationId && record?.create_unknown) {
-          communicationId = await lookUp(c, props, as, tenant.id);
+          communicationId = await lookUp(c, props, as);
           if (communicationId) await recording(store.hubspotPush.created(key, communicationId, clock.now()));
         }
         if (!communicationId) {
           if (record && !record.create_unknown) await store.hubspotPush.createMayHappen(key, clock.now());
           try {
-            communicationId = (await authorized(c.portal_id, tenant.id, (t) => api.createCommunication(t, props, as))).id;
+            communicationId = (await tokens.withToken(c.portal_id, (t) => api.createCommunication(t, props, as))).id;
           } catch (err) {
             // HubSpot said no (or we never reached it): nothing was created, no look-up needed next time.
             const refused = err instanceof TokenInvalid || (err instanceof HubSpotError && DEFINITE_REFUSALS.has(err.failure)) || !(err instanceof HubSpotError);
@@ -131,7 +103,7 @@ export function replyPusher(deps: { store: Store; clock: Clock; api: HubSpotApi;
           }
           await recording(store.hubspotPush.created(key, communicationId, clock.now()));
         }
-        await authorized(c.portal_id, tenant.id, (t) => api.associateCommunication(t, communicationId!, c.contact_id, as));
+        await tokens.withToken(c.portal_id, (t) => api.associateCommunication(t, communicationId!, c.contact_id, as));
         await recording(store.hubspotPush.pushed(key, clock.now()));
         return { kind: 'pushed' };
       } catch (err) {

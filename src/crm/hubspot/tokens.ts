@@ -6,6 +6,10 @@
  * waits for the winner's tokens instead of spending the (rotating) refresh token.
  * HubSpot refusing the refresh token (invalid_grant / BAD_REFRESH_TOKEN) marks the
  * install token_invalid.
+ *
+ * HubSpot can also refuse an access token before its recorded expiry (access removed, token
+ * revoked): `withToken` is the one way calls use a token — on 401 one forced refresh (counted
+ * as token_refresh) and the same call once more; a second 401 marks the install token_invalid.
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../../clock.js';
@@ -13,6 +17,15 @@ import type { Store, HubSpotTokens } from '../../store/index.js';
 import { DomainError } from '../../errors/registry.js';
 import { HubSpotError, type HubSpotApi } from './client.js';
 import { notConnected } from './errors.js';
+
+/** HubSpot refused the install's tokens for good (the refresh token, or a freshly refreshed access token): reconnect. */
+export class TokenInvalid extends DomainError {
+  constructor(message: string) {
+    super(2010, message);
+  }
+}
+
+const isUnauthorized = (err: unknown) => err instanceof HubSpotError && err.failure === 'unauthorized';
 
 export const REFRESH_MARGIN_MS = 5 * 60_000;
 const LEASE_MS = 30_000;
@@ -41,7 +54,7 @@ export function tokenKeeper(deps: { store: Store; clock: Clock; api: HubSpotApi;
   }
 
   const tokenInvalid = (portalId: string) =>
-    new DomainError(2010, `HubSpot refused portal ${portalId}'s refresh token: reconnect HubSpot (POST /api/v1/integrations/hubspot/install)`);
+    new TokenInvalid(`HubSpot refused portal ${portalId}'s refresh token: reconnect HubSpot (POST /api/v1/integrations/hubspot/install)`);
 
   /** We hold the lease for `version`: one refresh call, stored by compare-and-set. */
   async function refreshHolding(portalId: string, version: number): Promise<string> {
@@ -82,29 +95,62 @@ export function tokenKeeper(deps: { store: Store; clock: Clock; api: HubSpotApi;
     return p;
   }
 
-  return {
-    /** A usable access token for the portal, refreshed first when it expires within 5 minutes. */
-    async accessToken(portalId: string): Promise<string> {
+  /** A usable access token for the portal, refreshed first when it expires within 5 minutes. */
+  async function accessToken(portalId: string): Promise<string> {
+    const t = await store.hubspot.tokens(portalId);
+    if (!t) {
+      const install = await store.hubspot.getInstall(portalId);
+      throw install?.status === 'token_invalid' ? tokenInvalid(portalId) : notConnected(portalId);
+    }
+    if (t.expires_at - REFRESH_MARGIN_MS > clock.now()) return t.access_token;
+    return shared(portalId, () => refresh(portalId, t));
+  }
+
+  /**
+   * A refresh whatever the expiry (issue 18: after a 401), unless the tokens already moved past
+   * `staleToken` (another request refreshed them meanwhile).
+   */
+  async function forceRefresh(portalId: string, staleToken: string): Promise<string> {
+    return shared(portalId, async () => {
       const t = await store.hubspot.tokens(portalId);
-      if (!t) {
-        const install = await store.hubspot.getInstall(portalId);
-        throw install?.status === 'token_invalid' ? tokenInvalid(portalId) : notConnected(portalId);
-      }
-      if (t.expires_at - REFRESH_MARGIN_MS > clock.now()) return t.access_token;
-      return shared(portalId, () => refresh(portalId, t));
-    },
+      if (!t) throw notConnected(portalId);
+      if (t.access_token !== staleToken) return t.access_token;
+      return refresh(portalId, t);
+    });
+  }
+
+  /** A refreshed token refused too: HubSpot will not take this install's tokens any more. */
+  async function refusedTwice(portalId: string, err: HubSpotError): Promise<TokenInvalid> {
+    const t = await store.hubspot.tokens(portalId);
+    if (t) await store.hubspot.markTokenInvalid(portalId, t.token_version, clock.now());
+    const install = await store.hubspot.getInstall(portalId);
+    deps.logger?.warn({ tenant_id: install?.tenant_id, portal_id: portalId }, 'HubSpot refused a freshly refreshed token (401 twice); the install is token_invalid until reinstalled');
+    return new TokenInvalid(`${err.message}: HubSpot refused a freshly refreshed token; reconnect HubSpot (POST /api/v1/integrations/hubspot/install)`);
+  }
+
+  return {
+    accessToken,
 
     /**
-     * A refresh whatever the expiry (issue 18: after a 401), unless the tokens already moved past
-     * `staleToken` (another request refreshed them meanwhile).
+     * `call` with the portal's access token. HubSpot answering 401 (a token refused before its
+     * expiry): one forced refresh and `call` once more with the new token; a second 401 marks the
+     * install token_invalid (TokenInvalid, 2010), as does HubSpot refusing the refresh token.
+     * Each attempt is counted by the call itself (the repeat too); the refresh as token_refresh.
      */
-    async forceRefresh(portalId: string, staleToken: string): Promise<string> {
-      return shared(portalId, async () => {
-        const t = await store.hubspot.tokens(portalId);
-        if (!t) throw notConnected(portalId);
-        if (t.access_token !== staleToken) return t.access_token;
-        return refresh(portalId, t);
-      });
+    async withToken<T>(portalId: string, call: (token: string) => Promise<T>): Promise<T> {
+      const token = await accessToken(portalId);
+      try {
+        return await call(token);
+      } catch (err) {
+        if (!isUnauthorized(err)) throw err;
+      }
+      const fresh = await forceRefresh(portalId, token);
+      try {
+        return await call(fresh);
+      } catch (err) {
+        if (isUnauthorized(err)) throw await refusedTwice(portalId, err as HubSpotError);
+        throw err;
+      }
     },
   };
 }

@@ -128,24 +128,28 @@ describe.each(STORE_KINDS)('HubSpot install (%s)', (kind) => {
     expect((await h.t.api('DELETE', `/api/v1/integrations/hubspot/${OTHER_PORTAL}`)).json().error.code).toBe(2011);
   });
 
-  it('uninstall revokes the refresh token at HubSpot; a failed revoke is logged without the token and the uninstall stands', async () => {
+  it('uninstall revokes the refresh token at HubSpot (also when HubSpot did not remove the app); a failed revoke is logged without the token and the uninstall stands', async () => {
     await install(h, PORTAL);
     const refresh = (await h.t.testStore.store.hubspot.tokens(String(PORTAL)))!.refresh_token;
     expect(h.hs.refreshTokenLive(refresh)).toBe(true);
-    expect((await h.t.api('DELETE', `/api/v1/integrations/hubspot/${PORTAL}`)).json().install.status).toBe('uninstalled');
+    h.hs.fault('app-uninstall', { status: 503 });
+    const first = (await h.t.api('DELETE', `/api/v1/integrations/hubspot/${PORTAL}`)).json();
+    expect(first).toMatchObject({ install: { status: 'uninstalled' }, app_removed: false });
     expect(h.hs.calls(PORTAL, 'refresh-token-delete')).toBe(1);
     expect(h.hs.refreshTokenLive(refresh)).toBe(false);
 
     // Reinstalled, then uninstalled while HubSpot is down.
     await install(h, PORTAL);
     const second = (await h.t.testStore.store.hubspot.tokens(String(PORTAL)))!;
+    h.hs.fault('app-uninstall', { status: 503 });
     h.hs.fault('refresh-token-delete', { status: 503 });
     const del = await h.t.api('DELETE', `/api/v1/integrations/hubspot/${PORTAL}`);
     expect(del.statusCode).toBe(200);
-    expect(del.json().install.status).toBe('uninstalled');
+    expect(del.json()).toMatchObject({ install: { status: 'uninstalled' }, app_removed: false });
     expect(h.hs.calls(PORTAL, 'refresh-token-delete')).toBe(2);
     const logs = h.t.logs.join('');
     expect(logs).toContain('could not be revoked');
+    expect(logs).toContain('HubSpot did not remove the app');
     for (const t of [refresh, second.refresh_token, second.access_token]) expect(logs).not.toContain(t);
   });
 

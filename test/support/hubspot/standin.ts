@@ -10,8 +10,12 @@
  * /crm/v4/objects/communications/{id}/associations/default/contacts/{contactId}), the completion
  * of a workflow action answered BLOCK (POST /automation/v4/actions/callbacks/{callbackId}/complete
  * with `{outputFields}`, 204; a second completion of a callback is refused 400 here: HubSpot
- * documents no answer for it) and refresh-token deletion (DELETE /oauth/v1/refresh-tokens/{token},
- * no authorization, 204; the token no longer refreshes).
+ * documents no answer for it), refresh-token deletion (DELETE /oauth/v1/refresh-tokens/{token},
+ * no authorization, 204; the token no longer refreshes) and the app uninstalling itself from the
+ * account of the bearer token (DELETE /appinstalls/v3/external-install, 204 without a body; the
+ * app is removed and the account's tokens stop working).
+ * An access token refused before its expiry (revoked, access removed) answers 401 with
+ * `category: "INVALID_AUTHENTICATION"`, an expired one `EXPIRED_AUTHENTICATION`.
  * Error bodies take HubSpot's `{status: "error", message, correlationId, category}`.
  *
  * Every request is counted per portal and route; faults (401, 429 with the
@@ -36,7 +40,8 @@ export type RouteKey =
   | 'communication-search'
   | 'association-put'
   | 'callback-complete'
-  | 'refresh-token-delete';
+  | 'refresh-token-delete'
+  | 'app-uninstall';
 
 /**
  * A status fault refuses the request before any work (as HubSpot does for 401/429/…); with
@@ -87,6 +92,12 @@ export async function startHubSpotStandin(opts: StandinOptions) {
   const codes = new Map<string, Grant & { redirectUri: string; expiresAt: number; used: boolean }>();
   const refreshTokens = new Map<string, Grant>();
   const accessTokens = new Map<string, Grant & { expiresAt: number }>();
+  /** Access tokens HubSpot no longer takes though they have not expired (kept to attribute their requests). */
+  const refusedAccess = new Set<string>();
+  /** Portals the app was removed from by DELETE /appinstalls/v3/external-install, in order. */
+  const appUninstalls: { portalId: number; at: number }[] = [];
+  /** Portals where the app is installed (an authorization code exchanged; removed by an app uninstall). */
+  const appInstalled = new Set<number>();
   const counts = new Map<string, number>();
   const faults: { route: RouteKey; portalId?: number; fault: Fault }[] = [];
   const windows = new Map<number, number[]>();
@@ -158,11 +169,19 @@ export async function startHubSpotStandin(opts: StandinOptions) {
     return { ...limit, fault };
   }
 
-  function bearer(req: http.IncomingMessage): (Grant & { expiresAt: number }) | 'expired' | undefined {
-    const m = /^Bearer (.+)$/.exec(req.headers.authorization ?? '');
-    const t = m && accessTokens.get(m[1]!);
-    if (!t) return undefined;
-    return t.expiresAt <= now() ? 'expired' : t;
+  /** The bearer token's grant, or why it is refused (with its portal when the token was ever issued). */
+  function bearer(req: http.IncomingMessage): { grant: Grant & { expiresAt: number }; token: string } | { refused: 'expired' | 'invalid'; portalId: number } {
+    const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+    const t = token ? accessTokens.get(token) : undefined;
+    if (!token || !t) return { refused: 'invalid', portalId: 0 };
+    if (refusedAccess.has(token)) return { refused: 'invalid', portalId: t.portalId };
+    if (t.expiresAt <= now()) return { refused: 'expired', portalId: t.portalId };
+    return { grant: t, token };
+  }
+
+  /** Every access token of the portal issued so far is refused from now on (refresh tokens unchanged). */
+  function refuseAccessTokens(portalId: number) {
+    for (const [t, g] of accessTokens) if (g.portalId === portalId) refusedAccess.add(t);
   }
 
   const unauthorized = (expired: boolean): Answer => ({
@@ -178,6 +197,7 @@ export async function startHubSpotStandin(opts: StandinOptions) {
     if (method === 'POST' && path === '/oauth/v1/token') return { key: 'token:authorization_code', params: [] };
     if (method === 'GET' && (m = /^\/oauth\/v1\/access-tokens\/([^/]+)$/.exec(path))) return { key: 'token-metadata', params: [decodeURIComponent(m[1]!)] };
     if (method === 'DELETE' && (m = /^\/oauth\/v1\/refresh-tokens\/([^/]+)$/.exec(path))) return { key: 'refresh-token-delete', params: [decodeURIComponent(m[1]!)] };
+    if (method === 'DELETE' && path === '/appinstalls/v3/external-install') return { key: 'app-uninstall', params: [] };
     if (method === 'POST' && (m = /^\/automation\/v4\/actions\/callbacks\/([^/]+)\/complete$/.exec(path))) return { key: 'callback-complete', params: [decodeURIComponent(m[1]!)] };
     if (method === 'GET' && path === '/account-info/v3/details') return { key: 'account-details', params: [] };
     if (method === 'GET' && (m = /^\/crm\/v3\/objects\/contacts\/([^/]+)$/.exec(path))) return { key: 'contact-read', params: [m[1]!] };
@@ -229,6 +249,7 @@ export async function startHubSpotStandin(opts: StandinOptions) {
           return { status: 400, body: { status: 'BAD_AUTH_CODE', message: 'missing or unknown auth code', correlationId: correlationId(), error: 'invalid_grant', error_description: 'missing or unknown auth code' }, portalId: c?.portalId ?? 0, route: key };
         }
         c.used = true;
+        appInstalled.add(c.portalId);
         return { status: 200, body: issueTokens(c), portalId: c.portalId, route: key };
       }
       if (grantType === 'refresh_token') {
@@ -247,7 +268,7 @@ export async function startHubSpotStandin(opts: StandinOptions) {
 
     if (r.key === 'token-metadata') {
       const t = accessTokens.get(r.params[0]!);
-      if (!t || t.expiresAt <= now()) return { status: 404, body: hubError('access token not found or expired', 'OBJECT_NOT_FOUND'), portalId: t?.portalId ?? 0, route: r.key };
+      if (!t || t.expiresAt <= now() || refusedAccess.has(r.params[0]!)) return { status: 404, body: hubError('access token not found or expired', 'OBJECT_NOT_FOUND'), portalId: t?.portalId ?? 0, route: r.key };
       const body = { token: r.params[0], user: t.user, hub_domain: `portal-${t.portalId}.example.com`, scopes: t.scopes, scope_to_scope_group_pks: [], hub_id: t.portalId, app_id: appId, expires_in: Math.round((t.expiresAt - now()) / 1000), user_id: t.userId, token_type: 'access' };
       return { status: 200, body, portalId: t.portalId, route: r.key };
     }
@@ -262,11 +283,18 @@ export async function startHubSpotStandin(opts: StandinOptions) {
     }
 
     const auth = bearer(req);
-    const portalOf = typeof auth === 'object' ? auth.portalId : 0;
-    if (!auth || auth === 'expired') return { ...unauthorized(auth === 'expired'), portalId: portalOf, route: r.key };
-    const portal = portals.get(auth.portalId)!;
+    if ('refused' in auth) return { ...unauthorized(auth.refused === 'expired'), portalId: auth.portalId, route: r.key };
+    const portal = portals.get(auth.grant.portalId)!;
     const gate = gateFor(r.key, portal.portalId);
     if (gate.refusal) return { ...gate.refusal, portalId: portal.portalId, route: r.key, gate };
+    if (r.key === 'app-uninstall') {
+      // The app leaves the account: its card and webhooks go, and the account's tokens stop working.
+      appInstalled.delete(portal.portalId);
+      appUninstalls.push({ portalId: portal.portalId, at: now() });
+      refuseAccessTokens(portal.portalId);
+      for (const [t, g] of refreshTokens) if (g.portalId === portal.portalId) refreshTokens.delete(t);
+      return { status: 204, portalId: portal.portalId, route: r.key, gate };
+    }
     return { ...apiAnswer(r, portal, raw, q), gate };
   }
 
@@ -434,6 +462,12 @@ export async function startHubSpotStandin(opts: StandinOptions) {
     revokeRefreshTokens(portalId: number) {
       for (const [t, g] of refreshTokens) if (g.portalId === portalId) refreshTokens.delete(t);
     },
+    /** HubSpot stops taking the portal's access tokens issued so far, before their expiry (access removed, token revoked): 401 INVALID_AUTHENTICATION. A refresh still works. */
+    refuseAccessTokens,
+    /** Whether the app is installed in the portal (an install completed, not removed since by the app uninstall API). */
+    appInstalled: (portalId: number) => appInstalled.has(portalId),
+    /** The app uninstalls HubSpot took (DELETE /appinstalls/v3/external-install), in order. */
+    appUninstalls,
     expireAccessTokens(portalId: number) {
       for (const t of accessTokens.values()) if (t.portalId === portalId) t.expiresAt = 0;
     },
