@@ -84,7 +84,7 @@ function ListBody({ q, empty, emptyText, name, head, children }: { q: { isPendin
       ) : q.error ? null : empty ? (
         <Empty>{emptyText}</Empty>
       ) : (
-        <table className="table compact" aria-label={name} tabIndex={0}>
+        <table className="table compact texts" aria-label={name} tabIndex={0}>
           <thead>{head}</thead>
           <tbody>{children}</tbody>
         </table>

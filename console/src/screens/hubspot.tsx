@@ -84,17 +84,19 @@ function AutoSend({ install }: { install: HubSpotInstall }) {
 /** Workflow actions refused only for time: sent when allowed, then HubSpot is told (counted once there was one), and the way to every contact's texts. */
 function HeldActions({ portalId, held: h }: { portalId: string; held: HubSpotInstall['held_actions'] }) {
   return (
-    <p className="muted">
+    <>
       {h.held + h.completing + h.completed + h.abandoned > 0 && (
-        <>
-          Workflow actions held for time: {h.held} waiting{h.next_attempt_at && <> (next try {time(h.next_attempt_at)})</>}, {h.completing} being reported to HubSpot, {h.completed} done, {h.abandoned} given up.{' '}
-        </>
+        <p className="muted">
+          Workflow actions held for time: {h.held} waiting{h.next_attempt_at && <> (next try {time(h.next_attempt_at)})</>}, {h.completing} being reported to HubSpot, {h.completed} done, {h.abandoned} given up.
+        </p>
       )}
-      <Link to="/hubspot/$portalId" params={{ portalId }}>
-        Texts by contact<span className="sr-only"> for portal {portalId}</span>
-      </Link>
-      : who was texted, who waits and why, what failed.
-    </p>
+      <p className="row">
+        <Link to="/hubspot/$portalId" params={{ portalId }} className="btn small">
+          Texts by contact<span className="sr-only"> for portal {portalId}</span>
+        </Link>
+        <span className="muted small">who was texted, who waits and why, what failed</span>
+      </p>
+    </>
   );
 }
 
