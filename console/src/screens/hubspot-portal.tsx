@@ -120,7 +120,7 @@ function AutoSends({ portalId, status, setStatus }: { portalId: string; status: 
             <th scope="row" className="mono">{a.object_id}</th>
             <td><Badge tone={autoSendTone[a.status]}>{a.status}</Badge></td>
             <td>
-              {a.reason ?? (a.waiting ? 'waiting' : '—')}
+              {a.reason ?? (a.status === 'pending' ? 'not worked on yet' : '—')}
               {a.code !== null && <span className="muted small"> (code <span className="mono">{a.code}</span>)</span>}
               {a.waiting && <div className="muted small">gives up {time(a.waiting.gives_up_at)}</div>}
             </td>
