@@ -16,6 +16,7 @@ const Developers = lazy(() => import('./screens/developers.js').then((m) => ({ d
 const Events = lazy(() => import('./screens/events.js').then((m) => ({ default: m.Events })));
 const EventDetail = lazy(() => import('./screens/event-detail.js').then((m) => ({ default: m.EventDetail })));
 const HubSpot = lazy(() => import('./screens/hubspot.js').then((m) => ({ default: m.HubSpot })));
+const HubSpotPortal = lazy(() => import('./screens/hubspot-portal.js').then((m) => ({ default: m.HubSpotPortal })));
 const Operator = lazy(() => import('./screens/operator/index.js'));
 
 function Shell() {
@@ -179,6 +180,7 @@ const routeTree = rootRoute.addChildren([
   r('/events', project(<Events />)),
   r('/events/$eventId', project(<EventDetail />)),
   r('/hubspot', project(<HubSpot />)),
+  r('/hubspot/$portalId', project(<HubSpotPortal />)),
   r('/operator/$section', () => <Only kind="operator"><Operator /></Only>),
 ]);
 

@@ -30,7 +30,7 @@ export { DEV_INBOX_URL } from './resources/webhook-subscriptions.js';
 export type { CallOptions } from './resources/base.js';
 export type { ConsoleSession, SignInRequest, ChatListQuery, ChatListPage, ChatSummary, Settings, SettingsUpdate, Stats, SubscriptionUpdate, SubscriptionTestResult, AdminLineHealth } from './resources/console.js';
 export type { SigningSecretStatus, RotateSigningSecretRequest, RotatedSigningSecret } from './resources/signing-secret.js';
-export type { HubSpotInstall, HubSpotStatus, HubSpotAutoSend, HubSpotAutoSendUpdate } from './resources/hubspot.js';
+export type { HubSpotInstall, HubSpotStatus, HubSpotAutoSend, HubSpotAutoSendUpdate, HubSpotAutoSendsQuery, HubSpotAutoSendsPage, HubSpotHeldAction, HubSpotHeldActionsQuery, HubSpotHeldActionsPage } from './resources/hubspot.js';
 export type { UploadOptions, Download } from './resources/attachments.js';
 export type { StageOptions, VoiceNoteSource } from './resources/voice-notes.js';
 export type { StreamEvent, StreamOptions } from './sse.js';

@@ -6,6 +6,7 @@ export const SDK_OPERATIONS = [
   'patch /api/v1/integrations/hubspot/{portal_id}',
   'delete /api/v1/integrations/hubspot/{portal_id}',
   'get /api/v1/integrations/hubspot/{portal_id}/auto-sends',
+  'get /api/v1/integrations/hubspot/{portal_id}/held-actions',
   'post /api/v1/send',
   'get /api/v1/messages/{id}',
   'post /api/v1/messages/{id}/edit',

@@ -50,6 +50,7 @@ describe('hubspot', () => {
     expect(install.auto_send).toMatchObject({ enabled: true, template: 'Hi {{firstname}}' });
 
     expect(await client.hubspot.autoSends(String(PORTAL))).toEqual({ auto_sends: [], next_cursor: null });
+    expect(await client.hubspot.heldActions(String(PORTAL), { state: 'held' })).toEqual({ held_actions: [], next_cursor: null });
     expect((await client.hubspot.uninstall(String(PORTAL))).install.status).toBe('uninstalled');
   });
 });

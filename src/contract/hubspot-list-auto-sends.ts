@@ -18,6 +18,7 @@ export const HubSpotAutoSendView = Type.Object({
   reason: Type.Union([Type.String(), Type.Null()]),
   code: Type.Union([Type.Integer(), Type.Null()]),
   message_id: Type.Union([Type.String(), Type.Null()]),
+  chat_id: Type.Union([Type.String(), Type.Null()], { description: 'the chat of message_id (its conversation); null when no message was sent' }),
   created_at: Type.String({ format: 'date-time' }),
   waiting: Type.Union([
     Type.Object(

@@ -27,6 +27,7 @@ export const HubSpotHeldActionView = Type.Object({
     Type.Null(),
   ]),
   message_id: Type.Union([Type.String(), Type.Null()]),
+  chat_id: Type.Union([Type.String(), Type.Null()], { description: 'the chat of message_id (its conversation); null when no message was sent' }),
   last_error: Type.Union([Type.String(), Type.Null()]),
   created_at: Type.String({ format: 'date-time' }),
   completed_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),

@@ -85,6 +85,13 @@ export function messagesRepo(db: Kysely<DB>, dialect: Dialect) {
       return r && toMessage(r);
     },
 
+    /** The chat of each of the tenant's messages among `ids` (one query; ids not found are absent). */
+    async chatsOf(tenantId: string, ids: readonly string[]): Promise<Map<string, string>> {
+      if (ids.length === 0) return new Map();
+      const rows = await db.selectFrom('messages').select(['id', 'chat_id']).where('tenant_id', '=', tenantId).where('id', 'in', [...ids]).execute();
+      return new Map(rows.map((r) => [r.id, r.chat_id]));
+    },
+
     async byProviderGuid(lineId: string, guid: string): Promise<Message | undefined> {
       const r = await first(messageByGuidQ, db, { lineId, guid });
       return r && toMessage(r);

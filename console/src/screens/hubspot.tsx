@@ -1,11 +1,12 @@
 /**
  * HubSpot: connect a portal (the install flow), the installs with their status and today's
  * HubSpot calls, each install's contact-creation auto-send template with a preview, and the
- * reply-push breaker. Shown only when the service has the integration configured (the API
- * answers 404 otherwise).
+ * reply-push breaker; each install links to its texts contact by contact (hubspot-portal.tsx).
+ * Shown only when the service has the integration configured (the API answers 404 otherwise).
  */
 import { useEffect, useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link } from '@tanstack/react-router';
 import type { HubSpotInstall, HubSpotStatus } from '@blueline/sdk';
 import { client } from '../api.js';
 import { ago, Badge, Card, Empty, ErrorBanner, Notice, Page, Spinner, time } from '../ui.js';
@@ -80,13 +81,22 @@ function AutoSend({ install }: { install: HubSpotInstall }) {
   );
 }
 
-/** Workflow actions refused only for time: sent when allowed, then HubSpot is told (nothing shown until there was one). */
-function HeldActions({ held: h }: { held: HubSpotInstall['held_actions'] }) {
-  if (h.held + h.completing + h.completed + h.abandoned === 0) return null;
+/** Workflow actions refused only for time: sent when allowed, then HubSpot is told (counted once there was one), and the way to every contact's texts. */
+function HeldActions({ portalId, held: h }: { portalId: string; held: HubSpotInstall['held_actions'] }) {
   return (
-    <p className="muted">
-      Workflow actions held for time: {h.held} waiting{h.next_attempt_at && <> (next try {time(h.next_attempt_at)})</>}, {h.completing} being reported to HubSpot, {h.completed} done, {h.abandoned} given up.
-    </p>
+    <>
+      {h.held + h.completing + h.completed + h.abandoned > 0 && (
+        <p className="muted">
+          Workflow actions held for time: {h.held} waiting{h.next_attempt_at && <> (next try {time(h.next_attempt_at)})</>}, {h.completing} being reported to HubSpot, {h.completed} done, {h.abandoned} given up.
+        </p>
+      )}
+      <p className="row">
+        <Link to="/hubspot/$portalId" params={{ portalId }} className="btn small">
+          Texts by contact<span className="sr-only"> for portal {portalId}</span>
+        </Link>
+        <span className="muted small">who was texted, who waits and why, what failed</span>
+      </p>
+    </>
   );
 }
 
@@ -130,7 +140,7 @@ function Install({ install }: { install: HubSpotInstall }) {
           </tr>
         </tbody>
       </table>
-      <HeldActions held={install.held_actions} />
+      <HeldActions portalId={install.portal_id} held={install.held_actions} />
       <h3 className="subhead">Auto-send</h3>
       <AutoSend install={install} />
     </Card>

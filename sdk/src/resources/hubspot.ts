@@ -14,6 +14,9 @@ export type HubSpotAutoSendUpdate = Req<'/api/v1/integrations/hubspot/{portal_id
 export type HubSpotAutoSendsPage = Res<'/api/v1/integrations/hubspot/{portal_id}/auto-sends', 'get'>;
 export type HubSpotAutoSendsQuery = QueryOf<'/api/v1/integrations/hubspot/{portal_id}/auto-sends', 'get'>;
 export type HubSpotAutoSend = ArrayItem<HubSpotAutoSendsPage['auto_sends']>;
+export type HubSpotHeldActionsPage = Res<'/api/v1/integrations/hubspot/{portal_id}/held-actions', 'get'>;
+export type HubSpotHeldActionsQuery = QueryOf<'/api/v1/integrations/hubspot/{portal_id}/held-actions', 'get'>;
+export type HubSpotHeldAction = ArrayItem<HubSpotHeldActionsPage['held_actions']>;
 export type HubSpotInstallStart = Res<'/api/v1/integrations/hubspot/install', 'post'>;
 export type HubSpotInstallChange = Res<'/api/v1/integrations/hubspot/{portal_id}', 'patch'>;
 
@@ -48,5 +51,10 @@ export class HubSpot extends Resource {
   /** `GET …/{portal_id}/auto-sends`: each created contact's auto-send record. */
   autoSends(portalId: string, query: HubSpotAutoSendsQuery = {}, opts: CallOptions = {}): Promise<HubSpotAutoSendsPage> {
     return this.core.request({ method: 'GET', path: `${BASE}/${seg(portalId)}/auto-sends`, query, retry: 'idempotent', ...opts });
+  }
+
+  /** `GET …/{portal_id}/held-actions`: workflow actions held for time (sent later, then HubSpot is told). */
+  heldActions(portalId: string, query: HubSpotHeldActionsQuery = {}, opts: CallOptions = {}): Promise<HubSpotHeldActionsPage> {
+    return this.core.request({ method: 'GET', path: `${BASE}/${seg(portalId)}/held-actions`, query, retry: 'idempotent', ...opts });
   }
 }

@@ -70,12 +70,16 @@ export interface Uninstalled {
 /** A page of a portal's workflow actions held for time, newest first. */
 export interface HeldActionPage {
   heldActions: HeldAction[];
+  /** The chat of each sent message on the page (message id → chat id), for a link to the conversation. */
+  chats: Map<string, string>;
   nextCursor: string | null;
 }
 
 /** A page of a portal's contact-creation records, newest first. */
 export interface AutoSendPage {
   autoSends: HubSpotAutoSend[];
+  /** The chat of each sent message on the page (message id → chat id), for a link to the conversation. */
+  chats: Map<string, string>;
   nextCursor: string | null;
 }
 
@@ -101,6 +105,9 @@ export function hubspotInstalls(deps: { store: Store; clock: Clock; config: HubS
       return false;
     }
   }
+
+  const chatsOf = (tenant: Tenant, rows: readonly { message_id: string | null }[]) =>
+    store.messages.chatsOf(tenant.id, rows.flatMap((r) => (r.message_id ? [r.message_id] : [])));
 
   async function ownInstall(tenant: Tenant, portalId: string): Promise<HubSpotInstall> {
     const install = await store.hubspot.getInstall(portalId);
@@ -243,7 +250,7 @@ export function hubspotInstalls(deps: { store: Store; clock: Clock; config: HubS
       await ownInstall(tenant, portalId);
       const limit = q.limit ?? 50;
       const { page, nextCursor } = pageOf(await store.hubspotHeld.list(tenant.id, portalId, { state: q.state, before: q.cursor, limit: limit + 1 }), limit);
-      return { heldActions: page, nextCursor };
+      return { heldActions: page, chats: await chatsOf(tenant, page), nextCursor };
     },
 
     /** The portal's contact-creation records, newest first; the cursor is the last row's id. */
@@ -251,7 +258,7 @@ export function hubspotInstalls(deps: { store: Store; clock: Clock; config: HubS
       await ownInstall(tenant, portalId);
       const limit = q.limit ?? 50;
       const { page, nextCursor } = pageOf(await store.hubspot.listAutoSends(portalId, { status: q.status, before: q.cursor, limit: limit + 1 }), limit);
-      return { autoSends: page, nextCursor };
+      return { autoSends: page, chats: await chatsOf(tenant, page), nextCursor };
     },
   };
 }

@@ -46,10 +46,12 @@ export const installsView = (o: InstallsOverview): ListHubSpotInstallsResponse =
 
 export const installStartView = (s: InstallStart): StartHubSpotInstallResponse => ({ install_url: s.installUrl, expires_at: isoAt(s.expiresAt) });
 
+const chatOf = (chats: Map<string, string>, messageId: string | null) => (messageId && chats.get(messageId)) ?? null;
+
 export const autoSendPageView = (p: AutoSendPage): ListHubSpotAutoSendsResponse => ({
   auto_sends: p.autoSends.map((a) => {
     const w = waitingOf(a);
-    return { object_id: a.object_id, status: a.status, reason: a.reason, code: a.code, message_id: a.message_id, created_at: isoAt(a.created_at), waiting: w && { next_attempt_at: isoAt(w.nextAttemptAt), gives_up_at: isoAt(w.givesUpAt) } };
+    return { object_id: a.object_id, status: a.status, reason: a.reason, code: a.code, message_id: a.message_id, chat_id: chatOf(p.chats, a.message_id), created_at: isoAt(a.created_at), waiting: w && { next_attempt_at: isoAt(w.nextAttemptAt), gives_up_at: isoAt(w.givesUpAt) } };
   }),
   next_cursor: p.nextCursor,
 });
@@ -63,6 +65,7 @@ export const heldActionPageView = (p: HeldActionPage): ListHubSpotHeldActionsRes
     hold_expires_at: isoAt(a.expires_at),
     outcome: heldOutcomeOf(a),
     message_id: a.message_id,
+    chat_id: chatOf(p.chats, a.message_id),
     last_error: a.last_error,
     created_at: isoAt(a.created_at),
     completed_at: isoOrNull(a.completed_at),

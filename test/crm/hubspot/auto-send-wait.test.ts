@@ -60,6 +60,10 @@ describe.each(STORE_KINDS)('auto-sends waiting for time (%s)', (kind) => {
     await job().drain();
     expect(await texts(h, 'Morning Ada')).toHaveLength(1);
     expect(await row(ada)).toMatchObject({ status: 'sent', code: null, reason: null, message_id: expect.stringMatching(/^msg_/), waiting: null });
+    // The sent message's conversation, for a link to it.
+    const sent = await row(ada);
+    expect(sent.chat_id).toBe((await h.t.api('GET', `/api/v1/messages/${sent.message_id}`)).json().message.chat_id);
+    expect(waiting.chat_id).toBeNull();
     // The spec's one HubSpot call per contact-creation auto-send: the wait did not read the contact again.
     expect(h.hs.calls(PORTAL, 'contact-read')).toBe(1);
   });

@@ -59,7 +59,7 @@ describe.each(STORE_KINDS)('held workflow actions (%s)', (kind) => {
     // The project sees it held, and when it is tried next.
     expect((await installOf(h, PORTAL))!.held_actions).toEqual({ held: 1, completing: 0, completed: 0, abandoned: 0, next_attempt_at: body.next_attempt_at });
     expect((await heldList(h)).held_actions).toEqual([
-      { callback_id: 'cb-night', object_id: '501', state: 'held', next_attempt_at: body.next_attempt_at, hold_expires_at: body.hold_expires_at, outcome: null, message_id: null, last_error: null, created_at: expect.any(String), completed_at: null },
+      { callback_id: 'cb-night', object_id: '501', state: 'held', next_attempt_at: body.next_attempt_at, hold_expires_at: body.hold_expires_at, outcome: null, message_id: null, chat_id: null, last_error: null, created_at: expect.any(String), completed_at: null },
     ]);
 
     // HubSpot's retry of the same callbackId while held: BLOCK again, no send.
@@ -82,6 +82,9 @@ describe.each(STORE_KINDS)('held workflow actions (%s)', (kind) => {
     expect((await installOf(h, PORTAL))!.held_actions).toEqual({ held: 0, completing: 0, completed: 1, abandoned: 0, next_attempt_at: null });
     const done = (await heldList(h, '?state=completed')).held_actions;
     expect(done).toEqual([expect.objectContaining({ callback_id: 'cb-night', state: 'completed', next_attempt_at: null, outcome: { state: 'SUCCESS', error: null }, message_id: h.hs.completions[0]!.outputFields.message_id, completed_at: expect.any(String) })]);
+    // The sent message's conversation, for a link to it.
+    const sent = (await h.t.api('GET', `/api/v1/messages/${done[0].message_id}`)).json().message;
+    expect(done[0].chat_id).toBe(sent.chat_id);
     expect((await heldList(h, '?state=held')).held_actions).toEqual([]);
 
     // A later replay answers what HubSpot was told, and sends nothing.
