@@ -36,11 +36,12 @@ export interface BlobStore {
    */
   list(): AsyncIterable<StoredBlob>;
   /**
-   * Deletes the temporaries of writes last written before `beforeMs` (a process killed mid-write
-   * leaves its own for good), at most `limit`; how many went. The S3 store has none of its own: a
-   * bucket lifecycle rule aborts the multipart uploads of a process that died.
+   * Deletes the temporaries of writes that `isStale` says are stale, given when each was last
+   * written (a process killed mid-write leaves its own for good), at most `limit`; how many went.
+   * The S3 store has none of its own: a bucket lifecycle rule aborts the multipart uploads of a
+   * process that died.
    */
-  deleteStaleTemporaries(beforeMs: number, limit: number): Promise<number>;
+  deleteStaleTemporaries(isStale: (modifiedAt: number) => boolean, limit: number): Promise<number>;
 }
 
 /** Large enough that socket chunks are batched into few write syscalls (fs streams use writev). */
@@ -168,7 +169,7 @@ export function fsBlobStore(root: string): BlobStore {
     read: (key) => fs.promises.readFile(pathOf(key)),
     delete: (key) => fs.promises.rm(pathOf(key), { force: true }),
     list: () => walk(root),
-    async deleteStaleTemporaries(beforeMs, limit) {
+    async deleteStaleTemporaries(isStale, limit) {
       // `.tmp` holds only the writes in progress and what killed processes left: a short directory.
       let gone = 0;
       for (const name of await fs.promises.readdir(tmpDir)) {
@@ -177,7 +178,7 @@ export function fsBlobStore(root: string): BlobStore {
         const file = path.join(tmpDir, name);
         try {
           // mtime moves with every write, so a slow upload still being written is never stale.
-          if ((await fs.promises.stat(file)).mtimeMs >= beforeMs) continue;
+          if (!isStale((await fs.promises.stat(file)).mtimeMs)) continue;
           await fs.promises.rm(file);
           gone++;
         } catch (err) {

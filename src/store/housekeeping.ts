@@ -108,6 +108,18 @@ export function housekeepingRepo(db: Kysely<DB>) {
       return deleted(res);
     },
 
+    /** Which of `keys` a row names (an attachment, uploaded or not, or a staged voice note): one query for a page of keys. */
+    async referencedBlobKeys(keys: readonly string[]): Promise<Set<string>> {
+      if (keys.length === 0) return new Set();
+      const rows = await db
+        .selectFrom('attachments')
+        .select('blob_key')
+        .where('blob_key', 'in', keys)
+        .unionAll(db.selectFrom('voice_notes').select('blob_key').where('blob_key', 'in', keys))
+        .execute();
+      return new Set(rows.map((r) => r.blob_key));
+    },
+
     /** HubSpot install states (OAuth `state`) never consumed, past expiry. */
     async deleteExpiredOAuthStates(nowMs: number, limit: number): Promise<number> {
       const dead = db.selectFrom('hubspot_oauth_states').select('state_hash').where('expires_at', '<=', nowMs).limit(limit);
