@@ -61,6 +61,10 @@ export function housekeeping(
   const repo = store.housekeeping;
   const sweep = blobSweep({ repo, clock, blobs: deps.blobs, logger: deps.logger }, { page: opts.sweepPage });
   let sweepGoesOn = false;
+  // Where the next batch of attachment files starts: after the last row tried. A file whose delete
+  // keeps failing is passed over, so the rows after it are reached; back at the end, the walk
+  // starts again from the oldest and tries the failed ones anew.
+  let attachmentsAfter: { expires_at: number; id: string } | undefined;
   const kinds: Record<HousekeptKind, (now: number) => Promise<number>> = {
     idempotency_record: (now) => repo.deleteExpiredIdempotency(now, batch),
     upload_slot: (now) => repo.deleteExpiredUploadSlots(now - UPLOAD_SLOT_GRACE_MS, batch),
@@ -76,13 +80,14 @@ export function housekeeping(
     },
     attachment_file: async (now) => {
       const before = now - ATTACHMENT_FILE_GRACE_MS;
-      const due = await repo.expiredAttachmentFiles(before, batch);
+      const due = await repo.expiredAttachmentFiles(before, batch, attachmentsAfter);
+      attachmentsAfter = due.length < batch ? undefined : due[due.length - 1];
       // The file first, then the mark: a crash between the two leaves an unmarked row whose file
       // is gone, and the next pass deletes it again (a missing file or object deletes without
       // error in both stores) and marks it. Marking first would, on a crash, leave a file no pass
-      // ever looks at again. A delete that fails leaves its row unmarked, so the next pass retries
-      // it; the others in the batch go on. Two passes at once delete the same files twice
-      // (harmless) and mark each row once.
+      // ever looks at again. A delete that fails leaves its row unmarked, so a later batch retries
+      // it; the others in the batch, and the batches after, go on. Two passes at once delete the
+      // same files twice (harmless) and mark each row once.
       const gone: string[] = [];
       const failed: { id: string; err: unknown }[] = [];
       for (const a of due) {
