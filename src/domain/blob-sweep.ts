@@ -49,7 +49,14 @@ export function blobSweep(deps: { repo: HousekeepingRepo; clock: Clock; blobs: B
   let walk: AsyncIterator<StoredBlob> | undefined;
   let nextWalkAt = -Infinity;
 
-  /** Up to a page of the walk in progress (starting one when due); undefined entries end it. */
+  /** Ends the walk in progress (closing the directory it reads); the next starts as scheduled. */
+  async function endWalk() {
+    const w = walk;
+    walk = undefined;
+    await w?.return?.();
+  }
+
+  /** Up to a page of the walk in progress, starting one when due. */
   async function nextPage(now: number): Promise<StoredBlob[]> {
     if (!walk) {
       if (now < nextWalkAt) return [];
@@ -80,6 +87,13 @@ export function blobSweep(deps: { repo: HousekeepingRepo; clock: Clock; blobs: B
       const blobs = await nextPage(now);
       const old = blobs.filter((b) => deps.clock.fromWall(b.modifiedAt) <= now - ORPHAN_BLOB_GRACE_MS && SWEPT_KEY_PREFIXES.some((p) => b.key.startsWith(p)));
       const named = await deps.repo.referencedBlobKeys(old.map((b) => b.key));
+      // A database that names no blob at all, beside a store holding old ones, is not this store's
+      // database (a fresh or wrong DATABASE_URL, a restore under way): deleting would empty the store.
+      if (old.length > 0 && named.size === 0 && !(await deps.repo.namesAnyBlob())) {
+        deps.logger?.warn({ blobs: old.length }, 'housekeeping found old blobs but the database names none; the unreferenced-blob sweep deletes nothing (is DATABASE_URL the right database for this blob store?)');
+        await endWalk();
+        return { deleted: 0, more: false };
+      }
       let deleted = 0;
       const failed: { key: string; err: unknown }[] = [];
       for (const b of old) {
@@ -96,12 +110,7 @@ export function blobSweep(deps: { repo: HousekeepingRepo; clock: Clock; blobs: B
       }
       return { deleted, more: walk !== undefined };
     },
-    /** Ends a walk in progress (closes the directory it reads). */
-    async stop() {
-      const w = walk;
-      walk = undefined;
-      await w?.return?.();
-    },
+    stop: endWalk,
   };
 }
 

@@ -125,6 +125,12 @@ export function housekeepingRepo(db: Kysely<DB>) {
       return new Set(rows.map((r) => r.blob_key));
     },
 
+    /** Whether any row names a blob at all (an attachment or a voice note). */
+    async namesAnyBlob(): Promise<boolean> {
+      const any = async (table: 'attachments' | 'voice_notes') => (await db.selectFrom(table).select('id').limit(1).executeTakeFirst()) !== undefined;
+      return (await any('attachments')) || (await any('voice_notes'));
+    },
+
     /** HubSpot install states (OAuth `state`) never consumed, past expiry. */
     async deleteExpiredOAuthStates(nowMs: number, limit: number): Promise<number> {
       const dead = db.selectFrom('hubspot_oauth_states').select('state_hash').where('expires_at', '<=', nowMs).limit(limit);

@@ -4,8 +4,9 @@
  * a day old, in the filesystem store and in a bucket (a real S3-protocol server), on both
  * databases; the blobs rows name, young blobs (a staging in progress) and anything not ours stay.
  * The store is walked a page per tick, going on where the last tick stopped, and walked again
- * only a day later. The filesystem store's temporaries a killed upload left go a day after their
- * last write; an upload being written keeps its own.
+ * only a day later. A database naming no blob at all deletes nothing (it is not this store's).
+ * The filesystem store's temporaries a killed upload left go a day after their last write; an
+ * upload being written keeps its own.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -207,6 +208,23 @@ describe.each(STORE_KINDS)('temporaries a killed upload left (filesystem store, 
   afterAll(async () => {
     await t?.close();
     fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  it('deletes nothing when the database names no blob at all (not this store\'s database)', async () => {
+    // A store full of old blobs, opened with an empty database (a fresh or wrong DATABASE_URL).
+    const fullRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'blueline-sweep-'));
+    const full = fsBlobStore(fullRoot);
+    const kept = [`att/att_${hex(16)}.${hex(8)}`, `in/in_${hex(16)}`, `vn/vn_${hex(16)}.caf`];
+    for (const k of kept) await full.putBuffer(k, randomBytes(10));
+    const empty = await startTestApp(kind);
+    try {
+      empty.clock.advance(2 * DAY);
+      await housekeeping({ store: empty.testStore.store, clock: empty.clock, blobs: full }).drain();
+      expect(await keysIn(full)).toEqual(kept.sort());
+    } finally {
+      await empty.close();
+      fs.rmSync(fullRoot, { recursive: true, force: true });
+    }
   });
 
   const parts = () => fs.readdirSync(path.join(root, '.tmp')).sort();
