@@ -11,6 +11,12 @@ export interface Clock {
   readonly adjustable: boolean;
   /** Moves business time forward; only the test clock allows it. */
   advance(ms: number): number;
+  /**
+   * The business time of a past wall-clock instant (a file's mtime, an object's LastModified): the
+   * same instant, moved as far as the test clock had been moved by then. So a file written before
+   * the test clock moved a day is a day older, and one written after it is as young as it is.
+   */
+  fromWall(wallMs: number): number;
 }
 
 export const realNowMs = (): number => Date.now();
@@ -22,18 +28,30 @@ export function systemClock(): Clock {
     advance() {
       throw new Error('the system clock cannot be moved; start with BLUELINE_TEST_CLOCK=1');
     },
+    fromWall: (wallMs) => wallMs,
   };
 }
 
 export function testClock(startOffsetMs = 0): Clock & { offsetMs(): number } {
   let offset = startOffsetMs;
+  /** Each move: from which wall time on the new offset applies (kept for fromWall; a handful per test). */
+  const moves: { wallAt: number; offset: number }[] = [];
   return {
     now: () => Date.now() + offset,
     adjustable: true,
     advance(ms: number) {
       if (!Number.isFinite(ms) || ms < 0) throw new RangeError('clock can only move forward');
       offset += ms;
+      moves.push({ wallAt: Date.now(), offset });
       return Date.now() + offset;
+    },
+    fromWall(wallMs: number) {
+      let then = startOffsetMs;
+      for (const m of moves) {
+        if (m.wallAt > wallMs) break;
+        then = m.offset;
+      }
+      return wallMs + then;
     },
     offsetMs: () => offset,
   };

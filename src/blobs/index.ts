@@ -12,6 +12,13 @@ import { pipeline } from 'node:stream/promises';
 
 export class BlobTooLarge extends Error {}
 
+/** A stored blob as a listing sees it. */
+export interface StoredBlob {
+  key: string;
+  /** When it was last written (ms since the epoch, wall time: the file's mtime, the object's LastModified). */
+  modifiedAt: number;
+}
+
 export interface BlobStore {
   /** Streams `source` into `key`; aborts (keeping nothing) past `maxBytes`. Returns the byte count. */
   put(key: string, source: Readable, maxBytes: number): Promise<number>;
@@ -22,6 +29,19 @@ export interface BlobStore {
   read(key: string): Promise<Buffer>;
   /** Resolves when the blob is gone, also when it was missing already (a retried or racing delete). */
   delete(key: string): Promise<void>;
+  /**
+   * Every stored blob (not the temporaries of writes in progress), in no promised order, read
+   * lazily a page at a time: a caller may stop after any entry (`return()` on the iterator) and
+   * pays only for what it read. A blob written or deleted during the walk may or may not appear.
+   */
+  list(): AsyncIterable<StoredBlob>;
+  /**
+   * Deletes the temporaries of writes that `isStale` says are stale, given when each was last
+   * written (a process killed mid-write leaves its own for good), at most `limit`; how many went.
+   * The S3 store has none of its own: a bucket lifecycle rule aborts the multipart uploads of a
+   * process that died.
+   */
+  deleteStaleTemporaries(isStale: (modifiedAt: number) => boolean, limit: number): Promise<number>;
 }
 
 /** Large enough that socket chunks are batched into few write syscalls (fs streams use writev). */
@@ -34,9 +54,14 @@ const SAFE_KEY = /^[a-z0-9_][a-z0-9_./-]*$/i;
 
 /** Keys are ours (`att/<id>.<hex>`), never a client's; anything else is a bug, refused before it names a path. */
 export function safeBlobKey(key: string): string {
-  if (!SAFE_KEY.test(key) || key.includes('..')) throw new Error(`unsafe blob key ${key}`);
+  if (!isSafeBlobKey(key)) throw new Error(`unsafe blob key ${key}`);
   return key;
 }
+
+/** A listing skips what could not be one of our keys (something else put there): it is not ours to touch. */
+export const isSafeBlobKey = (key: string): boolean => SAFE_KEY.test(key) && !key.includes('..');
+
+const isMissing = (err: unknown) => (err as NodeJS.ErrnoException)?.code === 'ENOENT';
 
 export function fsBlobStore(root: string): BlobStore {
   fs.mkdirSync(root, { recursive: true });
@@ -44,6 +69,33 @@ export function fsBlobStore(root: string): BlobStore {
   fs.mkdirSync(tmpDir, { recursive: true });
 
   const pathOf = (key: string) => path.join(root, safeBlobKey(key));
+
+  /** The files under `dir` (depth first, directory order), `.tmp` left out. */
+  async function* walk(dir: string): AsyncGenerator<StoredBlob> {
+    let handle: fs.Dir;
+    try {
+      handle = await fs.promises.opendir(dir);
+    } catch (err) {
+      if (isMissing(err)) return; // removed meanwhile
+      throw err;
+    }
+    // Closed when the loop ends, also when the caller stops early (return() runs the loop's finally).
+    for await (const entry of handle) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (full !== tmpDir) yield* walk(full);
+        continue;
+      }
+      if (!entry.isFile()) continue;
+      const key = path.relative(root, full).split(path.sep).join('/');
+      if (!isSafeBlobKey(key)) continue;
+      try {
+        yield { key, modifiedAt: (await fs.promises.stat(full)).mtimeMs };
+      } catch (err) {
+        if (!isMissing(err)) throw err; // deleted since the directory was read
+      }
+    }
+  }
 
   /** Moves a fully written, fsynced temporary file to its key. */
   async function place(tmp: string, key: string) {
@@ -116,5 +168,24 @@ export function fsBlobStore(root: string): BlobStore {
     },
     read: (key) => fs.promises.readFile(pathOf(key)),
     delete: (key) => fs.promises.rm(pathOf(key), { force: true }),
+    list: () => walk(root),
+    async deleteStaleTemporaries(isStale, limit) {
+      // `.tmp` holds only the writes in progress and what killed processes left: a short directory.
+      let gone = 0;
+      for (const name of await fs.promises.readdir(tmpDir)) {
+        if (gone >= limit) break;
+        if (!name.endsWith('.part')) continue;
+        const file = path.join(tmpDir, name);
+        try {
+          // mtime moves with every write, so a slow upload still being written is never stale.
+          if (!isStale((await fs.promises.stat(file)).mtimeMs)) continue;
+          await fs.promises.rm(file);
+          gone++;
+        } catch (err) {
+          if (!isMissing(err)) throw err; // renamed into place or removed by another pass meanwhile
+        }
+      }
+      return gone;
+    },
   };
 }

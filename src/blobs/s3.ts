@@ -13,18 +13,21 @@ import {
   DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
+  ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import { BlobTooLarge, safeBlobKey, type BlobStore } from './index.js';
+import { BlobTooLarge, isSafeBlobKey, safeBlobKey, type BlobStore } from './index.js';
 
 const MiB = 1024 * 1024;
 /** S3's smallest part; with two parts in flight an upload holds about 3 parts in memory. */
 const PART_BYTES = 5 * MiB;
 const PARTS_IN_FLIGHT = 2;
 const MAX_PARTS = 10_000;
+/** Keys per listing request: S3's most. */
+const LIST_PAGE = 1000;
 
 export interface S3BlobOptions {
   bucket: string;
@@ -125,9 +128,25 @@ export function s3BlobStore(opts: S3BlobOptions): S3BlobStore {
         if (!isNotFound(err)) throw err;
       }
     },
+    async *list() {
+      // One request per page, made when the caller reads past the previous one.
+      let ContinuationToken: string | undefined;
+      do {
+        const res = await client.send(new ListObjectsV2Command({ Bucket, Prefix: opts.prefix || undefined, MaxKeys: LIST_PAGE, ContinuationToken }));
+        for (const o of res.Contents ?? []) {
+          const key = o.Key?.slice(opts.prefix.length);
+          if (key === undefined || !o.LastModified || !isSafeBlobKey(key)) continue;
+          yield { key, modifiedAt: o.LastModified.getTime() };
+        }
+        ContinuationToken = res.IsTruncated ? res.NextContinuationToken : undefined;
+      } while (ContinuationToken);
+    },
+    // Incomplete multipart uploads are invisible to reads and listed only by ListMultipartUploads;
+    // the bucket's lifecycle rule (AbortIncompleteMultipartUpload) removes them.
+    deleteStaleTemporaries: async () => 0,
     async check() {
-      // Writes and deletes a probe: exactly the permissions the service needs (HeadBucket would
-      // need s3:ListBucket, which it never uses).
+      // Writes and deletes a probe: the permissions every request needs (the housekeeping sweep
+      // also lists the bucket, s3:ListBucket; without it only that sweep fails, with a log line).
       const Key = `${opts.prefix}_probe/${randomBytes(8).toString('hex')}`;
       await client.send(new PutObjectCommand({ Bucket, Key, Body: Buffer.alloc(0), ContentLength: 0 }));
       await client.send(new DeleteObjectCommand({ Bucket, Key }));

@@ -10,7 +10,9 @@
  *   names them (a failed send gives its note back, yet the console still plays its audio);
  * - HubSpot install states never used, and console sessions, past expiry;
  * - the FILES of attachments (uploads and inbound media) a day after their retention ended: the
- *   row stays, so its answers (5001 "has expired", message parts naming it) stay the same.
+ *   row stays, so its answers (5001 "has expired", message parts naming it) stay the same;
+ * - the blob store's own leftovers: temporaries of writes a killed process left (`partial_upload`,
+ *   a day after their last write) and blobs no row names (`orphan_blob`, blob-sweep.ts).
  * Kept: attachment rows, used voice notes.
  *
  * Each tick deletes at most one batch per kind, each batch one short statement; the loop ticks
@@ -22,8 +24,17 @@ import type { Clock } from '../clock.js';
 import type { Store } from '../store/index.js';
 import type { BlobStore } from '../blobs/index.js';
 import { claimLoop } from '../jobs/claim-loop.js';
+import { blobSweep } from './blob-sweep.js';
 
-export type HousekeptKind = 'idempotency_record' | 'upload_slot' | 'voice_note' | 'attachment_file' | 'hubspot_install_state' | 'console_session';
+export type HousekeptKind =
+  | 'idempotency_record'
+  | 'upload_slot'
+  | 'voice_note'
+  | 'attachment_file'
+  | 'hubspot_install_state'
+  | 'console_session'
+  | 'partial_upload'
+  | 'orphan_blob';
 
 /** Rows per delete statement: small enough that one never holds the SQLite writer or PostgreSQL locks for long. */
 export const HOUSEKEEPING_BATCH = 500;
@@ -38,14 +49,22 @@ export const VOICE_NOTE_GRACE_MS = 24 * 3600_000;
  * before may still be streaming it to a line (the file is opened after the check).
  */
 export const ATTACHMENT_FILE_GRACE_MS = 24 * 3600_000;
+/** A write's temporary untouched this long belongs to a process that died (an upload takes minutes at most). */
+export const PARTIAL_UPLOAD_GRACE_MS = 24 * 3600_000;
 
 export function housekeeping(
   deps: { store: Store; clock: Clock; blobs: BlobStore; logger?: Logger; onDeleted?: (kind: HousekeptKind, count: number) => void },
-  opts: { batch?: number; intervalMs?: number } = {},
+  opts: { batch?: number; intervalMs?: number; sweepPage?: number } = {},
 ) {
   const { store, clock } = deps;
   const batch = opts.batch ?? HOUSEKEEPING_BATCH;
   const repo = store.housekeeping;
+  const sweep = blobSweep({ repo, clock, blobs: deps.blobs, logger: deps.logger }, { page: opts.sweepPage });
+  let sweepGoesOn = false;
+  // Where the next batch of attachment files starts: after the last row tried. A file whose delete
+  // keeps failing is passed over, so the rows after it are reached; back at the end, the walk
+  // starts again from the oldest and tries the failed ones anew.
+  let attachmentsAfter: { expires_at: number; id: string } | undefined;
   const kinds: Record<HousekeptKind, (now: number) => Promise<number>> = {
     idempotency_record: (now) => repo.deleteExpiredIdempotency(now, batch),
     upload_slot: (now) => repo.deleteExpiredUploadSlots(now - UPLOAD_SLOT_GRACE_MS, batch),
@@ -61,13 +80,14 @@ export function housekeeping(
     },
     attachment_file: async (now) => {
       const before = now - ATTACHMENT_FILE_GRACE_MS;
-      const due = await repo.expiredAttachmentFiles(before, batch);
+      const due = await repo.expiredAttachmentFiles(before, batch, attachmentsAfter);
+      attachmentsAfter = due.length < batch ? undefined : due[due.length - 1];
       // The file first, then the mark: a crash between the two leaves an unmarked row whose file
       // is gone, and the next pass deletes it again (a missing file or object deletes without
       // error in both stores) and marks it. Marking first would, on a crash, leave a file no pass
-      // ever looks at again. A delete that fails leaves its row unmarked, so the next pass retries
-      // it; the others in the batch go on. Two passes at once delete the same files twice
-      // (harmless) and mark each row once.
+      // ever looks at again. A delete that fails leaves its row unmarked, so a later batch retries
+      // it; the others in the batch, and the batches after, go on. Two passes at once delete the
+      // same files twice (harmless) and mark each row once.
       const gone: string[] = [];
       const failed: { id: string; err: unknown }[] = [];
       for (const a of due) {
@@ -86,6 +106,19 @@ export function housekeeping(
     },
     hubspot_install_state: (now) => repo.deleteExpiredOAuthStates(now, batch),
     console_session: (now) => repo.deleteExpiredConsoleSessions(now, batch),
+    partial_upload: async (now) => {
+      try {
+        return await deps.blobs.deleteStaleTemporaries((modifiedAt) => clock.fromWall(modifiedAt) <= now - PARTIAL_UPLOAD_GRACE_MS, batch);
+      } catch (err) {
+        deps.logger?.warn({ err }, "housekeeping could not delete the blob store's stale temporaries; the next pass tries again");
+        return 0;
+      }
+    },
+    orphan_blob: async (now) => {
+      const { deleted, more } = await sweep.step(now);
+      sweepGoesOn = more;
+      return deleted;
+    },
   };
 
   /** One batch of each kind; what was deleted, by kind. */
@@ -100,8 +133,12 @@ export function housekeeping(
   }
 
   const loop = claimLoop({
-    // The fullest batch: a full one means more may be waiting, so the loop goes again at once.
-    tick: async () => Math.max(...Object.values(await tick())),
+    // The fullest batch: a full one (or a sweep with more pages to walk) means more may be
+    // waiting, so the loop goes again at once.
+    tick: async () => {
+      const counts = await tick();
+      return sweepGoesOn ? batch : Math.max(...Object.values(counts));
+    },
     nextDueAt: async () => null,
     batch,
     pollMs: opts.intervalMs ?? HOUSEKEEPING_INTERVAL_MS,
@@ -114,7 +151,10 @@ export function housekeeping(
     /** Batches until nothing is left to delete (tests, or a pass run by hand). */
     drain: () => loop.drain(),
     start: () => loop.start(),
-    stop: () => loop.stop(),
+    stop: async () => {
+      await loop.stop();
+      await sweep.stop();
+    },
   };
 }
 

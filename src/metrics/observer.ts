@@ -17,7 +17,7 @@ export interface ServiceObserver {
   webhookAttempt(outcome: 'delivered' | 'retry' | 'failed', status: number | null, durationMs: number): void;
   /** A webhook delivered, `latencyMs` after its event was recorded. */
   webhookDelivered(latencyMs: number): void;
-  /** Expired rows (for `attachment_file`, files) the housekeeping pass deleted, by kind (domain/housekeeping.ts). */
+  /** Expired rows (for `attachment_file`, `partial_upload` and `orphan_blob`, files) the housekeeping pass deleted, by kind (domain/housekeeping.ts). */
   rowsDeleted(kind: string, count: number): void;
 }
 

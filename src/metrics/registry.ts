@@ -85,7 +85,7 @@ export function createMetrics() {
   const ftLinesAtLimit = new Gauge({ name: 'blueline_lines_at_first_touch_limit', help: `Sending lines that made their ${FIRST_TOUCH_PER_LINE_PER_DAY} first touches today`, registers });
   const rowsDeleted = new Counter({
     name: 'blueline_housekeeping_deleted_rows_total',
-    help: 'Expired rows the housekeeping pass deleted, by kind (idempotency_record, upload_slot, voice_note, hubspot_install_state, console_session; attachment_file counts files deleted, their rows kept)',
+    help: 'Expired rows the housekeeping pass deleted, by kind (idempotency_record, upload_slot, voice_note, hubspot_install_state, console_session); attachment_file counts files deleted (their rows kept), partial_upload temporaries a killed process left, orphan_blob blobs no row names',
     labelNames: ['kind'] as const,
     registers,
   });

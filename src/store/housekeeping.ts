@@ -41,18 +41,23 @@ export function housekeepingRepo(db: Kysely<DB>) {
 
     /**
      * Uploaded attachments (uploads and inbound media) whose expiry is at or before `beforeMs`
-     * and whose file is not yet marked deleted: the files the pass deletes next, oldest first.
+     * and whose file is not yet marked deleted: the files the pass deletes next, oldest first,
+     * starting after `after` (the last row of the previous batch) when given.
      */
-    async expiredAttachmentFiles(beforeMs: number, limit: number): Promise<{ id: string; blob_key: string }[]> {
-      return db
+    async expiredAttachmentFiles(
+      beforeMs: number,
+      limit: number,
+      after?: { expires_at: number; id: string },
+    ): Promise<{ id: string; blob_key: string; expires_at: number }[]> {
+      let q = db
         .selectFrom('attachments')
-        .select(['id', 'blob_key'])
+        .select(['id', 'blob_key', 'expires_at'])
         .where('file_deleted_at', 'is', null)
         .where('expires_at', '<=', beforeMs)
-        .where('state', '=', 'uploaded')
-        .orderBy('expires_at')
-        .limit(limit)
-        .execute();
+        .where('state', '=', 'uploaded');
+      // The first condition alone narrows the index range; the second breaks ties (one message's media share an expiry).
+      if (after) q = q.where('expires_at', '>=', after.expires_at).where((eb) => eb.or([eb('expires_at', '>', after.expires_at), eb('id', '>', after.id)]));
+      return q.orderBy('expires_at').orderBy('id').limit(limit).execute();
     },
 
     /**
@@ -106,6 +111,24 @@ export function housekeepingRepo(db: Kysely<DB>) {
       if (ids.length === 0) return 0;
       const res = await db.deleteFrom('voice_notes').where('id', 'in', ids).where('used_at', 'is', null).where('expires_at', '<=', beforeMs).executeTakeFirst();
       return deleted(res);
+    },
+
+    /** Which of `keys` a row names (an attachment, uploaded or not, or a staged voice note): one query for a page of keys. */
+    async referencedBlobKeys(keys: readonly string[]): Promise<Set<string>> {
+      if (keys.length === 0) return new Set();
+      const rows = await db
+        .selectFrom('attachments')
+        .select('blob_key')
+        .where('blob_key', 'in', keys)
+        .unionAll(db.selectFrom('voice_notes').select('blob_key').where('blob_key', 'in', keys))
+        .execute();
+      return new Set(rows.map((r) => r.blob_key));
+    },
+
+    /** Whether any row names a blob at all (an attachment or a voice note). */
+    async namesAnyBlob(): Promise<boolean> {
+      const any = async (table: 'attachments' | 'voice_notes') => (await db.selectFrom(table).select('id').limit(1).executeTakeFirst()) !== undefined;
+      return (await any('attachments')) || (await any('voice_notes'));
     },
 
     /** HubSpot install states (OAuth `state`) never consumed, past expiry. */

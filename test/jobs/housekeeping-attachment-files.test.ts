@@ -1,8 +1,9 @@
 /**
  * Housekeeping deletes an attachment's FILE (uploads and inbound media) a day after its 30-day
  * retention and keeps its row: every answer about it stays the same (404 / 5001 "has expired",
- * messages naming it), a second pass does nothing, a delete that failed is tried again, passes in
- * two processes at once mark each row once, and the same holds with the blobs in a bucket.
+ * messages naming it), a second pass does nothing, a delete that failed is tried again and does
+ * not hold back the files after it, passes in two processes at once mark each row once, and the
+ * same holds with the blobs in a bucket.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -130,6 +131,31 @@ describe.each(STORE_KINDS)("attachment files past retention (%s)", (kind) => {
     await pass();
     expect(await t.blobs.size(key)).toBeUndefined();
     expect((await row(id)).file_deleted_at).toBeGreaterThan((await row(other)).file_deleted_at!);
+  });
+
+  it('goes on to the files after those whose delete keeps failing, and tries those again later', async () => {
+    t.clock.advance(32 * DAY);
+    await pass();
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      ids.push(await upload(randomBytes(10 + i)));
+      t.clock.advance(1_000); // oldest first: the failing two come first
+    }
+    const keys = await Promise.all(ids.map(async (id) => (await row(id)).blob_key));
+    const refused = new Set(keys.slice(0, 2));
+    const failing = { ...t.blobs, delete: async (k: string) => (refused.has(k) ? Promise.reject(new Error('access denied')) : t.blobs.delete(k)) };
+    t.clock.advance(31 * DAY);
+    // A batch of two: the two oldest fail, then the next batch reaches the third.
+    const h = housekeeping({ store: store(), clock: t.clock, blobs: failing }, { batch: 2 });
+    expect((await h.tick()).attachment_file).toBe(0);
+    expect((await h.tick()).attachment_file).toBe(1);
+    expect(await t.blobs.size(keys[2]!)).toBeUndefined();
+    expect((await row(ids[2]!)).file_deleted_at).not.toBeNull();
+    for (const k of keys.slice(0, 2)) expect(await t.blobs.size(k)).toBeDefined();
+
+    refused.clear();
+    expect((await h.tick()).attachment_file).toBe(2);
+    for (const k of keys) expect(await t.blobs.size(k)).toBeUndefined();
   });
 
   it("answers an inbound voice memo's audio 5001 once expired, as its content", async () => {

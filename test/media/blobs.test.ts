@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import { BlobTooLarge, fsBlobStore, type BlobStore } from '../../src/blobs/index.js';
 import { s3StoreFromEnv, startS3, type TestS3 } from '../support/s3.js';
@@ -110,6 +110,50 @@ describe.each(Object.keys(STORES))('%s blob store', (kind) => {
     expect(await h.visible()).toEqual([]);
     expect(() => blobs.open('../etc/passwd')).toThrow(/unsafe/);
     await expect(blobs.putBuffer('/abs', Buffer.from('x'))).rejects.toThrow(/unsafe/);
+  });
+
+  it('lists every blob with when it was last written, over several pages; a write in progress is not listed', async () => {
+    // Past one listing page (1,000 keys) in a bucket; a few in a directory tree.
+    const keys = kind === 's3' ? Array.from({ length: 1003 }, (_, i) => `in/k${String(i).padStart(4, '0')}`) : ['att/a.1', 'in/b', 'vn/c.caf', 'in/d'];
+    const writing = new PassThrough();
+    const inProgress = blobs.put('att/slow', writing, 10 * MiB);
+    writing.write(randomBytes(1000));
+    const startedAt = Date.now();
+    for (let i = 0; i < keys.length; i += 50) await Promise.all(keys.slice(i, i + 50).map((k) => blobs.putBuffer(k, Buffer.from(k))));
+    const listed = [];
+    for await (const b of blobs.list()) listed.push(b);
+    expect(listed.map((b) => b.key).sort()).toEqual([...keys].sort());
+    for (const b of listed) {
+      // S3's LastModified has whole seconds.
+      expect(b.modifiedAt).toBeGreaterThanOrEqual(Math.floor(startedAt / 1000) * 1000);
+      expect(b.modifiedAt).toBeLessThanOrEqual(Date.now());
+    }
+    writing.end(randomBytes(1000));
+    expect(await inProgress).toBe(2000);
+    const after = [];
+    for await (const b of blobs.list()) after.push(b.key);
+    expect(after.sort()).toEqual([...keys, 'att/slow'].sort());
+  });
+
+  it.runIf(kind === 's3')('is listed only with the right credentials (the stand-in checks a listing\'s signature)', async () => {
+    await blobs.putBuffer('att/1', Buffer.from('1'));
+    const wrong = s3StoreFromEnv({ ...s3.env, AWS_SECRET_ACCESS_KEY: 'not-the-secret' });
+    const listing = (async () => {
+      for await (const b of wrong.blobs.list()) return b;
+    })();
+    await expect(listing).rejects.toMatchObject({ name: 'SignatureDoesNotMatch' });
+    wrong.close();
+  });
+
+  it('lets a listing stop after a few entries', async () => {
+    for (const k of ['att/1', 'att/2', 'att/3', 'in/4']) await blobs.putBuffer(k, Buffer.from(k));
+    const it = blobs.list()[Symbol.asyncIterator]();
+    const first = await it.next();
+    expect(first.done).toBe(false);
+    await it.return?.();
+    expect(await it.next()).toEqual({ done: true, value: undefined });
+    await blobs.delete('att/1');
+    expect(await h.visible()).toEqual(['att/2', 'att/3', 'in/4']);
   });
 
   it('lets a reader stop early without reading the rest', async () => {

@@ -12,5 +12,7 @@ declare module '@20minutes/s3rver' {
     constructor(options: S3rverOptions);
     run(): Promise<{ address: string; port: number }>;
     close(): Promise<void>;
+    /** Koa's middleware list (S3rver is a Koa app), composed when `run()` starts listening. */
+    middleware: ((ctx: { headers: object; path: string }, next: () => Promise<unknown>) => unknown)[];
   }
 }

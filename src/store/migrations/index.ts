@@ -18,6 +18,7 @@ import * as m016 from './016_hubspot_held_actions.js';
 import * as m017 from './017_housekeeping_indexes.js';
 import * as m018 from './018_attachment_file_deletion.js';
 import * as m019 from './019_hubspot_auto_send_wait.js';
+import * as m020 from './020_blob_key_indexes.js';
 
 /** Numbered migrations, applied in key order; never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -40,4 +41,5 @@ export const migrations: Record<string, Migration> = {
   '017_housekeeping_indexes': m017,
   '018_attachment_file_deletion': m018,
   '019_hubspot_auto_send_wait': m019,
+  '020_blob_key_indexes': m020,
 };
