@@ -42,6 +42,8 @@ export interface Config {
   uploadMinBytesPerSec: number;
   /** Run the webhook delivery worker in this process. */
   deliveryWorker: boolean;
+  /** Housekeeping deletes stored blobs no row names (BLUELINE_BLOB_SWEEP). */
+  blobSweep: boolean;
   /** Run the inbound intake worker and BlueBubbles catch-up in this process. */
   inboundWorker: boolean;
   /** How long a process holds a stored webhook or a line's catch-up; a crashed holder's return after it. */
@@ -227,6 +229,7 @@ export function loadConfig(env: Env = process.env): Config {
     bodyTimeoutMs: int(env, 'BLUELINE_BODY_TIMEOUT_MS', 30_000, 50, 600_000),
     uploadMinBytesPerSec: int(env, 'BLUELINE_UPLOAD_MIN_BYTES_PER_SEC', 1_024, 1, 1_000_000_000),
     deliveryWorker: bool(env, 'BLUELINE_DELIVERY_WORKER', true),
+    blobSweep: bool(env, 'BLUELINE_BLOB_SWEEP', true),
     inboundWorker: bool(env, 'BLUELINE_INBOUND_WORKER', true),
     inboundLeaseMs: int(env, 'BLUELINE_INBOUND_LEASE_MS', 120_000, 500, 3_600_000),
     catchUpIntervalMs: int(env, 'BLUELINE_CATCHUP_INTERVAL_MS', 300_000, 1_000, 86_400_000),

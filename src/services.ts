@@ -134,7 +134,7 @@ export function buildServices(deps: ServiceDeps) {
     worker: deliveryWorker({ store, clock, bus, logger: deps.logger, observer }, { ...attempt, backoffMs: config.webhookBackoffMs, pollMs: config.workerPollMs, leaseMs: Math.max(config.webhookLeaseMs, config.webhookTimeoutMs * 2), batch: 32 }),
     sse: sseHub({ store, bus }, { maxMs: config.sseMaxMs, heartbeatMs: config.sseHeartbeatMs, pollMs: config.ssePollMs }),
     /** Deletes expired rows nothing reads any more, in batches, every few minutes (started with the delivery worker). */
-    housekeeping: housekeeping({ store, clock, blobs, logger: deps.logger, onDeleted: observer?.rowsDeleted.bind(observer) }),
+    housekeeping: housekeeping({ store, clock, blobs, logger: deps.logger, onDeleted: observer?.rowsDeleted.bind(observer) }, { blobSweep: config.blobSweep }),
     /** Settles sends a crash left `sending` (main starts it). */
     sendReconciler: reconciler,
     messaging: messagingArea,

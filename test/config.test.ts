@@ -22,6 +22,11 @@ describe('configuration', () => {
     expect(s3).toMatchObject({ bucket: 'bucket', prefix: '', endpoint: 'https://b', region: 'eu-west-1', pathStyle: false, credentials: undefined });
   });
 
+  it('sweeps stored files no row names unless BLUELINE_BLOB_SWEEP=0', () => {
+    expect(loadConfig({}).blobSweep).toBe(true);
+    expect(loadConfig({ BLUELINE_BLOB_SWEEP: '0' }).blobSweep).toBe(false);
+  });
+
   it('refuses a malformed bucket URL, half a key pair, or a short metrics token, naming the variable', () => {
     const refused = (env: Record<string, string>, what: RegExp) => {
       expect(() => loadConfig(env)).toThrow(ConfigError);

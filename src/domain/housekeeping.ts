@@ -54,7 +54,7 @@ export const PARTIAL_UPLOAD_GRACE_MS = 24 * 3600_000;
 
 export function housekeeping(
   deps: { store: Store; clock: Clock; blobs: BlobStore; logger?: Logger; onDeleted?: (kind: HousekeptKind, count: number) => void },
-  opts: { batch?: number; intervalMs?: number; sweepPage?: number } = {},
+  opts: { batch?: number; intervalMs?: number; sweepPage?: number; blobSweep?: boolean } = {},
 ) {
   const { store, clock } = deps;
   const batch = opts.batch ?? HOUSEKEEPING_BATCH;
@@ -115,6 +115,7 @@ export function housekeeping(
       }
     },
     orphan_blob: async (now) => {
+      if (opts.blobSweep === false) return 0;
       const { deleted, more } = await sweep.step(now);
       sweepGoesOn = more;
       return deleted;
