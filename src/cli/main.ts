@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { backupNote, backupSqlite } from './backup.js';
 
 const USAGE = `usage: blueline <command> [options]
 
@@ -22,8 +23,11 @@ const USAGE = `usage: blueline <command> [options]
                [--config JSON]
   lines update ID [--active | --inactive] [--config JSON] [--tenant SLUG]
   clock advance MS            (server started with BLUELINE_TEST_CLOCK=1)
+  backup FILE                 copy of the SQLite store in DATA_DIR, taken while the
+                              service runs (on its machine; PostgreSQL: pg_dump)
 
-environment: BLUELINE_URL (http://127.0.0.1:8787), ADMIN_TOKEN (or DATA_DIR/admin-token)`;
+environment: BLUELINE_URL (http://127.0.0.1:8787), ADMIN_TOKEN (or DATA_DIR/admin-token),
+             DATA_DIR (./data)`;
 
 type Flags = Record<string, string | boolean>;
 
@@ -133,6 +137,18 @@ async function main(argv: string[]): Promise<number> {
   if (positional.length === 0 || flags.help) {
     process.stdout.write(USAGE + '\n');
     return positional.length === 0 && !flags.help ? 2 : 0;
+  }
+  if (positional[0] === 'backup') {
+    const target = positional[1];
+    if (!target || positional.length > 2) throw new Error('usage: blueline backup FILE');
+    try {
+      process.stdout.write(backupNote(process.env, await backupSqlite(process.env, target)) + '\n');
+      return 0;
+    } catch (err) {
+      // Not a usage mistake: the reason alone.
+      process.stderr.write(`blueline: ${(err as Error).message}\n`);
+      return 1;
+    }
   }
   const [method, urlPath, body] = route(positional, flags);
   const base = (process.env.BLUELINE_URL || 'http://127.0.0.1:8787').replace(/\/+$/, '');

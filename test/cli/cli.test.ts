@@ -2,8 +2,11 @@
  * The operator CLI (`blueline`, package.json bin) against a real server process:
  * each command reaches the admin API and prints its answer; failures exit non-zero.
  */
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { execFile } from 'node:child_process';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot as root, startServerProcess, type ServerProcess } from '../support/server-process.js';
 
@@ -85,5 +88,37 @@ describe('blueline CLI', () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unknown command "tenants explode"');
     expect(unknown.stderr).toContain('usage: blueline');
+  });
+
+  it('backs up the SQLite store while the service runs, never over an existing file, and sends PostgreSQL users to pg_dump', async () => {
+    const made = await cli(['tenants', 'create', '--account', JSON.parse((await cli(['accounts', 'create', '--name', 'Backup Co'])).stdout).account.id, '--slug', 'backup-co']);
+    expect(made.code, made.stderr).toBe(0);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'blueline-backup-'));
+    try {
+      const file = path.join(dir, 'copy.sqlite');
+      const run = await cli(['backup', file]);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toContain(`backed up the database to ${file}`);
+      expect(run.stdout).toContain(path.join(dataDir, 'master.key'));
+      // The copy is a database of its own holding what the service had (the service kept running).
+      const copy = new Database(file, { readonly: true });
+      try {
+        expect(copy.prepare('select slug from tenants order by slug').pluck().all()).toEqual(expect.arrayContaining(['backup-co', 'demo']));
+      } finally {
+        copy.close();
+      }
+      const size = fs.statSync(file).size;
+      const again = await cli(['backup', file]);
+      expect(again.code).toBe(1);
+      expect(again.stderr).toBe(`blueline: ${file} exists; name a new file\n`);
+      expect(fs.statSync(file).size).toBe(size);
+
+      const pg = await cli(['backup', path.join(dir, 'pg.sqlite')], { DATABASE_URL: 'postgres://db.internal/blueline' });
+      expect(pg.code).toBe(1);
+      expect(pg.stderr).toContain('pg_dump');
+      expect(fs.existsSync(path.join(dir, 'pg.sqlite'))).toBe(false);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

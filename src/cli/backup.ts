@@ -1,0 +1,56 @@
+/**
+ * `blueline backup FILE`: a consistent copy of the SQLite store, taken while the service runs,
+ * with nothing to install (SQLite's online backup through better-sqlite3, which the service
+ * already uses; the `sqlite3` shell is often not on a server). It runs on the service's machine,
+ * against DATA_DIR, not through the admin API: a backup belongs on the operator's disk, not in
+ * an HTTP answer. PostgreSQL has pg_dump.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+
+export interface BackupResult {
+  file: string;
+  bytes: number;
+}
+
+export async function backupSqlite(env: NodeJS.ProcessEnv, target: string): Promise<BackupResult> {
+  if (env.DATABASE_URL) {
+    throw new Error('DATABASE_URL is set: this service keeps its data in PostgreSQL; back it up with pg_dump --format=custom "$DATABASE_URL"');
+  }
+  const dataDir = path.resolve(env.DATA_DIR || './data');
+  const source = path.join(dataDir, 'blueline.sqlite');
+  if (!fs.existsSync(source)) throw new Error(`no database at ${source} (set DATA_DIR to the service's data directory)`);
+  const file = path.resolve(target);
+  // Never over an existing file: a mistyped path must not destroy an earlier backup.
+  if (fs.existsSync(file)) throw new Error(`${file} exists; name a new file`);
+  if (!fs.existsSync(path.dirname(file))) throw new Error(`no directory ${path.dirname(file)}`);
+  // Read-only, with the service's busy wait: the service may be writing meanwhile (WAL mode lets both).
+  const db = new Database(source, { readonly: true, fileMustExist: true, timeout: 5000 });
+  try {
+    await db.backup(file);
+  } catch (err) {
+    fs.rmSync(file, { force: true });
+    throw err;
+  } finally {
+    db.close();
+  }
+  const copy = new Database(file, { readonly: true });
+  try {
+    const check = copy.prepare('pragma quick_check').pluck().get();
+    if (check !== 'ok') throw new Error(`the copy at ${file} failed SQLite's quick_check (${String(check)}); it is not a usable backup`);
+  } finally {
+    copy.close();
+  }
+  return { file, bytes: fs.statSync(file).size };
+}
+
+/** What the operator must keep with the copy, which holds secrets only in encrypted form. */
+export function backupNote(env: NodeJS.ProcessEnv, r: BackupResult): string {
+  const key = env.BLUELINE_MASTER_KEY ? 'BLUELINE_MASTER_KEY' : path.join(path.resolve(env.DATA_DIR || './data'), 'master.key');
+  return [
+    `backed up the database to ${r.file} (${r.bytes} bytes), checked`,
+    `keep ${key} too, stored apart from the copy: without it the copy's secrets cannot be read`,
+    `files (attachments, voice notes, inbound media) are not in the copy: back up DATA_DIR/blobs or the bucket at the same time`,
+  ].join('\n');
+}
