@@ -171,7 +171,8 @@ function Install({ install }: { install: HubSpotInstall }) {
       {install.status === 'token_invalid' && <Notice kind="warn">HubSpot refused this portal's token. Connect it again to restore sends and reply push.</Notice>}
       {install.first_touch_cap_reached_today && !uninstalled && <Notice kind="warn">The project's daily first-touch cap is reached: new contacts are not texted until tomorrow.</Notice>}
       <h3 className="subhead first">HubSpot calls today</h3>
-      <table className="table compact" aria-label={`HubSpot calls today for portal ${install.portal_id}`}>
+      {/* Focusable: at phone width it scrolls sideways, and a keyboard must be able to scroll it. */}
+      <table className="table compact" aria-label={`HubSpot calls today for portal ${install.portal_id}`} tabIndex={0}>
         <thead>
           <tr>
             <th scope="col">Card loads</th>
