@@ -4,8 +4,9 @@
  * saying what stops); cancelled, nothing changes. Accepted, the app is removed from the portal at
  * HubSpot, the card shows the install uninstalled with a notice (focused) saying so, and
  * "Connect HubSpot again" brings the portal back. When HubSpot cannot be told (its tokens refused,
- * the refresh too), the notice asks an admin of the portal to remove the app in HubSpot. By
- * keyboard; axe passes, also at phone width, where nothing is wider than the phone.
+ * the refresh too), the notice asks an admin of the portal to remove the app in HubSpot; the
+ * portal's texts page says it is disconnected. By keyboard; axe passes, also at phone width,
+ * where nothing is wider than the phone.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -142,6 +143,14 @@ describe.skipIf(!chromiumPath())('console: disconnecting a HubSpot portal', { ti
       await card(SANDBOX_PORTAL).getByRole('button', { name: 'Connect HubSpot again', exact: true }).waitFor();
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
       await expectAccessible();
+
+      // Its texts stay readable, under a notice that the portal is disconnected, with the way back.
+      await card(SANDBOX_PORTAL).getByRole('link', { name: `Texts by contact for portal ${SANDBOX_PORTAL}` }).click();
+      await page.getByRole('heading', { name: `HubSpot portal ${SANDBOX_PORTAL}` }).waitFor();
+      await page.getByText('This portal is disconnected: nothing more is texted from HubSpot; these are its past texts.').waitFor();
+      await expectAccessible();
+      await page.getByRole('link', { name: 'Connect HubSpot again' }).click();
+      await page.getByRole('heading', { name: 'Connect HubSpot' }).waitFor();
     } finally {
       await page.setViewportSize({ width: 1360, height: 860 });
     }
