@@ -110,7 +110,7 @@ function HeldActions({ portalId, held: h }: { portalId: string; held: HubSpotIns
 }
 
 /** What a disconnect stops, asked before it (the console's confirmation, as for secret rotations and endpoint deletions). */
-export const disconnectQuestion = (portalId: string) =>
+const disconnectQuestion = (portalId: string) =>
   `Disconnect HubSpot portal ${portalId}?\n\n` +
   'Texts from HubSpot stop: the contact card, the workflow action and the auto-send to new contacts. ' +
   'Replies are no longer logged on HubSpot timelines. The app is removed from the HubSpot portal. ' +
