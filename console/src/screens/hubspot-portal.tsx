@@ -5,11 +5,11 @@
  * its own filter in the address (`status`, `state`) and pages with "Load more" on the API's cursor.
  */
 import { useEffect, useRef, type ChangeEvent, type ReactNode } from 'react';
-import { useInfiniteQuery } from '@tanstack/react-query';
+import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
 import type { HubSpotAutoSend, HubSpotAutoSendsQuery, HubSpotHeldAction, HubSpotHeldActionsQuery } from '@blueline/sdk';
 import { client } from '../api.js';
-import { Badge, Card, Empty, ErrorBanner, Page, Spinner, time } from '../ui.js';
+import { Badge, Card, Empty, ErrorBanner, Notice, Page, Spinner, time } from '../ui.js';
 
 const PAGE = 50;
 
@@ -201,6 +201,9 @@ export function HubSpotPortal() {
   const { portalId } = useParams({ strict: false }) as { portalId: string };
   const search = useSearch({ strict: false }) as PortalSearch;
   const navigate = useNavigate();
+  // The HubSpot screen's query (shared cache): whether this portal is still connected.
+  const installs = useQuery({ queryKey: ['hubspot'], queryFn: () => client.hubspot.status() });
+  const disconnected = installs.data?.installs.find((i) => i.portal_id === portalId)?.status === 'uninstalled';
   const status = AUTO_SEND_STATUSES.find((s) => s === search.status);
   const state = HELD_STATES.find((s) => s === search.state);
   // From the address as it is now: changing one list's filter keeps the other's.
@@ -218,6 +221,12 @@ export function HubSpotPortal() {
   return (
     <Page title={`HubSpot portal ${portalId}`} subtitle={<Link to="/hubspot">← HubSpot</Link>}>
       <div className="stack">
+        {disconnected && (
+          <Notice kind="warn">
+            This portal is disconnected: nothing more is texted from HubSpot; these are its past texts.{' '}
+            <Link to="/hubspot" className="btn small">Connect HubSpot again</Link>
+          </Notice>
+        )}
         <AutoSends portalId={portalId} status={status} setStatus={(s) => go({ status: s })} />
         <HeldActions portalId={portalId} state={state} setState={(s) => go({ state: s })} />
       </div>

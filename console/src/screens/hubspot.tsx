@@ -4,7 +4,7 @@
  * reply-push breaker; each install links to its texts contact by contact (hubspot-portal.tsx).
  * Shown only when the service has the integration configured (the API answers 404 otherwise).
  */
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import type { HubSpotInstall, HubSpotStatus } from '@blueline/sdk';
@@ -17,11 +17,11 @@ export const preview = (template: string) => template.replace(/\{\{\s*([\w.]+)\s
 
 const statusTone = { active: 'good', uninstalled: 'muted', token_invalid: 'bad' } as const;
 
-function Connect() {
+/** Starts the install: HubSpot's consent page, where the user picks the portal (also the way back for a disconnected one). */
+function ConnectAction({ label }: { label: string }) {
   const start = useMutation({ mutationFn: () => client.hubspot.startInstall() });
   return (
-    <Card title="Connect HubSpot">
-      <p className="muted">Opens HubSpot's consent page, where you pick the portal to connect. The link works once and expires in 10 minutes.</p>
+    <>
       <ErrorBanner error={start.error} />
       {start.data ? (
         <Notice>
@@ -30,9 +30,18 @@ function Connect() {
         </Notice>
       ) : (
         <button type="button" className="btn primary" onClick={() => start.mutate()} disabled={start.isPending}>
-          {start.isPending ? 'Preparing…' : 'Connect HubSpot'}
+          {start.isPending ? 'Preparing…' : label}
         </button>
       )}
+    </>
+  );
+}
+
+function Connect() {
+  return (
+    <Card title="Connect HubSpot">
+      <p className="muted">Opens HubSpot's consent page, where you pick the portal to connect. The link works once and expires in 10 minutes.</p>
+      <ConnectAction label="Connect HubSpot" />
     </Card>
   );
 }
@@ -100,8 +109,45 @@ function HeldActions({ portalId, held: h }: { portalId: string; held: HubSpotIns
   );
 }
 
+/** What a disconnect stops, asked before it (the console's confirmation, as for secret rotations and endpoint deletions). */
+const disconnectQuestion = (portalId: string) =>
+  `Disconnect HubSpot portal ${portalId}?\n\n` +
+  'Texts from HubSpot stop: the contact card, the workflow action and the auto-send to new contacts. ' +
+  'Replies are no longer logged on HubSpot timelines. The app is removed from the HubSpot portal. ' +
+  'The conversations stay in Blueline.';
+
+type Uninstalled = Awaited<ReturnType<typeof client.hubspot.uninstall>>;
+
+/** The outcome of a disconnect, focused when it appears (the button that was focused is gone with it). */
+function Disconnected({ result }: { result: Uninstalled }) {
+  const box = useRef<HTMLDivElement>(null);
+  useEffect(() => box.current?.focus(), [result]);
+  const id = result.install.portal_id;
+  return (
+    <div ref={box} tabIndex={-1} className="outcome" data-testid="disconnect-outcome">
+      {result.app_removed ? (
+        <Notice kind="success">Disconnected. The app was removed from HubSpot portal {id}. The conversations stay in Blueline.</Notice>
+      ) : (
+        <Notice kind="warn">
+          Disconnected here, but HubSpot could not be told. An admin of HubSpot portal {id} should remove the app in HubSpot: Settings → Integrations → Connected apps. The conversations stay in Blueline.
+        </Notice>
+      )}
+    </div>
+  );
+}
+
 function Install({ install }: { install: HubSpotInstall }) {
   const c = install.calls_today;
+  const qc = useQueryClient();
+  const disconnect = useMutation({
+    mutationFn: () => client.hubspot.uninstall(install.portal_id),
+    onSuccess: (r) => {
+      // The card turns uninstalled at once; the refetch brings the rest.
+      qc.setQueryData<HubSpotStatus | null>(['hubspot'], (s) => s && { ...s, installs: s.installs.map((i) => (i.portal_id === r.install.portal_id ? r.install : i)) });
+      void qc.invalidateQueries({ queryKey: ['hubspot'] });
+    },
+  });
+  const uninstalled = install.status === 'uninstalled';
   return (
     <Card
       className="install"
@@ -113,10 +159,20 @@ function Install({ install }: { install: HubSpotInstall }) {
       }
       actions={<span className="muted small">installed {time(install.installed_at)}</span>}
     >
+      {disconnect.data && uninstalled && <Disconnected result={disconnect.data} />}
+      {uninstalled && (
+        <div className="stack reconnect">
+          <p>This portal is disconnected: nothing is texted from HubSpot and replies are not logged there. To turn HubSpot back on, connect it again and pick portal <span className="mono">{install.portal_id}</span> on HubSpot's page.</p>
+          <div>
+            <ConnectAction label="Connect HubSpot again" />
+          </div>
+        </div>
+      )}
       {install.status === 'token_invalid' && <Notice kind="warn">HubSpot refused this portal's token. Connect it again to restore sends and reply push.</Notice>}
-      {install.first_touch_cap_reached_today && <Notice kind="warn">The project's daily first-touch cap is reached: new contacts are not texted until tomorrow.</Notice>}
+      {install.first_touch_cap_reached_today && !uninstalled && <Notice kind="warn">The project's daily first-touch cap is reached: new contacts are not texted until tomorrow.</Notice>}
       <h3 className="subhead first">HubSpot calls today</h3>
-      <table className="table compact" aria-label={`HubSpot calls today for portal ${install.portal_id}`}>
+      {/* Focusable: at phone width it scrolls sideways, and a keyboard must be able to scroll it. */}
+      <table className="table compact" aria-label={`HubSpot calls today for portal ${install.portal_id}`} tabIndex={0}>
         <thead>
           <tr>
             <th scope="col">Card loads</th>
@@ -141,8 +197,29 @@ function Install({ install }: { install: HubSpotInstall }) {
         </tbody>
       </table>
       <HeldActions portalId={install.portal_id} held={install.held_actions} />
-      <h3 className="subhead">Auto-send</h3>
-      <AutoSend install={install} />
+      {!uninstalled && (
+        <>
+          <h3 className="subhead">Auto-send</h3>
+          <AutoSend install={install} />
+          <h3 className="subhead">Disconnect</h3>
+          <div className="stack disconnect">
+            <p className="muted">Stops texts from HubSpot and removes the app from the portal. The conversations stay in Blueline.</p>
+            <ErrorBanner error={disconnect.error} />
+            <button
+              type="button"
+              className="btn small danger"
+              aria-disabled={disconnect.isPending}
+              onClick={() => {
+                // Not disabled while pending: a disabled button drops the focus, and an error leaves it here.
+                if (!disconnect.isPending && confirm(disconnectQuestion(install.portal_id))) disconnect.mutate();
+              }}
+            >
+              {disconnect.isPending ? 'Disconnecting…' : 'Disconnect'}
+              <span className="sr-only"> portal {install.portal_id}</span>
+            </button>
+          </div>
+        </>
+      )}
     </Card>
   );
 }
