@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { openSqlite } from '../store/sqlite-handles.js';
 
 export interface BackupResult {
   file: string;
@@ -26,7 +26,8 @@ export async function backupSqlite(env: NodeJS.ProcessEnv, target: string): Prom
   if (fs.existsSync(file)) throw new Error(`${file} exists; name a new file`);
   if (!fs.existsSync(path.dirname(file))) throw new Error(`no directory ${path.dirname(file)}`);
   // Read-only, with the service's busy wait: the service may be writing meanwhile (WAL mode lets both).
-  const db = new Database(source, { readonly: true, fileMustExist: true, timeout: 5000 });
+  // Opened through sqlite-handles.ts like every SQLite handle (it says why, for Node 24).
+  const { db } = openSqlite(source, { readonly: true, fileMustExist: true, timeout: 5000 });
   try {
     await db.backup(file);
   } catch (err) {
@@ -35,12 +36,12 @@ export async function backupSqlite(env: NodeJS.ProcessEnv, target: string): Prom
   } finally {
     db.close();
   }
-  const copy = new Database(file, { readonly: true });
+  const copy = openSqlite(file, { readonly: true });
   try {
-    const check = copy.prepare('pragma quick_check').pluck().get();
+    const check = (copy.statement('pragma quick_check').get() as { quick_check: string } | undefined)?.quick_check;
     if (check !== 'ok') throw new Error(`the copy at ${file} failed SQLite's quick_check (${String(check)}); it is not a usable backup`);
   } finally {
-    copy.close();
+    copy.db.close();
   }
   return { file, bytes: fs.statSync(file).size };
 }

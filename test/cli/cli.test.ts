@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFile } from 'node:child_process';
-import Database from 'better-sqlite3';
+import { openSqlite } from '../../src/store/sqlite-handles.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot as root, startServerProcess, type ServerProcess } from '../support/server-process.js';
 
@@ -101,11 +101,12 @@ describe('blueline CLI', () => {
       expect(run.stdout).toContain(`backed up the database to ${file}`);
       expect(run.stdout).toContain(path.join(dataDir, 'master.key'));
       // The copy is a database of its own holding what the service had (the service kept running).
-      const copy = new Database(file, { readonly: true });
+      const copy = openSqlite(file, { readonly: true });
       try {
-        expect(copy.prepare('select slug from tenants order by slug').pluck().all()).toEqual(expect.arrayContaining(['backup-co', 'demo']));
+        const slugs = (copy.statement('select slug from tenants').all() as { slug: string }[]).map((r) => r.slug);
+        expect(slugs).toEqual(expect.arrayContaining(['backup-co', 'demo']));
       } finally {
-        copy.close();
+        copy.db.close();
       }
       const size = fs.statSync(file).size;
       const again = await cli(['backup', file]);

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { freePort } from '../support/ports.js';
 import { prepareSandbox } from '../support/messaging.js';
-import { PORTAL, install, signed, startHarness, webhookEvent, workflowPayload, type HubSpotHarness } from '../crm/hubspot/helpers.js';
+import { PORTAL, closeWindowForTwoHours, install, signed, startHarness, webhookEvent, workflowPayload, type HubSpotHarness } from '../crm/hubspot/helpers.js';
 import { axeViolations, chromiumPath, ensureConsoleBuilt, launch, signInAsProject } from './browser.js';
 
 declare const document: any; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -53,9 +53,7 @@ describe.skipIf(!chromiumPath())('console: a HubSpot portal, contact by contact'
     expect((await h.t.api('PATCH', `/api/v1/integrations/hubspot/${PORTAL}`, { auto_send: { enabled: true, template: 'Morning {{firstname}}' } })).statusCode).toBe(200);
 
     // Night: the sending window opens in two hours (UTC) and lasts one.
-    const hour = new Date(h.t.clock.now()).getUTCHours();
-    const at = (n: number) => `${String((hour + n) % 24).padStart(2, '0')}:00`;
-    expect((await h.t.admin('PATCH', '/admin/v1/tenants/demo', { timezone: 'UTC', sending_window: { start: at(2), end: at(3) } })).statusCode).toBe(200);
+    await closeWindowForTwoHours(h);
     expect((await workflow('cb-night', '701', '+14155550701')).json()).toMatchObject({ held: true });
     [ada] = await created([{ firstname: 'Ada', mobilephone: '+14155550801' }]);
 

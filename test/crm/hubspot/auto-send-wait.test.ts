@@ -8,19 +8,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { STORE_KINDS } from '../../support/stores.js';
 import { allDeviceLogs, prepareSandbox } from '../../support/messaging.js';
-import { PORTAL, install, signed, startHarness, webhookEvent, type HubSpotHarness } from './helpers.js';
+import { PORTAL, closeWindowForTwoHours, install, signed, startHarness, webhookEvent, type HubSpotHarness } from './helpers.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const texts = async (h: HubSpotHarness, text: string) => (await allDeviceLogs(h.t)).map((e) => JSON.stringify(e)).filter((x) => x.includes(text));
 
 /** The sending window opens two hours from the test clock's now (UTC) and lasts an hour. */
-async function closeWindowForTwoHours(h: HubSpotHarness) {
-  const hour = new Date(h.t.clock.now()).getUTCHours();
-  const at = (n: number) => `${String((hour + n) % 24).padStart(2, '0')}:00`;
-  expect((await h.t.admin('PATCH', '/admin/v1/tenants/demo', { timezone: 'UTC', sending_window: { start: at(2), end: at(3) } })).statusCode).toBe(200);
-}
-
 describe.each(STORE_KINDS)('auto-sends waiting for time (%s)', (kind) => {
   let h: HubSpotHarness;
   beforeEach(async () => {

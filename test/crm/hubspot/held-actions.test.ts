@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { STORE_KINDS } from '../../support/stores.js';
 import { allDeviceLogs, prepareSandbox } from '../../support/messaging.js';
-import { PORTAL, install, installOf, signed, startHarness, workflowPayload, type HubSpotHarness } from './helpers.js';
+import { PORTAL, closeWindowForTwoHours, install, installOf, signed, startHarness, workflowPayload, type HubSpotHarness } from './helpers.js';
 
 const HOUR = 3_600_000;
 const texts = async (h: HubSpotHarness, text: string) => (await allDeviceLogs(h.t)).map((e) => JSON.stringify(e)).filter((x) => x.includes(text));
@@ -15,12 +15,6 @@ const send = (h: HubSpotHarness, callbackId: string, phone: string, message = 'M
   signed(h, 'POST', '/crm/hubspot/workflow/send', workflowPayload(PORTAL, '501', callbackId, { phone, message }), { version: 'v2' });
 
 /** The sending window opens two hours from the test clock's now (UTC) and lasts an hour. */
-async function closeWindowForTwoHours(h: HubSpotHarness) {
-  const hour = new Date(h.t.clock.now()).getUTCHours();
-  const at = (n: number) => `${String((hour + n) % 24).padStart(2, '0')}:00`;
-  expect((await h.t.admin('PATCH', '/admin/v1/tenants/demo', { timezone: 'UTC', sending_window: { start: at(2), end: at(3) } })).statusCode).toBe(200);
-}
-
 /** The project's held workflow actions of the portal (GET …/held-actions). */
 async function heldList(h: HubSpotHarness, query = '') {
   const res = await h.t.api('GET', `/api/v1/integrations/hubspot/${PORTAL}/held-actions${query}`);
@@ -174,7 +168,7 @@ it('two processes on one PostgreSQL working the held actions at once: each texte
     await prepareSandbox(a.t);
     expect((await install(a, PORTAL)).statusCode).toBe(200);
     b = await startHarness('postgres', {}, a);
-    await closeWindowForTwoHours(a);
+    await closeWindowForTwoHours(a, b);
     const ids = [0, 1].map((i) => `cb-race-${i}`);
     for (const [i, id] of ids.entries()) expect((await send(a, id, `+1415555076${i}`, `Race ${i}`)).json().held).toBe(true);
     for (const x of [a, b]) x.t.clock.advance(2 * HOUR + 60_000);

@@ -162,3 +162,18 @@ export async function claimWorkflowAction(h: HubSpotHarness, callbackId: string,
   );
   expect(claimed.claimed).toBe(true);
 }
+
+/**
+ * Night for two hours: the project's sending window (UTC) opens two hours from now and lasts one.
+ * The test clocks (of `h` and of the other processes given) first move to a minute past the next
+ * whole hour, so that "two hours and a minute on" falls inside the window whatever minute the
+ * test started at (started at HH:59, it fell past the window's end).
+ */
+export async function closeWindowForTwoHours(h: HubSpotHarness, ...others: HubSpotHarness[]) {
+  const hourMs = 3_600_000;
+  const toNextHour = hourMs - (h.t.clock.now() % hourMs) + 60_000;
+  for (const x of [h, ...others]) x.t.clock.advance(toNextHour);
+  const hour = new Date(h.t.clock.now()).getUTCHours();
+  const at = (n: number) => `${String((hour + n) % 24).padStart(2, '0')}:00`;
+  expect((await h.t.admin('PATCH', '/admin/v1/tenants/demo', { timezone: 'UTC', sending_window: { start: at(2), end: at(3) } })).statusCode).toBe(200);
+}
