@@ -9,9 +9,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { STORE_KINDS, type StoreKind } from '../../support/stores.js';
-import { allDeviceLogs, prepareSandbox } from '../../support/messaging.js';
+import { allDeviceLogs } from '../../support/messaging.js';
 import { LEASE_MS } from '../../../src/domain/messaging/idempotency.js';
-import { PORTAL, claimWorkflowAction, install, signed, startHarness, startInstalled, webhookEvent, workflowPayload, type HubSpotHarness } from './helpers.js';
+import { PORTAL, claimWorkflowAction, signed, startInstalled, webhookEvent, workflowPayload, type HubSpotHarness } from './helpers.js';
 
 /** From now on the database refuses inserts into `table` (where `column` = `value`). */
 async function refuseInserts(h: HubSpotHarness, kind: StoreKind, table: string, column: string, value: string) {
@@ -34,10 +34,7 @@ describe.each(STORE_KINDS)('failures HubSpot retries (%s)', (kind) => {
   let h: HubSpotHarness;
   let contact: string;
   beforeEach(async () => {
-    h = await startHarness(kind);
-    await prepareSandbox(h.t);
-    expect((await install(h, PORTAL)).statusCode).toBe(200);
-    contact = h.hs.addContact(PORTAL, { firstname: 'Ada', mobilephone: '+14155550123' });
+    ({ h, contact } = await startInstalled(kind));
   });
   afterEach(async () => h.close());
 

@@ -6,17 +6,14 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { STORE_KINDS } from '../../support/stores.js';
-import { allDeviceLogs, prepareSandbox } from '../../support/messaging.js';
-import { PORTAL, cardUrl, install, installOf, signed, startHarness, webhookEvent, type HubSpotHarness } from './helpers.js';
+import { allDeviceLogs } from '../../support/messaging.js';
+import { PORTAL, cardUrl, installOf, signed, startInstalled, webhookEvent, type HubSpotHarness } from './helpers.js';
 
 describe.each(STORE_KINDS)('HubSpot access token refused before its expiry (%s)', (kind) => {
   let h: HubSpotHarness;
   let contact: string;
   beforeEach(async () => {
-    h = await startHarness(kind);
-    await prepareSandbox(h.t);
-    expect((await install(h, PORTAL)).statusCode).toBe(200);
-    contact = h.hs.addContact(PORTAL, { firstname: 'Ada', mobilephone: '+14155550123' });
+    ({ h, contact } = await startInstalled(kind));
     h.hs.resetCalls();
     // Our record says the token has 30 minutes left; HubSpot no longer takes it.
     h.hs.refuseAccessTokens(PORTAL);
