@@ -20,6 +20,10 @@ export const HubSpotHeldActionView = Type.Object({
   state: heldState({
     description: 'held: waiting for the sending window or a free line; completing: sent or refused, HubSpot not yet told; completed: HubSpot told; abandoned: given up without telling HubSpot (see last_error)',
   }),
+  reason: Type.Union([Type.String(), Type.Null()], {
+    description:
+      "held: the time limit it waits for, as the workflow action's BLOCK answer names it: 'outside sending window' (sent when the window opens) or 'lines saturated' (every line at its first-touch limit: sent when a line is free; more lines would help). The latest one when a later try was held again. Null once it is no longer held, and for actions held before this was recorded.",
+  }),
   next_attempt_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'held or completing: the next try' }),
   hold_expires_at: Type.String({ format: 'date-time', description: "the end of HubSpot's hold (hs_expiration_duration)" }),
   outcome: Type.Union([

@@ -11,7 +11,7 @@ import { numOrNull } from './rows.js';
 export type HeldAction = HubSpotHeldActionsTable;
 export type NewHeldAction = Omit<HeldAction, 'state' | 'outcome' | 'message_id' | 'attempts' | 'owner' | 'lease_until' | 'last_error' | 'completed_at'>;
 /** What the owner may change when it lets a row go. */
-export type HeldActionPatch = Partial<Pick<HeldAction, 'state' | 'outcome' | 'message_id' | 'next_attempt_at' | 'last_error' | 'completed_at' | 'attempts'>>;
+export type HeldActionPatch = Partial<Pick<HeldAction, 'state' | 'outcome' | 'message_id' | 'next_attempt_at' | 'last_error' | 'reason' | 'completed_at' | 'attempts'>>;
 
 const toHeld = (r: HubSpotHeldActionsTable): HeldAction => ({
   ...r,

@@ -427,6 +427,8 @@ export interface HubSpotHeldActionsTable {
   /** business-clock ms until which `owner` works the row */
   lease_until: number | null;
   last_error: string | null;
+  /** held: the time limit it waits for, in the workflow answer's words ('outside sending window', 'lines saturated'); null once no longer held (and on rows older than migration 021) */
+  reason: string | null;
   created_at: number;
   updated_at: number;
   completed_at: number | null;

@@ -152,7 +152,9 @@ describe.skipIf(!chromiumPath())('console: a HubSpot portal, contact by contact'
     const busy = rowOf(heldTable(), 'data-callback', 'cb-busy');
     await busy.waitFor();
     expect(await busy.getByText('waiting', { exact: true }).count()).toBe(1);
-    expect(await busy.innerText()).toMatch(/every line at its first-touch limit/);
+    // Waiting for a free line (more lines would help), not for the window: said precisely.
+    expect(await busy.locator('td').nth(2).innerText()).toMatch(/^every line at its first-touch limit: sent when a line is free \(more lines would help\) \(lines saturated\)$/);
+    expect(await busy.innerText()).not.toMatch(/outside the sending window/);
     expect(await busy.innerText()).toMatch(/HubSpot's hold ends/);
     expect(await busy.innerText()).toContain('702');
 

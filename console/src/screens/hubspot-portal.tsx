@@ -135,11 +135,26 @@ function AutoSends({ portalId, status, setStatus }: { portalId: string; status: 
   );
 }
 
-/** Why an action waits, or what went wrong: the API's last error, else what its state means. */
-function heldWhy(a: HubSpotHeldAction): string {
-  if (a.last_error) return a.last_error;
-  if (a.state === 'held') return 'outside the sending window, or every line at its first-touch limit';
-  return '—';
+/** What each time limit means to sales ops: what the action waits for, and whether anything would help. */
+const heldReasonText: Record<string, string> = {
+  'outside sending window': 'outside the sending window: sent when it opens',
+  'lines saturated': 'every line at its first-touch limit: sent when a line is free (more lines would help)',
+};
+
+/** Why a held action waits (the limit that held it last, then its last error), or what went wrong. */
+function HeldWhy({ a }: { a: HubSpotHeldAction }) {
+  if (a.state === 'held' && a.reason)
+    return (
+      <>
+        {heldReasonText[a.reason] ?? a.reason}
+        <span className="muted small"> (<span className="mono">{a.reason}</span>)</span>
+        {a.last_error && <div className="muted small">{a.last_error}</div>}
+      </>
+    );
+  if (a.last_error) return <>{a.last_error}</>;
+  // Held before the reason was recorded.
+  if (a.state === 'held') return <>outside the sending window, or every line at its first-touch limit</>;
+  return <>—</>;
 }
 
 function HeldActions({ portalId, state, setState }: { portalId: string; state: HeldState | undefined; setState: (s: string) => void }) {
@@ -171,7 +186,7 @@ function HeldActions({ portalId, state, setState }: { portalId: string; state: H
             <th scope="row" className="mono">{a.object_id}</th>
             <td className="mono small">{a.callback_id}</td>
             <td><Badge tone={heldTone[a.state]}>{heldLabel[a.state]}</Badge></td>
-            <td>{heldWhy(a)}</td>
+            <td><HeldWhy a={a} /></td>
             <td className="nowrap">
               {time(a.next_attempt_at)}
               {(a.state === 'held' || a.state === 'completing') && <div className="muted small">HubSpot's hold ends {time(a.hold_expires_at)}</div>}

@@ -164,7 +164,8 @@ export function hubspotCrm(deps: { store: Store; clock: Clock; config: HubSpotCo
       if (!row) throw new Error(`held workflow action ${portalId}:${callbackId} has no row`);
       const outcome = held.outcomeOf(row);
       if (!outcome) {
-        const hold = { reason: r.result.held, nextAttemptAt: row.next_attempt_at, expiresAt: row.expires_at };
+        // A replay says what it waits for now (held again by another limit, the row has that one).
+        const hold = { reason: (row.reason as Hold['reason'] | null) ?? r.result.held, nextAttemptAt: row.next_attempt_at, expiresAt: row.expires_at };
         return { kind: 'held', hold, expiresInMs: row.expires_at - clock.now(), duplicate: r.duplicate };
       }
       // Done meanwhile (HubSpot retries no 200; a replay): what HubSpot was told.

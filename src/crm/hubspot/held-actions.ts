@@ -111,6 +111,7 @@ export function heldActions(deps: { store: Store; clock: Clock; api: HubSpotApi;
       next_attempt_at: now + waitMs,
       send_by: now + holdMs - COMPLETE_MARGIN_MS,
       expires_at: now + holdMs,
+      reason: refusal.limit,
       created_at: now,
       updated_at: now,
     });
@@ -123,8 +124,8 @@ export function heldActions(deps: { store: Store; clock: Clock; api: HubSpotApi;
     return held.get(portalId, callbackId);
   }
 
-  /** The send: an outcome for HubSpot, a later attempt, or nothing to tell (the portal is gone). */
-  async function trySend(a: HeldAction): Promise<{ outcome: HeldOutcome } | { retryAt: number; error: string } | { abandon: string }> {
+  /** The send: an outcome for HubSpot, a later attempt (`reason`: held again for time, by that limit), or nothing to tell (the portal is gone). */
+  async function trySend(a: HeldAction): Promise<{ outcome: HeldOutcome } | { retryAt: number; error: string; reason?: Hold['reason'] } | { abandon: string }> {
     const now = clock.now();
     if (now >= a.send_by) {
       const message = `not sent: the sending window or the lines' first-touch limits held it until the hold ended (${new Date(a.expires_at).toISOString()})`;
@@ -142,7 +143,7 @@ export function heldActions(deps: { store: Store; clock: Clock; api: HubSpotApi;
       return { outcome: { state: 'SUCCESS', sent } };
     } catch (err) {
       const later = (ms: number) => ({ retryAt: Math.min(a.send_by, clock.now() + ms), error: (err as Error).message });
-      if (isHeldLimit(err)) return later(heldWaitMs(err));
+      if (isHeldLimit(err)) return { ...later(heldWaitMs(err)), reason: err.limit as Hold['reason'] };
       // Anything else the pipeline says is what the synchronous answer would have said (the daily cap included).
       if (err instanceof DomainError) return fail(err);
       deps.logger?.error({ err, portal_id: a.portal_id, callback_id: a.callback_id }, 'held HubSpot workflow action: send failed unexpectedly; tried again later');
@@ -184,18 +185,20 @@ export function heldActions(deps: { store: Store; clock: Clock; api: HubSpotApi;
       const r = await trySend(a);
       if ('abandon' in r) {
         deps.logger?.warn({ tenant_id: a.tenant_id, portal_id: a.portal_id, callback_id: a.callback_id, last_error: r.abandon }, 'held HubSpot workflow action given up');
-        await held.settle(a.id, owner, { state: 'abandoned', last_error: r.abandon }, clock.now());
+        await held.settle(a.id, owner, { state: 'abandoned', last_error: r.abandon, reason: null }, clock.now());
         return;
       }
       if ('retryAt' in r) {
-        await held.settle(a.id, owner, { attempts: a.attempts + 1, next_attempt_at: r.retryAt, last_error: r.error }, clock.now());
+        // Held again for time: the limit it waits for now (a failure of ours keeps the one it had).
+        await held.settle(a.id, owner, { attempts: a.attempts + 1, next_attempt_at: r.retryAt, last_error: r.error, ...(r.reason && { reason: r.reason }) }, clock.now());
         return;
       }
       // Recorded before HubSpot is told: from here on a retry only tells it, never sends.
       const outcome = JSON.stringify(r.outcome);
       const messageId = r.outcome.state === 'SUCCESS' ? r.outcome.sent.messageId : null;
-      if (!(await held.record(a.id, owner, { state: 'completing', outcome, message_id: messageId, attempts: 0, last_error: null }, clock.now()))) return;
-      a = { ...a, state: 'completing', outcome, message_id: messageId, attempts: 0 };
+      // No longer waiting for time: the reason goes with the held state.
+      if (!(await held.record(a.id, owner, { state: 'completing', outcome, message_id: messageId, attempts: 0, last_error: null, reason: null }, clock.now()))) return;
+      a = { ...a, state: 'completing', outcome, message_id: messageId, attempts: 0, reason: null };
     }
     await complete(a, owner);
   }

@@ -61,6 +61,7 @@ export const heldActionPageView = (p: HeldActionPage): ListHubSpotHeldActionsRes
     callback_id: a.callback_id,
     object_id: a.object_id,
     state: a.state,
+    reason: a.reason,
     next_attempt_at: a.state === 'held' || a.state === 'completing' ? isoAt(a.next_attempt_at) : null,
     hold_expires_at: isoAt(a.expires_at),
     outcome: heldOutcomeOf(a),

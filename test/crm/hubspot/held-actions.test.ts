@@ -53,7 +53,7 @@ describe.each(STORE_KINDS)('held workflow actions (%s)', (kind) => {
     // The project sees it held, and when it is tried next.
     expect((await installOf(h, PORTAL))!.held_actions).toEqual({ held: 1, completing: 0, completed: 0, abandoned: 0, next_attempt_at: body.next_attempt_at });
     expect((await heldList(h)).held_actions).toEqual([
-      { callback_id: 'cb-night', object_id: '501', state: 'held', next_attempt_at: body.next_attempt_at, hold_expires_at: body.hold_expires_at, outcome: null, message_id: null, chat_id: null, last_error: null, created_at: expect.any(String), completed_at: null },
+      { callback_id: 'cb-night', object_id: '501', state: 'held', reason: 'outside sending window', next_attempt_at: body.next_attempt_at, hold_expires_at: body.hold_expires_at, outcome: null, message_id: null, chat_id: null, last_error: null, created_at: expect.any(String), completed_at: null },
     ]);
 
     // HubSpot's retry of the same callbackId while held: BLOCK again, no send.
@@ -75,7 +75,7 @@ describe.each(STORE_KINDS)('held workflow actions (%s)', (kind) => {
     expect((await installOf(h, PORTAL))!.calls_today).toMatchObject({ workflow_callback: 1, total_counted: 1 });
     expect((await installOf(h, PORTAL))!.held_actions).toEqual({ held: 0, completing: 0, completed: 1, abandoned: 0, next_attempt_at: null });
     const done = (await heldList(h, '?state=completed')).held_actions;
-    expect(done).toEqual([expect.objectContaining({ callback_id: 'cb-night', state: 'completed', next_attempt_at: null, outcome: { state: 'SUCCESS', error: null }, message_id: h.hs.completions[0]!.outputFields.message_id, completed_at: expect.any(String) })]);
+    expect(done).toEqual([expect.objectContaining({ callback_id: 'cb-night', state: 'completed', reason: null, next_attempt_at: null, outcome: { state: 'SUCCESS', error: null }, message_id: h.hs.completions[0]!.outputFields.message_id, completed_at: expect.any(String) })]);
     // The sent message's conversation, for a link to it.
     const sent = (await h.t.api('GET', `/api/v1/messages/${done[0].message_id}`)).json().message;
     expect(done[0].chat_id).toBe(sent.chat_id);
@@ -93,17 +93,42 @@ describe.each(STORE_KINDS)('held workflow actions (%s)', (kind) => {
     expect((await send(h, 'cb-b', '+14155550712', 'Hi B')).json().outputFields.hs_execution_state).toBe('SUCCESS');
     const third = await send(h, 'cb-c', '+14155550713', 'Hi C');
     expect(third.json()).toMatchObject({ outputFields: { hs_execution_state: 'BLOCK' }, held: true, reason: 'lines saturated' });
+    // The project sees it waits for a free line (more lines would help), not for the window.
+    expect((await heldList(h)).held_actions).toEqual([expect.objectContaining({ callback_id: 'cb-c', state: 'held', reason: 'lines saturated' })]);
     await job().drain();
     expect(await texts(h, 'Hi C')).toHaveLength(0);
     h.t.clock.advance(10 * 60_000 + 1000);
     await job().drain();
     expect(await texts(h, 'Hi C')).toHaveLength(1);
+    expect((await heldList(h)).held_actions).toEqual([expect.objectContaining({ callback_id: 'cb-c', state: 'completed', reason: null })]);
     expect(h.hs.completions.map((c) => [c.callbackId, c.outputFields.hs_execution_state])).toEqual([['cb-c', 'SUCCESS']]);
 
     await h.t.admin('PATCH', '/admin/v1/tenants/demo', { daily_first_touch_cap: 3 });
     h.t.clock.advance(10 * 60_000 + 1000);
     const capped = await send(h, 'cb-d', '+14155550714', 'Hi D');
     expect(capped.json()).toMatchObject({ outputFields: { hs_execution_state: 'FAIL_CONTINUE', error: 'daily cap reached' }, ok: false, error: 'daily cap reached' });
+  });
+
+  it('held for the window, then at its time every line at its first-touch gap: held again, and the list says so', async () => {
+    await closeWindowForTwoHours(h);
+    expect((await send(h, 'cb-twice', '+14155550761')).json()).toMatchObject({ held: true, reason: 'outside sending window' });
+    expect((await heldList(h)).held_actions).toEqual([expect.objectContaining({ callback_id: 'cb-twice', state: 'held', reason: 'outside sending window' })]);
+
+    // The window opens; two first touches take both lines before the held action's turn.
+    h.t.clock.advance(2 * HOUR + 60_000);
+    expect((await send(h, 'cb-e', '+14155550762', 'Hi E')).json().outputFields.hs_execution_state).toBe('SUCCESS');
+    expect((await send(h, 'cb-f', '+14155550763', 'Hi F')).json().outputFields.hs_execution_state).toBe('SUCCESS');
+    await job().drain();
+    expect(await texts(h, 'Morning Ada')).toHaveLength(0);
+    const again = (await heldList(h, '?state=held')).held_actions;
+    expect(again).toEqual([expect.objectContaining({ callback_id: 'cb-twice', state: 'held', reason: 'lines saturated' })]);
+    // HubSpot's retry of the callbackId is answered what it waits for now.
+    expect((await send(h, 'cb-twice', '+14155550761')).json()).toMatchObject({ outputFields: { hs_execution_state: 'BLOCK' }, held: true, duplicate: true, reason: 'lines saturated' });
+
+    h.t.clock.advance(10 * 60_000 + 1000);
+    await job().drain();
+    expect(await texts(h, 'Morning Ada')).toHaveLength(1);
+    expect((await heldList(h, '?state=completed')).held_actions).toEqual([expect.objectContaining({ callback_id: 'cb-twice', reason: null, outcome: { state: 'SUCCESS', error: null } })]);
   });
 
   it('a held action that meets the daily cap when its time comes completes FAIL_CONTINUE "daily cap reached", unsent', async () => {
