@@ -98,7 +98,8 @@ try {
   await admin('POST', `/admin/v1/lines/${demo.phone_line_ids[0]}/simulate/inbound`, { from: people[0], reaction: { message_id: reply.message_id, reaction: 'love' } });
   const question = ((await (await tenantApi('GET', `/api/v1/chats/${reply.chat_id}/messages`)).json()) as { messages: { id: string; direction: string }[] }).messages.find((m) => m.direction === 'inbound')!;
   await tenantApi('POST', `/api/v1/messages/${question.id}/react`, { reaction: 'like' });
-  await tenantApi('POST', '/api/v1/send', { phone: '+14155550188', body: 'Hi Sam, your order #1042 is ready for pickup.' });
+  // On the first line, like the thread above, so the simulator's first line logs all three.
+  await tenantApi('POST', '/api/v1/send', { phone: '+14155550188', body: 'Hi Sam, your order #1042 is ready for pickup.', phone_line_id: demo.phone_line_ids[0] });
   await receiver.waitFor(people.length, 10_000);
   // A connected HubSpot portal: the install flow as a browser does it (consent at the stand-in, then the callback).
   const started = (await (await tenantApi('POST', '/api/v1/integrations/hubspot/install')).json()) as { install_url: string };
@@ -168,7 +169,13 @@ try {
   await page.getByRole('heading', { name: 'Tenants', exact: true }).waitFor();
   await shot('operator-tenants', '/operator/tenants', 'tr[data-tenant]');
   await shot('operator-lines', '/operator/lines', '[data-health="up"]');
-  await shot('operator-simulator', '/operator/simulator', '.devlog-row');
+  // The lines are listed in no fixed order: the simulator is shown on the first line, whichever comes first.
+  await page.goto(`${server.url}/console/operator/simulator`);
+  await page.getByLabel('Simulator line').selectOption(demo.phone_line_ids[0]!);
+  await page.getByLabel('Simulator line').blur();
+  await page.locator('.devlog-row').nth(2).waitFor();
+  await page.waitForTimeout(400);
+  await page.screenshot({ path: path.join(out, 'operator-simulator.png') });
 
   // Last, the HubSpot portal's texts, contact by contact: hours pass on the test clock here.
   const HOUR = 3_600_000;
