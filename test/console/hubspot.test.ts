@@ -86,6 +86,9 @@ describe.skipIf(!chromiumPath())('console: HubSpot screen', { timeout: 60_000 },
     await install.getByRole('table', { name: `HubSpot calls today for portal ${PORTAL}` }).waitFor();
     await page.getByText('breaker closed').waitFor();
 
+    // The service's placeholder rules: a fallback for a property the contact lacks, any case.
+    await install.getByLabel('Message when a contact is created').fill('Hi {{FirstName}} {{nickname|friend}}, from {{hs_team}}');
+    await expect.poll(() => install.getByTestId('template-preview').innerText()).toBe('Hi Alex friend, from {{hs_team}}');
     await install.getByLabel('Message when a contact is created').fill('Hi {{firstname}}, welcome to {{company}}!');
     await expect.poll(() => install.getByTestId('template-preview').innerText()).toBe('Hi Alex, welcome to Northwind!');
     await install.getByLabel('Send automatically to new contacts').check();

@@ -11,9 +11,14 @@ import type { HubSpotInstall, HubSpotStatus } from '@blueline/sdk';
 import { client } from '../api.js';
 import { ago, Badge, Card, Empty, ErrorBanner, Notice, Page, Spinner, time } from '../ui.js';
 
-/** A sample contact for the preview; a placeholder the contact lacks stays visible as-is. */
-const SAMPLE: Record<string, string> = { firstname: 'Alex', lastname: 'Rivera', company: 'Northwind', email: 'alex@example.com', mobilephone: '+14155550123', phone: '+14155550123' };
-export const preview = (template: string) => template.replace(/\{\{\s*([\w.]+)\s*\}\}/g, (m, k: string) => SAMPLE[k.toLowerCase()] ?? m);
+/**
+ * A sample contact for the preview, rendered as the service renders a template (crm/hubspot/contact.ts):
+ * `{{property}}` or `{{property|fallback}}`. A property the sample lacks shows its fallback, or
+ * stays visible as-is (a real contact's own value goes there).
+ */
+const SAMPLE: Record<string, string> = { firstname: 'Alex', lastname: 'Rivera', company: 'Northwind', email: 'alex@example.com', jobtitle: 'Buyer', city: 'Oakland', mobilephone: '+14155550123', phone: '+14155550123' };
+export const preview = (template: string) =>
+  template.replace(/\{\{\s*([a-zA-Z0-9_]+)\s*(?:\|([^{}]*))?\}\}/g, (m, k: string, fallback: string | undefined) => SAMPLE[k.toLowerCase()] ?? fallback?.trim() ?? m);
 
 const statusTone = { active: 'good', uninstalled: 'muted', token_invalid: 'bad' } as const;
 

@@ -21,7 +21,7 @@ import type { Store, HubSpotAutoSend } from '../../store/index.js';
 import { HubSpotError, type HubSpotApi } from './client.js';
 import type { TokenKeeper } from './tokens.js';
 import { fromHubSpot } from './errors.js';
-import { CONTACT_PROPERTIES, contactPhone, renderTemplate } from './contact.js';
+import { contactPhone, propertiesFor, renderTemplate } from './contact.js';
 import { DAILY_CAP_REACHED, isDailyCapReached, sendForCrm, type FirstTouchLimitReached } from './send.js';
 import { MAX_HOLD_MS, heldWaitMs, isHeldLimit } from './held-actions.js';
 import { claimLoop } from '../../jobs/claim-loop.js';
@@ -101,7 +101,7 @@ export function autoSends(deps: { store: Store; clock: Clock; api: HubSpotApi; t
     if (a.phone && a.text) return { phone: a.phone, text: a.text };
     let contact;
     try {
-      contact = await deps.tokens.withToken(a.portal_id, (token) => deps.api.readContact(token, a.object_id, CONTACT_PROPERTIES, { portalId: a.portal_id, timezone, kind: 'contact_created' }));
+      contact = await deps.tokens.withToken(a.portal_id, (token) => deps.api.readContact(token, a.object_id, propertiesFor(template), { portalId: a.portal_id, timezone, kind: 'contact_created' }));
     } catch (err) {
       const retryable = (err instanceof HubSpotError && err.retryable) || (err instanceof DomainError && err.retryable);
       if (retryable && a.attempts < MAX_ATTEMPTS) {

@@ -35,7 +35,33 @@ export function normalizePhone(raw: string): string | undefined {
   return undefined;
 }
 
-/** `{{firstname}}`-style placeholders from the contact's properties; an absent property renders empty. */
+/**
+ * A placeholder: `{{property}}`, or `{{property|fallback}}` for a contact whose property is empty.
+ * Property names are HubSpot's internal names (lowercase letters, digits, underscores).
+ */
+const PLACEHOLDER = /\{\{\s*([a-zA-Z0-9_]+)\s*(?:\|([^{}]*))?\}\}/g;
+/** At most this many properties are read for a template (one GET; HubSpot's URL stays short). */
+export const MAX_TEMPLATE_PROPERTIES = 50;
+
+/** The contact properties a template names, lowercased, for the one contact read that renders it. */
+export function templateProperties(template: string): string[] {
+  const names = new Set<string>();
+  for (const m of template.matchAll(PLACEHOLDER)) names.add(m[1]!.toLowerCase());
+  return [...names].slice(0, MAX_TEMPLATE_PROPERTIES);
+}
+
+/** The properties to read for a contact whose text is `template`: the phone's and the template's. */
+export const propertiesFor = (template: string) => [...new Set([...CONTACT_PROPERTIES, ...templateProperties(template)])];
+
+/**
+ * The template with each placeholder replaced by the contact's property; an empty or absent
+ * property renders its fallback (`{{firstname|there}}` → "there"), else nothing.
+ */
 export function renderTemplate(template: string, props: Record<string, string | null | undefined>): string {
-  return template.replace(/\{\{\s*([a-zA-Z0-9_]+)\s*\}\}/g, (_, name: string) => props[name] ?? '').trim();
+  return template
+    .replace(PLACEHOLDER, (_, name: string, fallback: string | undefined) => {
+      const value = props[name.toLowerCase()] ?? props[name];
+      return value?.trim() ? value : (fallback ?? '').trim();
+    })
+    .trim();
 }

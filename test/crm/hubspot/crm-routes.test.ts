@@ -163,6 +163,19 @@ describe.each(STORE_KINDS)('HubSpot CRM routes (%s)', (kind) => {
     expect(await texts(h)).toHaveLength(0);
   });
 
+  it('auto-send: the template may name any contact property (read in the one contact read) and give a fallback for an empty one', async () => {
+    await h.t.api('PATCH', `/api/v1/integrations/hubspot/${PORTAL}`, { auto_send: { enabled: true, template: 'Hi {{FirstName|there}}, thanks for your interest in {{company}}{{jobtitle| }}!' } });
+    const known = h.hs.addContact(PORTAL, { firstname: 'Grace', company: 'Northwind', mobilephone: '+14155550131' });
+    const unnamed = h.hs.addContact(PORTAL, { firstname: '  ', company: 'Contoso', mobilephone: '+14155550132' });
+    await signed(h, 'POST', '/crm/hubspot/webhook', [webhookEvent(PORTAL, known), webhookEvent(PORTAL, unnamed)]);
+    await h.t.services.hubspot!.autoSends.drain();
+    const sent = await texts(h);
+    expect(sent.filter((x) => x.includes('Hi Grace, thanks for your interest in Northwind!'))).toHaveLength(1);
+    expect(sent.filter((x) => x.includes('Hi there, thanks for your interest in Contoso!'))).toHaveLength(1);
+    // Still one HubSpot call per new contact.
+    expect(h.hs.calls(PORTAL, 'contact-read')).toBe(2);
+  });
+
   it('HubSpot 429 and 5xx are retryable ok:false answers, never 500s', async () => {
     h.hs.fault('contact-read', { status: 429, retryAfterSeconds: 7 });
     const limited = await signed(h, 'GET', cardUrl(PORTAL, contact));
