@@ -181,6 +181,18 @@ describe.skipIf(!chromiumPath())('console: a HubSpot portal, contact by contact'
       await expect.poll(() => autoSends().locator('tbody tr').count()).toBe(50);
       await heldTable().waitFor();
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      // Every section's link is in sight at the top (none scrolled or clipped out of the bar).
+      const nav = page.getByRole('navigation', { name: 'Console' });
+      const links = nav.getByRole('link');
+      expect(await links.allInnerTexts()).toEqual(['Overview', 'Conversations', 'Events', 'Developers', 'Settings', 'HubSpot']);
+      const bar = (await nav.boundingBox())!;
+      for (const link of await links.all()) {
+        const box = (await link.boundingBox())!;
+        const name = await link.innerText();
+        expect(box.x, name).toBeGreaterThanOrEqual(0);
+        expect(box.x + box.width, name).toBeLessThanOrEqual(390);
+        expect(box.y + box.height, name).toBeLessThanOrEqual(bar.y + bar.height);
+      }
       const violations = await axeViolations(page);
       expect(violations, JSON.stringify(violations)).toEqual([]);
     } finally {
