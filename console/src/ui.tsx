@@ -138,4 +138,20 @@ export function ago(iso: string | null | undefined): string {
 }
 
 export const time = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—');
+
+/**
+ * time() in a table cell: a narrow column breaks it between the date and the clock only (not
+ * "10:21:01" and "AM" on lines of their own).
+ */
+export function When({ at }: { at: string | null | undefined }) {
+  if (!at) return <>—</>;
+  const whole = time(at);
+  const clock = new Date(at).toLocaleTimeString();
+  const date = whole.endsWith(clock) ? whole.slice(0, whole.length - clock.length).trimEnd() : '';
+  return (
+    <time dateTime={at}>
+      {date ? <><span className="nowrap">{date}</span> <span className="nowrap">{clock}</span></> : <span className="nowrap">{whole}</span>}
+    </time>
+  );
+}
 export const shortTime = (iso: string) => new Date(iso).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });

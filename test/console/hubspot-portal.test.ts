@@ -9,7 +9,7 @@
  * phone width, where nothing is wider than the phone.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { freePort } from '../support/ports.js';
 import { prepareSandbox } from '../support/messaging.js';
 import { PORTAL, closeWindowForTwoHours, install, signed, startHarness, webhookEvent, workflowPayload, type HubSpotHarness } from '../crm/hubspot/helpers.js';
@@ -19,6 +19,21 @@ declare const document: any; // eslint-disable-line @typescript-eslint/no-explic
 
 const HOUR = 3_600_000;
 const CROWD = 55;
+/** A workflow action's callback id as HubSpot makes them (long enough to be broken over lines). */
+const BUSY = `ap-${PORTAL}-88017-1-1`;
+
+/** How many lines a piece of the screen takes (the distinct tops of its text's line boxes). */
+const linesOf = (el: Locator) =>
+  el.evaluate((e: any) => {
+    const tops = new Set<number>();
+    const walk = document.createTreeWalker(e, 4 /* text nodes */);
+    const range = document.createRange();
+    for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+      range.selectNodeContents(n);
+      for (const box of range.getClientRects()) if (box.width > 0) tops.add(Math.round(box.top));
+    }
+    return tops.size;
+  });
 
 type Browser = Awaited<ReturnType<typeof launch>>;
 
@@ -65,7 +80,7 @@ describe.skipIf(!chromiumPath())('console: a HubSpot portal, contact by contact'
     // Both lines just made a first touch: the next ones wait for a free line; a contact without a phone fails.
     [nox] = await created([{ firstname: 'Nox' }]);
     await created(Array.from({ length: CROWD }, (_, i) => ({ firstname: `Crowd${i}`, mobilephone: `+1415555${String(2000 + i)}` })));
-    expect((await workflow('cb-busy', '702', '+14155550702')).json()).toMatchObject({ held: true });
+    expect((await workflow(BUSY, '702', '+14155550702')).json()).toMatchObject({ held: true });
 
     // What the API says, for the assertions on what the user sees.
     const sends = [...(await api(`/api/v1/integrations/hubspot/${PORTAL}/auto-sends?limit=200`)).auto_sends];
@@ -102,9 +117,19 @@ describe.skipIf(!chromiumPath())('console: a HubSpot portal, contact by contact'
     await expect.poll(() => autoSends().locator('tbody tr').count()).toBe(50);
     const waiting = autoSends().locator('tbody tr').first();
     expect(await waiting.getByText('pending', { exact: true }).count()).toBe(1);
-    expect(await waiting.innerText()).toMatch(/waiting \(lines saturated\)/);
-    expect(await waiting.innerText()).toMatch(/code 4002/);
-    expect(await waiting.locator('td').nth(2).innerText()).not.toBe('—');
+    // Why it waits, in words; each of its times said once, in the console's format (no ISO times in the why).
+    expect(await waiting.locator('td').nth(1).innerText()).toBe('waiting (lines saturated): sent when it is allowed (code 4002)');
+    const shown = await waiting.innerText();
+    expect(shown).not.toMatch(/\d{4}-\d\d-\d\dT/);
+    const contact = await waiting.getAttribute('data-contact');
+    const { waiting: when } = (await api(`/api/v1/integrations/hubspot/${PORTAL}/auto-sends?limit=200`)).auto_sends.find((a: any) => a.object_id === contact);
+    const nextTry = waiting.locator('td').nth(2);
+    for (const iso of [when.next_attempt_at, when.gives_up_at]) {
+      const local = await page.evaluate((at: string) => new Date(at).toLocaleString(), iso);
+      expect(shown.split(local).length - 1, local).toBe(1);
+      expect(await nextTry.innerText()).toContain(local);
+    }
+    expect(await nextTry.innerText()).toMatch(/gives up/);
     expect(await rowOf(autoSends(), 'data-contact', ada).count()).toBe(0);
 
     const more = page.getByRole('button', { name: 'Load more texts to new contacts' });
@@ -149,7 +174,7 @@ describe.skipIf(!chromiumPath())('console: a HubSpot portal, contact by contact'
 
   it('lists held workflow actions: one waiting and why, one sent and reported with its conversation; filtered by state', async () => {
     await page.goto(`${base}/console/hubspot/${PORTAL}`);
-    const busy = rowOf(heldTable(), 'data-callback', 'cb-busy');
+    const busy = rowOf(heldTable(), 'data-callback', BUSY);
     await busy.waitFor();
     expect(await busy.getByText('waiting', { exact: true }).count()).toBe(1);
     // Waiting for a free line (more lines would help), not for the window: said precisely.
@@ -157,6 +182,14 @@ describe.skipIf(!chromiumPath())('console: a HubSpot portal, contact by contact'
     expect(await busy.innerText()).not.toMatch(/outside the sending window/);
     expect(await busy.innerText()).toMatch(/HubSpot's hold ends/);
     expect(await busy.innerText()).toContain('702');
+    // Readable at desktop width: the action id whole on one line, the why not squeezed to a word a
+    // line, each time on at most two lines (the date, then the clock).
+    expect(await busy.locator('td').nth(0).innerText()).toBe(BUSY);
+    expect(await linesOf(busy.locator('td').nth(0))).toBe(1);
+    expect((await busy.locator('td').nth(2).boundingBox())!.width).toBeGreaterThanOrEqual(200);
+    const times = heldTable().locator('time');
+    expect(await times.count()).toBe(5); // next try and hold end of the waiting one; when HubSpot was told; both created
+    for (const t of await times.all()) expect(await linesOf(t), await t.innerText()).toBeLessThanOrEqual(2);
 
     const night = rowOf(heldTable(), 'data-callback', 'cb-night');
     expect(await night.getByText('done', { exact: true }).count()).toBe(1);
@@ -181,6 +214,18 @@ describe.skipIf(!chromiumPath())('console: a HubSpot portal, contact by contact'
       await expect.poll(() => autoSends().locator('tbody tr').count()).toBe(50);
       await heldTable().waitFor();
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      // Every section's link is in sight at the top (none scrolled or clipped out of the bar).
+      const nav = page.getByRole('navigation', { name: 'Console' });
+      const links = nav.getByRole('link');
+      expect(await links.allInnerTexts()).toEqual(['Overview', 'Conversations', 'Events', 'Developers', 'Settings', 'HubSpot']);
+      const bar = (await nav.boundingBox())!;
+      for (const link of await links.all()) {
+        const box = (await link.boundingBox())!;
+        const name = await link.innerText();
+        expect(box.x, name).toBeGreaterThanOrEqual(0);
+        expect(box.x + box.width, name).toBeLessThanOrEqual(390);
+        expect(box.y + box.height, name).toBeLessThanOrEqual(bar.y + bar.height);
+      }
       const violations = await axeViolations(page);
       expect(violations, JSON.stringify(violations)).toEqual([]);
     } finally {

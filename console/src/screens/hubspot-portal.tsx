@@ -9,7 +9,7 @@ import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { Link, useNavigate, useParams, useSearch } from '@tanstack/react-router';
 import type { HubSpotAutoSend, HubSpotAutoSendsQuery, HubSpotHeldAction, HubSpotHeldActionsQuery } from '@blueline/sdk';
 import { client } from '../api.js';
-import { Badge, Card, Empty, ErrorBanner, Notice, Page, Spinner, time } from '../ui.js';
+import { Badge, Card, Empty, ErrorBanner, Notice, Page, Spinner, When } from '../ui.js';
 
 const PAGE = 50;
 
@@ -119,14 +119,22 @@ function AutoSends({ portalId, status, setStatus }: { portalId: string; status: 
           <tr key={a.object_id} data-contact={a.object_id}>
             <th scope="row" className="mono">{a.object_id}</th>
             <td><Badge tone={autoSendTone[a.status]}>{a.status}</Badge></td>
-            <td>
+            <td className="why">
               {a.reason ?? (a.status === 'pending' ? 'not worked on yet' : '—')}
               {a.code !== null && <span className="muted small"> (code <span className="mono">{a.code}</span>)</span>}
-              {a.waiting && <div className="muted small">gives up {time(a.waiting.gives_up_at)}</div>}
             </td>
-            <td className="nowrap">{a.waiting ? time(a.waiting.next_attempt_at) : '—'}</td>
+            <td>
+              {a.waiting ? (
+                <>
+                  <When at={a.waiting.next_attempt_at} />
+                  <div className="muted small">gives up <When at={a.waiting.gives_up_at} /></div>
+                </>
+              ) : (
+                '—'
+              )}
+            </td>
             <td><Sent messageId={a.message_id} chatId={a.chat_id} contact={a.object_id} /></td>
-            <td className="nowrap">{time(a.created_at)}</td>
+            <td><When at={a.created_at} /></td>
           </tr>
         ))}
       </ListBody>
@@ -184,26 +192,27 @@ function HeldActions({ portalId, state, setState }: { portalId: string; state: H
         {rows.map((a) => (
           <tr key={a.callback_id} data-callback={a.callback_id}>
             <th scope="row" className="mono">{a.object_id}</th>
-            <td className="mono small">{a.callback_id}</td>
+            {/* Kept on one line (a workflow action id broken over four lines was unreadable), cut short only if very long. */}
+            <td><span className="mono small id" title={a.callback_id}>{a.callback_id}</span></td>
             <td><Badge tone={heldTone[a.state]}>{heldLabel[a.state]}</Badge></td>
-            <td><HeldWhy a={a} /></td>
-            <td className="nowrap">
-              {time(a.next_attempt_at)}
-              {(a.state === 'held' || a.state === 'completing') && <div className="muted small">HubSpot's hold ends {time(a.hold_expires_at)}</div>}
+            <td className="why"><HeldWhy a={a} /></td>
+            <td>
+              <When at={a.next_attempt_at} />
+              {(a.state === 'held' || a.state === 'completing') && <div className="muted small">HubSpot's hold ends <When at={a.hold_expires_at} /></div>}
             </td>
             <td>
               {a.outcome ? (
                 <>
                   {a.outcome.state === 'SUCCESS' ? 'success' : 'failed, workflow continues'}
                   {a.outcome.error && <div className="muted small">{a.outcome.error}</div>}
-                  {a.completed_at && <div className="muted small">{time(a.completed_at)}</div>}
+                  {a.completed_at && <div className="muted small"><When at={a.completed_at} /></div>}
                 </>
               ) : (
                 '—'
               )}
             </td>
             <td><Sent messageId={a.message_id} chatId={a.chat_id} contact={a.object_id} /></td>
-            <td className="nowrap">{time(a.created_at)}</td>
+            <td><When at={a.created_at} /></td>
           </tr>
         ))}
       </ListBody>

@@ -128,7 +128,8 @@ export function autoSends(deps: { store: Store; clock: Clock; api: HubSpotApi; t
       return store.hubspot.settleAutoSend(a.id, { status: 'failed', code: 4002, reason: `not sent: waited until ${isoAt(end)} (${MAX_HOLD_MS / 86_400_000} days after the contact was created) and still ${refusal.limit}: ${refusal.message}` }, now);
     }
     const at = Math.min(end, now + heldWaitMs(refusal));
-    const reason = `waiting (${refusal.limit}): sent when it is allowed, next attempt at ${isoAt(at)}; given up at ${isoAt(end)}`;
+    // Only why: the times are the row's own fields (`waiting`), shown by each reader in its own format.
+    const reason = `waiting (${refusal.limit}): sent when it is allowed`;
     await store.hubspot.settleAutoSend(a.id, { next_attempt_at: at, code: 4002, reason, phone: t.phone, text: t.text }, now);
   }
 
