@@ -48,7 +48,10 @@ export function testClock(startOffsetMs = 0): Clock & { offsetMs(): number } {
     fromWall(wallMs: number) {
       let then = startOffsetMs;
       for (const m of moves) {
-        if (m.wallAt > wallMs) break;
+        // A move's wall time has whole milliseconds and an mtime fractions of one: a file written
+        // in the millisecond the clock moved counts as written before the move (a test writes,
+        // then moves the clock, often within one millisecond).
+        if (m.wallAt >= Math.floor(wallMs)) break;
         then = m.offset;
       }
       return wallMs + then;
