@@ -22,19 +22,28 @@ export async function backupSqlite(env: NodeJS.ProcessEnv, target: string): Prom
   const source = path.join(dataDir, 'blueline.sqlite');
   if (!fs.existsSync(source)) throw new Error(`no database at ${source} (set DATA_DIR to the service's data directory)`);
   const file = path.resolve(target);
-  // Never over an existing file: a mistyped path must not destroy an earlier backup.
-  if (fs.existsSync(file)) throw new Error(`${file} exists; name a new file`);
   if (!fs.existsSync(path.dirname(file))) throw new Error(`no directory ${path.dirname(file)}`);
+  // Created first, exclusively and readable by its owner only, like the database it copies (the
+  // copy holds the same hashed tokens and encrypted secrets): never over an existing file, as a
+  // mistyped path must not destroy an earlier backup. SQLite takes an empty file as an empty database.
+  try {
+    fs.closeSync(fs.openSync(file, 'wx', 0o600));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new Error(`${file} exists; name a new file`);
+    throw err;
+  }
   // Read-only, with the service's busy wait: the service may be writing meanwhile (WAL mode lets both).
   // Opened through sqlite-handles.ts like every SQLite handle (it says why, for Node 24).
-  const { db } = openSqlite(source, { readonly: true, fileMustExist: true, timeout: 5000 });
   try {
-    await db.backup(file);
+    const { db } = openSqlite(source, { readonly: true, fileMustExist: true, timeout: 5000 });
+    try {
+      await db.backup(file);
+    } finally {
+      db.close();
+    }
   } catch (err) {
     fs.rmSync(file, { force: true });
     throw err;
-  } finally {
-    db.close();
   }
   const copy = openSqlite(file, { readonly: true });
   try {

@@ -100,6 +100,8 @@ describe('blueline CLI', () => {
       expect(run.code, run.stderr).toBe(0);
       expect(run.stdout).toContain(`backed up the database to ${file}`);
       expect(run.stdout).toContain(path.join(dataDir, 'master.key'));
+      // Readable by its owner only, like the database it copies.
+      expect(fs.statSync(file).mode & 0o077).toBe(0);
       // The copy is a database of its own holding what the service had (the service kept running).
       const copy = openSqlite(file, { readonly: true });
       try {
