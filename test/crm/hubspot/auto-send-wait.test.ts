@@ -7,20 +7,17 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { STORE_KINDS } from '../../support/stores.js';
-import { allDeviceLogs, prepareSandbox } from '../../support/messaging.js';
-import { PORTAL, closeWindowForTwoHours, install, signed, startHarness, webhookEvent, type HubSpotHarness } from './helpers.js';
+import { allDeviceLogs } from '../../support/messaging.js';
+import { PORTAL, closeWindowForTwoHours, signed, startPortal, webhookEvent, type HubSpotHarness } from './helpers.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const texts = async (h: HubSpotHarness, text: string) => (await allDeviceLogs(h.t)).map((e) => JSON.stringify(e)).filter((x) => x.includes(text));
 
-/** The sending window opens two hours from the test clock's now (UTC) and lasts an hour. */
 describe.each(STORE_KINDS)('auto-sends waiting for time (%s)', (kind) => {
   let h: HubSpotHarness;
   beforeEach(async () => {
-    h = await startHarness(kind);
-    await prepareSandbox(h.t);
-    expect((await install(h, PORTAL)).statusCode).toBe(200);
+    h = await startPortal(kind);
     await h.t.api('PATCH', `/api/v1/integrations/hubspot/${PORTAL}`, { auto_send: { enabled: true, template: 'Morning {{firstname}}' } });
     h.hs.resetCalls();
   });

@@ -7,14 +7,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { STORE_KINDS } from '../../support/stores.js';
 import { allDeviceLogs, prepareSandbox } from '../../support/messaging.js';
-import { PORTAL, closeWindowForTwoHours, install, installOf, signed, startHarness, workflowPayload, type HubSpotHarness } from './helpers.js';
+import { PORTAL, closeWindowForTwoHours, install, installOf, signed, startHarness, startPortal, workflowPayload, type HubSpotHarness } from './helpers.js';
 
 const HOUR = 3_600_000;
 const texts = async (h: HubSpotHarness, text: string) => (await allDeviceLogs(h.t)).map((e) => JSON.stringify(e)).filter((x) => x.includes(text));
 const send = (h: HubSpotHarness, callbackId: string, phone: string, message = 'Morning {{firstname}}') =>
   signed(h, 'POST', '/crm/hubspot/workflow/send', workflowPayload(PORTAL, '501', callbackId, { phone, message }), { version: 'v2' });
 
-/** The sending window opens two hours from the test clock's now (UTC) and lasts an hour. */
 /** The project's held workflow actions of the portal (GET …/held-actions). */
 async function heldList(h: HubSpotHarness, query = '') {
   const res = await h.t.api('GET', `/api/v1/integrations/hubspot/${PORTAL}/held-actions${query}`);
@@ -32,9 +31,7 @@ function durationMs(iso: string): number {
 describe.each(STORE_KINDS)('held workflow actions (%s)', (kind) => {
   let h: HubSpotHarness;
   beforeEach(async () => {
-    h = await startHarness(kind);
-    await prepareSandbox(h.t);
-    expect((await install(h, PORTAL)).statusCode).toBe(200);
+    h = await startPortal(kind);
     h.hs.resetCalls();
   });
   afterEach(async () => h.close());

@@ -144,11 +144,17 @@ export function workflowPayload(portalId: number, objectId: string, callbackId: 
   };
 }
 
-/** A harness with the demo sandbox ready, PORTAL installed, and one contact in it (Ada, with a mobile phone). */
-export async function startInstalled(kind: StoreKind = 'sqlite'): Promise<{ h: HubSpotHarness; contact: string }> {
+/** A harness with the demo sandbox ready and PORTAL installed. */
+export async function startPortal(kind: StoreKind = 'sqlite'): Promise<HubSpotHarness> {
   const h = await startHarness(kind);
   await prepareSandbox(h.t);
   expect((await install(h, PORTAL)).statusCode).toBe(200);
+  return h;
+}
+
+/** The same, with one contact in the portal (Ada, with a mobile phone). */
+export async function startInstalled(kind: StoreKind = 'sqlite'): Promise<{ h: HubSpotHarness; contact: string }> {
+  const h = await startPortal(kind);
   return { h, contact: h.hs.addContact(PORTAL, { firstname: 'Ada', mobilephone: '+14155550123' }) };
 }
 

@@ -6,17 +6,15 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { STORE_KINDS } from '../../support/stores.js';
-import { allDeviceLogs, prepareSandbox } from '../../support/messaging.js';
-import { PORTAL, install, signed, startHarness, workflowPayload, type HubSpotHarness } from './helpers.js';
+import { allDeviceLogs } from '../../support/messaging.js';
+import { PORTAL, signed, startHarness, startPortal, workflowPayload, type HubSpotHarness } from './helpers.js';
 
 const DAY = 86_400_000;
 
 describe.each(STORE_KINDS)('workflow replay (%s)', (kind) => {
   let h: HubSpotHarness;
   beforeEach(async () => {
-    h = await startHarness(kind);
-    await prepareSandbox(h.t);
-    expect((await install(h, PORTAL)).statusCode).toBe(200);
+    h = await startPortal(kind);
   });
   afterEach(async () => h.close());
 
