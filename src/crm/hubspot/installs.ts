@@ -65,6 +65,8 @@ export interface PortalConnected {
 export interface Uninstalled {
   summary: InstallSummary;
   appRemoved: boolean;
+  /** It was uninstalled before (another tab, an API call): nothing was done. */
+  alreadyUninstalled: boolean;
 }
 
 /** A page of a portal's workflow actions held for time, newest first. */
@@ -229,6 +231,8 @@ export function hubspotInstalls(deps: { store: Store; clock: Clock; config: HubS
      */
     async uninstall(tenant: Tenant, portalId: string): Promise<Uninstalled> {
       const install = await ownInstall(tenant, portalId);
+      // A repeat (another tab or an API call got there first): the same answer, saying so, and nothing done again.
+      if (install.status === 'uninstalled') return { summary: await this.get(tenant, portalId), appRemoved: false, alreadyUninstalled: true };
       const appRemoved = install.status === 'active' ? await removeApp(tenant, portalId) : false;
       // Read after the app uninstall: a refresh on its way rotated the refresh token.
       const tokens = await store.hubspot.tokens(portalId);
@@ -242,7 +246,7 @@ export function hubspotInstalls(deps: { store: Store; clock: Clock; config: HubS
           if (!gone) deps.logger?.warn({ tenant: tenant.slug, portal_id: portalId, ...failureOf(err) }, 'HubSpot refresh token could not be revoked at HubSpot; the uninstall stands (our tokens are deleted)');
         }
       }
-      return { summary: await this.get(tenant, portalId), appRemoved };
+      return { summary: await this.get(tenant, portalId), appRemoved, alreadyUninstalled: false };
     },
 
     /** The portal's workflow actions held for time, newest first; the cursor is the last row's id. */
