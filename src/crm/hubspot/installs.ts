@@ -16,6 +16,7 @@ import { dayIn, HubSpotError, type CallKind, type HubSpotApi } from './client.js
 import { fromHubSpot } from './errors.js';
 import type { ReplyPushJob, ReplyPushStatus } from './push-job.js';
 import type { TokenKeeper } from './tokens.js';
+import { uiDomains } from './ui-domain.js';
 
 export const STATE_TTL_MS = 10 * 60_000;
 export const SANDBOX_ACCOUNT_TYPES = new Set(['SANDBOX', 'DEVELOPER_TEST', 'APP_DEVELOPER']);
@@ -89,6 +90,7 @@ const hashState = (state: string) => createHash('sha256').update(state).digest('
 
 export function hubspotInstalls(deps: { store: Store; clock: Clock; config: HubSpotConfig; api: HubSpotApi; tokens: TokenKeeper; redirectUri: string; logger?: Logger; replyPush: Pick<ReplyPushJob, 'status'> }) {
   const { store, clock, config, api } = deps;
+  const domains = uiDomains({ store, clock, api, tokens: deps.tokens, logger: deps.logger });
 
   /** What kind of failure a HubSpot call met, for a log line: never HubSpot's text (it may quote a token). */
   const failureOf = (err: unknown) =>
@@ -121,7 +123,7 @@ export function hubspotInstalls(deps: { store: Store; clock: Clock; config: HubS
     const counts = await store.hubspot.callCounts(install.portal_id, dayIn(clock.now(), tenant.timezone));
     const counted = Object.fromEntries(COUNTED_KINDS.map((k) => [k, counts[k] ?? 0])) as Record<CountedKind, number>;
     return {
-      install,
+      install: { ...install, ui_domain: await domains.of(install, tenant.timezone) },
       callsToday: { counted, tokenRefresh: counts.token_refresh ?? 0, totalCounted: COUNTED_KINDS.reduce((n, k) => n + counted[k], 0) },
       firstTouchCapReachedToday: capReached,
       heldActions: await store.hubspotHeld.counts(tenant.id, install.portal_id),
@@ -180,6 +182,7 @@ export function hubspotInstalls(deps: { store: Store; clock: Clock; config: HubS
           tenant_id: tenant.id,
           account_type: details.accountType,
           sandbox,
+          ui_domain: details.uiDomain,
           tokens: { access_token: tokens.access_token, refresh_token: tokens.refresh_token, expires_at: now + tokens.expires_in * 1000 },
           now,
         });
