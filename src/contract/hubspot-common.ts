@@ -9,6 +9,10 @@ export const HubSpotInstallView = Type.Object({
   sandbox: Type.Boolean({ description: 'sandbox portals take no install slot' }),
   status: Type.Union([Type.Literal('active'), Type.Literal('uninstalled'), Type.Literal('token_invalid')]),
   installed_at: Type.String({ format: 'date-time' }),
+  ui_domain: Type.Union([Type.String(), Type.Null()], {
+    description:
+      "where the portal's HubSpot UI is, as HubSpot's account details say (app.hubspot.com; app-eu1.hubspot.com for a portal hosted in the EU): a contact's record is https://{ui_domain}/contacts/{portal_id}/record/0-1/{contact id}. null until HubSpot said (an install from before it was kept, not reachable yet)",
+  }),
   auto_send: Type.Object({ enabled: Type.Boolean(), template: Type.Union([Type.String(), Type.Null()]), line_id: Type.Union([Type.String(), Type.Null()]) }),
   calls_today: Type.Object(
     {

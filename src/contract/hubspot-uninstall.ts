@@ -9,6 +9,9 @@ export const UninstallHubSpotResponse = Type.Object({
     description:
       'HubSpot removed the app from the portal: its features there (the card, the workflow action, the webhook subscription) are removed and HubSpot emails the portal\'s super admins. false: HubSpot did not take the removal (unreachable, the tokens already refused, or the install was not active): a portal admin removes the app in HubSpot (Connected apps); the uninstall stands either way',
   }),
+  already_uninstalled: Type.Boolean({
+    description: 'the portal was already uninstalled before this call (another console tab or API call): nothing was done again, and app_removed is false because this call did not ask HubSpot',
+  }),
 });
 export type UninstallHubSpotResponse = Static<typeof UninstallHubSpotResponse>;
 

@@ -24,6 +24,8 @@ export interface HubSpotInstall {
   token_version: number;
   auto_send: { enabled: boolean; template: string | null; line_id: string | null };
   installed_at: number;
+  /** Where the portal's HubSpot UI is (account details' uiDomain); null until learned. */
+  ui_domain: string | null;
 }
 
 export interface HubSpotTokens {
@@ -45,6 +47,7 @@ const toInstall = (r: HubSpotInstallsTable): HubSpotInstall => ({
   token_version: Number(r.token_version),
   auto_send: { enabled: Number(r.auto_send_enabled) === 1, template: r.auto_send_template, line_id: r.auto_send_line_id },
   installed_at: Number(r.installed_at),
+  ui_domain: r.ui_domain ?? null,
 });
 
 const toAutoSend = (r: HubSpotAutoSendsTable): HubSpotAutoSend => ({
@@ -83,7 +86,7 @@ export function hubspotRepo(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
     },
 
     /** Creates the install or replaces its tokens (a reinstall); auto-send settings survive a reinstall. */
-    async saveInstall(i: { portal_id: string; tenant_id: string; account_type: string; sandbox: boolean; tokens: { access_token: string; refresh_token: string; expires_at: number }; now: number }): Promise<void> {
+    async saveInstall(i: { portal_id: string; tenant_id: string; account_type: string; sandbox: boolean; ui_domain: string | null; tokens: { access_token: string; refresh_token: string; expires_at: number }; now: number }): Promise<void> {
       const sealed = {
         access_token_enc: box.seal(i.tokens.access_token),
         refresh_token_enc: box.seal(i.tokens.refresh_token),
@@ -92,12 +95,12 @@ export function hubspotRepo(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
       await db
         .insertInto('hubspot_installs')
         .values({
-          portal_id: i.portal_id, tenant_id: i.tenant_id, account_type: i.account_type, sandbox: i.sandbox ? 1 : 0, status: 'active', ...sealed,
+          portal_id: i.portal_id, tenant_id: i.tenant_id, account_type: i.account_type, sandbox: i.sandbox ? 1 : 0, status: 'active', ...sealed, ui_domain: i.ui_domain,
           token_version: 1, refresh_lease_until: null, auto_send_enabled: 0, auto_send_template: null, auto_send_line_id: null, installed_at: i.now, updated_at: i.now,
         })
         .onConflict((oc) =>
           oc.column('portal_id').doUpdateSet({
-            ...sealed, tenant_id: i.tenant_id, account_type: i.account_type, sandbox: i.sandbox ? 1 : 0, status: 'active',
+            ...sealed, tenant_id: i.tenant_id, account_type: i.account_type, sandbox: i.sandbox ? 1 : 0, status: 'active', ui_domain: i.ui_domain,
             token_version: sql`hubspot_installs.token_version + 1`, refresh_lease_until: null, installed_at: i.now, updated_at: i.now,
           }),
         )
@@ -156,6 +159,11 @@ export function hubspotRepo(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
         .set({ status: 'uninstalled', access_token_enc: null, refresh_token_enc: null, expires_at: null, refresh_lease_until: null, auto_send_enabled: 0, updated_at: now })
         .where('portal_id', '=', portalId)
         .execute();
+    },
+
+    /** The portal's UI domain, learned after its install (installs made before 022). */
+    async setUiDomain(portalId: string, uiDomain: string): Promise<void> {
+      await db.updateTable('hubspot_installs').set({ ui_domain: uiDomain }).where('portal_id', '=', portalId).execute();
     },
 
     async setAutoSend(portalId: string, a: { enabled: boolean; template: string | null; line_id: string | null }, now: number): Promise<void> {

@@ -332,6 +332,8 @@ export interface HubSpotInstallsTable {
   updated_at: number;
   /** business-clock ms: reply push waits for HubSpot's 429 window until then */
   push_paused_until: number | null;
+  /** account details' uiDomain (app.hubspot.com, app-eu1.hubspot.com, …): where the portal's records are; null until learned (022) */
+  ui_domain: string | null;
 }
 
 export interface HubSpotOAuthStatesTable {

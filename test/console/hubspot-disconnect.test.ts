@@ -5,7 +5,8 @@
  * HubSpot, the card shows the install uninstalled with a notice (focused) saying so, and
  * "Connect HubSpot again" brings the portal back. When HubSpot cannot be told (its tokens refused,
  * the refresh too), the notice asks an admin of the portal to remove the app in HubSpot; the
- * portal's texts page says it is disconnected. By keyboard; axe passes, also at phone width,
+ * portal's texts page says it is disconnected. Already disconnected elsewhere (an API call, another
+ * tab), the notice says so instead, and the card catches up. By keyboard; axe passes, also at phone width,
  * where nothing is wider than the phone.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -154,5 +155,31 @@ describe.skipIf(!chromiumPath())('console: disconnecting a HubSpot portal', { ti
     } finally {
       await page.setViewportSize({ width: 1360, height: 860 });
     }
+  });
+
+  it('already disconnected elsewhere (an API call, another tab): Disconnect says so, not that HubSpot could not be told, and the card turns uninstalled', async () => {
+    await page.goto(`${base}/console/hubspot`);
+    const button = card(PORTAL).getByRole('button', { name: `Disconnect portal ${PORTAL}`, exact: true });
+    await button.waitFor();
+    // Disconnected behind this page's back: the card still shows it active.
+    expect((await h.t.api('DELETE', `/api/v1/integrations/hubspot/${PORTAL}`)).json()).toMatchObject({ app_removed: true, already_uninstalled: false });
+    const removals = h.hs.appUninstalls.length;
+    expect(await card(PORTAL).getByText('active', { exact: true }).count()).toBe(1);
+
+    page.once('dialog', (d) => void d.accept());
+    await button.focus();
+    await page.keyboard.press('Enter');
+    const outcome = card(PORTAL).getByTestId('disconnect-outcome');
+    await outcome.getByText('This portal was already disconnected (in another tab or through the API). Nothing more was done. The conversations stay in Blueline.').waitFor();
+    expect(await outcome.getByText(/could not be told/).count()).toBe(0);
+    await card(PORTAL).getByText('uninstalled', { exact: true }).waitFor();
+    expect((await focused()).testid).toBe('disconnect-outcome');
+    // The page's state caught up: no Disconnect or auto-send form left, the way back offered; HubSpot was not asked again.
+    expect(await card(PORTAL).getByRole('button', { name: /^Disconnect/ }).count()).toBe(0);
+    expect(await card(PORTAL).getByLabel('Message when a contact is created').count()).toBe(0);
+    await card(PORTAL).getByRole('button', { name: 'Connect HubSpot again', exact: true }).waitFor();
+    expect(h.hs.appUninstalls.length).toBe(removals);
+    expect(await statusOf(PORTAL)).toBe('uninstalled');
+    await expectAccessible();
   });
 });

@@ -64,6 +64,8 @@ describe.skipIf(!chromiumPath())('console: a HubSpot portal, contact by contact'
     base = `http://127.0.0.1:${port}`;
     h = await startHarness('sqlite', { PUBLIC_BASE_URL: base });
     await prepareSandbox(h.t);
+    // Hosted in the EU: HubSpot's account details say its UI is on app-eu1.hubspot.com.
+    h.hs.hostIn(PORTAL, 'eu1');
     expect((await install(h, PORTAL)).statusCode).toBe(200);
     expect((await h.t.api('PATCH', `/api/v1/integrations/hubspot/${PORTAL}`, { auto_send: { enabled: true, template: 'Morning {{firstname}}' } })).statusCode).toBe(200);
 
@@ -205,6 +207,27 @@ describe.skipIf(!chromiumPath())('console: a HubSpot portal, contact by contact'
     await night.getByRole('link', { name: 'Open conversation with contact 701' }).click();
     await page.waitForURL(`${base}/console/conversations/${chats.night}`);
     await page.locator('.bubble', { hasText: 'Evening Ada' }).waitFor();
+  });
+
+  it("each contact id links to the contact's record in HubSpot, on the portal's own UI domain (EU here), in a new tab", async () => {
+    await page.goto(`${base}/console/hubspot/${PORTAL}`);
+    const record = (id: string) => `https://app-eu1.hubspot.com/contacts/${PORTAL}/record/0-1/${id}`;
+    const expectLink = async (row: Locator, id: string) => {
+      const link = row.locator('th').getByRole('link', { name: `${id} in HubSpot (opens in a new tab)` });
+      expect(await link.getAttribute('href')).toBe(record(id));
+      expect(await link.getAttribute('target')).toBe('_blank');
+      expect(await link.getAttribute('rel')).toBe('noopener noreferrer');
+    };
+    const newest = autoSends().locator('tbody tr').first();
+    await newest.waitFor();
+    await expectLink(newest, (await newest.getAttribute('data-contact'))!);
+    const busy = rowOf(heldTable(), 'data-callback', BUSY);
+    await busy.waitFor();
+    await expectLink(busy, '702');
+    // Every row's contact is linked, none to another domain.
+    const hrefs = await page.locator('tbody th a').evaluateAll((as: any[]) => as.map((a) => a.getAttribute('href') as string));
+    expect(hrefs.length).toBeGreaterThan(2);
+    for (const href of hrefs) expect(href).toMatch(new RegExp(`^https://app-eu1\\.hubspot\\.com/contacts/${PORTAL}/record/0-1/[0-9]+$`));
   });
 
   it('at phone width: readable, nothing wider than the phone, axe passes', async () => {

@@ -3,6 +3,7 @@
  * for time and until when, failed or skipped and why) and the workflow actions held for time
  * (waiting, being reported to HubSpot, done, given up, and what HubSpot is told). Each list has
  * its own filter in the address (`status`, `state`) and pages with "Load more" on the API's cursor.
+ * Contact ids link to the contact's record in HubSpot (a new tab) when the portal's UI domain is known.
  */
 import { useEffect, useRef, type ChangeEvent, type ReactNode } from 'react';
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
@@ -32,6 +33,21 @@ function Sent({ messageId, chatId, contact }: { messageId: string | null; chatId
       </Link>
     );
   return messageId ? <span className="mono small">{messageId}</span> : <span className="muted">—</span>;
+}
+
+/**
+ * A contact id, linked to the contact's record in HubSpot (https://{ui_domain}/contacts/{portal}/record/0-1/{id},
+ * 0-1 being HubSpot's contacts object) when the install knows its UI domain (account details' uiDomain:
+ * EU-hosted portals are on app-eu1.hubspot.com); without it, the plain id rather than a guessed domain.
+ */
+function Contact({ id, portalId, uiDomain }: { id: string; portalId: string; uiDomain: string | null }) {
+  if (!uiDomain) return <>{id}</>;
+  return (
+    <a href={`https://${uiDomain}/contacts/${encodeURIComponent(portalId)}/record/0-1/${encodeURIComponent(id)}`} target="_blank" rel="noopener noreferrer">
+      {id}
+      <span className="sr-only"> in HubSpot (opens in a new tab)</span>
+    </a>
+  );
 }
 
 /**
@@ -93,7 +109,7 @@ function ListBody({ q, empty, emptyText, name, head, children }: { q: { isPendin
   );
 }
 
-function AutoSends({ portalId, status, setStatus }: { portalId: string; status: AutoSendStatus | undefined; setStatus: (s: string) => void }) {
+function AutoSends({ portalId, uiDomain, status, setStatus }: { portalId: string; uiDomain: string | null; status: AutoSendStatus | undefined; setStatus: (s: string) => void }) {
   const list = useInfiniteQuery({
     queryKey: ['hubspot-auto-sends', portalId, status ?? ''],
     queryFn: ({ pageParam }) => client.hubspot.autoSends(portalId, { limit: PAGE, ...(status && { status }), ...(pageParam && { cursor: pageParam }) }),
@@ -117,7 +133,7 @@ function AutoSends({ portalId, status, setStatus }: { portalId: string; status: 
       }>
         {rows.map((a) => (
           <tr key={a.object_id} data-contact={a.object_id}>
-            <th scope="row" className="mono">{a.object_id}</th>
+            <th scope="row" className="mono"><Contact id={a.object_id} portalId={portalId} uiDomain={uiDomain} /></th>
             <td><Badge tone={autoSendTone[a.status]}>{a.status}</Badge></td>
             <td className="why">
               {a.reason ?? (a.status === 'pending' ? 'not worked on yet' : '—')}
@@ -165,7 +181,7 @@ function HeldWhy({ a }: { a: HubSpotHeldAction }) {
   return <>—</>;
 }
 
-function HeldActions({ portalId, state, setState }: { portalId: string; state: HeldState | undefined; setState: (s: string) => void }) {
+function HeldActions({ portalId, uiDomain, state, setState }: { portalId: string; uiDomain: string | null; state: HeldState | undefined; setState: (s: string) => void }) {
   const list = useInfiniteQuery({
     queryKey: ['hubspot-held-actions', portalId, state ?? ''],
     queryFn: ({ pageParam }) => client.hubspot.heldActions(portalId, { limit: PAGE, ...(state && { state }), ...(pageParam && { cursor: pageParam }) }),
@@ -191,7 +207,7 @@ function HeldActions({ portalId, state, setState }: { portalId: string; state: H
       }>
         {rows.map((a) => (
           <tr key={a.callback_id} data-callback={a.callback_id}>
-            <th scope="row" className="mono">{a.object_id}</th>
+            <th scope="row" className="mono"><Contact id={a.object_id} portalId={portalId} uiDomain={uiDomain} /></th>
             {/* Kept on one line (a workflow action id broken over four lines was unreadable), cut short only if very long. */}
             <td><span className="mono small id" title={a.callback_id}>{a.callback_id}</span></td>
             <td><Badge tone={heldTone[a.state]}>{heldLabel[a.state]}</Badge></td>
@@ -227,7 +243,9 @@ export function HubSpotPortal() {
   const navigate = useNavigate();
   // The HubSpot screen's query (shared cache): whether this portal is still connected.
   const installs = useQuery({ queryKey: ['hubspot'], queryFn: () => client.hubspot.status() });
-  const disconnected = installs.data?.installs.find((i) => i.portal_id === portalId)?.status === 'uninstalled';
+  const install = installs.data?.installs.find((i) => i.portal_id === portalId);
+  const disconnected = install?.status === 'uninstalled';
+  const uiDomain = install?.ui_domain ?? null;
   const status = AUTO_SEND_STATUSES.find((s) => s === search.status);
   const state = HELD_STATES.find((s) => s === search.state);
   // From the address as it is now: changing one list's filter keeps the other's.
@@ -251,8 +269,8 @@ export function HubSpotPortal() {
             <Link to="/hubspot" className="btn small">Connect HubSpot again</Link>
           </Notice>
         )}
-        <AutoSends portalId={portalId} status={status} setStatus={(s) => go({ status: s })} />
-        <HeldActions portalId={portalId} state={state} setState={(s) => go({ state: s })} />
+        <AutoSends portalId={portalId} uiDomain={uiDomain} status={status} setStatus={(s) => go({ status: s })} />
+        <HeldActions portalId={portalId} uiDomain={uiDomain} state={state} setState={(s) => go({ state: s })} />
       </div>
     </Page>
   );

@@ -130,7 +130,10 @@ function Disconnected({ result }: { result: Uninstalled }) {
   const id = result.install.portal_id;
   return (
     <div ref={box} tabIndex={-1} className="outcome" data-testid="disconnect-outcome">
-      {result.app_removed ? (
+      {result.already_uninstalled ? (
+        // Another tab or an API call got there first: nothing was done now, so nothing to ask of HubSpot's admin either.
+        <Notice>This portal was already disconnected (in another tab or through the API). Nothing more was done. The conversations stay in Blueline.</Notice>
+      ) : result.app_removed ? (
         <Notice kind="success">Disconnected. The app was removed from HubSpot portal {id}. The conversations stay in Blueline.</Notice>
       ) : (
         <Notice kind="warn">

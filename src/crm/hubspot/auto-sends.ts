@@ -13,7 +13,7 @@
  * wait: the spec records it `failed` and skips the send.
  */
 import type { Logger } from 'pino';
-import { isoAt, type Clock } from '../../clock.js';
+import type { Clock } from '../../clock.js';
 import { DomainError } from '../../errors/registry.js';
 import { timeSortableId } from '../../domain/ids.js';
 import type { Messaging } from '../../domain/messaging/index.js';
@@ -30,6 +30,8 @@ const LEASE_MS = 60_000;
 const BATCH = 16;
 /** HubSpot 429/5xx/network while reading the contact: tried again, at most this many times in all. */
 const MAX_ATTEMPTS = 5;
+/** A time limit in the words of a failed auto-send's reason ("not sent: still …"). */
+const STILL = { 'outside sending window': 'outside the sending window', 'lines saturated': 'no line free for a first touch' } as const;
 
 export interface WebhookEvent {
   eventId?: number | string;
@@ -125,7 +127,9 @@ export function autoSends(deps: { store: Store; clock: Clock; api: HubSpotApi; t
     const now = clock.now();
     const end = a.created_at + MAX_HOLD_MS;
     if (now >= end) {
-      return store.hubspot.settleAutoSend(a.id, { status: 'failed', code: 4002, reason: `not sent: waited until ${isoAt(end)} (${MAX_HOLD_MS / 86_400_000} days after the contact was created) and still ${refusal.limit}: ${refusal.message}` }, now);
+      // In words, like the waiting reason: the row's own time fields say when, each reader in its own format.
+      const still = STILL[refusal.limit as keyof typeof STILL] ?? refusal.limit;
+      return store.hubspot.settleAutoSend(a.id, { status: 'failed', code: 4002, reason: `not sent: still ${still} ${MAX_HOLD_MS / 86_400_000} days after the contact was created: ${refusal.message}` }, now);
     }
     const at = Math.min(end, now + heldWaitMs(refusal));
     // Only why: the times are the row's own fields (`waiting`), shown by each reader in its own format.

@@ -72,6 +72,14 @@ function describe(body: unknown): string {
   return parts.filter(Boolean).join(': ') || 'no details';
 }
 
+/**
+ * A host name under hubspot.com, else null: the console puts it in links sales people follow,
+ * so nothing else (a path, a scheme, another site) gets there from an answer.
+ */
+export function hubspotHost(v: unknown): string | null {
+  return typeof v === 'string' && v.length <= 100 && /^[a-z0-9-]+(\.[a-z0-9-]+)*\.hubspot\.com$/i.test(v) ? v.toLowerCase() : null;
+}
+
 /** What HubSpot's X-HubSpot-RateLimit-* headers said about a portal's budget. */
 export interface RateInfo {
   max: number;
@@ -197,10 +205,11 @@ export function hubspotApi(deps: { config: HubSpotConfig; store: Store; clock: C
       return b as { hub_id: number };
     },
 
-    async accountDetails(accessToken: string, as: CountAs): Promise<{ portalId: number; accountType: string; timeZone?: string }> {
-      const b = (await call('account details', as, { method: 'GET', path: '/account-info/v3/details', token: accessToken })) as { accountType?: unknown };
+    /** `uiDomain`: where the account's HubSpot UI is (app.hubspot.com, app-eu1.hubspot.com, …); null when absent or not a HubSpot host. */
+    async accountDetails(accessToken: string, as: CountAs): Promise<{ portalId: number; accountType: string; uiDomain: string | null }> {
+      const b = (await call('account details', as, { method: 'GET', path: '/account-info/v3/details', token: accessToken })) as { portalId?: unknown; accountType?: unknown; uiDomain?: unknown };
       if (typeof b?.accountType !== 'string') throw new HubSpotError('server', 'HubSpot account details answered without accountType');
-      return b as { portalId: number; accountType: string };
+      return { portalId: Number(b.portalId), accountType: b.accountType, uiDomain: hubspotHost(b.uiDomain) };
     },
 
     async readContact(accessToken: string, contactId: string, properties: string[], as: CountAs): Promise<HubSpotContact> {

@@ -16,6 +16,7 @@ import { dayIn, HubSpotError, type CallKind, type HubSpotApi } from './client.js
 import { fromHubSpot } from './errors.js';
 import type { ReplyPushJob, ReplyPushStatus } from './push-job.js';
 import type { TokenKeeper } from './tokens.js';
+import { uiDomains } from './ui-domain.js';
 
 export const STATE_TTL_MS = 10 * 60_000;
 export const SANDBOX_ACCOUNT_TYPES = new Set(['SANDBOX', 'DEVELOPER_TEST', 'APP_DEVELOPER']);
@@ -65,6 +66,8 @@ export interface PortalConnected {
 export interface Uninstalled {
   summary: InstallSummary;
   appRemoved: boolean;
+  /** It was uninstalled before (another tab, an API call): nothing was done. */
+  alreadyUninstalled: boolean;
 }
 
 /** A page of a portal's workflow actions held for time, newest first. */
@@ -87,6 +90,7 @@ const hashState = (state: string) => createHash('sha256').update(state).digest('
 
 export function hubspotInstalls(deps: { store: Store; clock: Clock; config: HubSpotConfig; api: HubSpotApi; tokens: TokenKeeper; redirectUri: string; logger?: Logger; replyPush: Pick<ReplyPushJob, 'status'> }) {
   const { store, clock, config, api } = deps;
+  const domains = uiDomains({ store, clock, api, tokens: deps.tokens, logger: deps.logger });
 
   /** What kind of failure a HubSpot call met, for a log line: never HubSpot's text (it may quote a token). */
   const failureOf = (err: unknown) =>
@@ -119,7 +123,7 @@ export function hubspotInstalls(deps: { store: Store; clock: Clock; config: HubS
     const counts = await store.hubspot.callCounts(install.portal_id, dayIn(clock.now(), tenant.timezone));
     const counted = Object.fromEntries(COUNTED_KINDS.map((k) => [k, counts[k] ?? 0])) as Record<CountedKind, number>;
     return {
-      install,
+      install: { ...install, ui_domain: await domains.of(install, tenant.timezone) },
       callsToday: { counted, tokenRefresh: counts.token_refresh ?? 0, totalCounted: COUNTED_KINDS.reduce((n, k) => n + counted[k], 0) },
       firstTouchCapReachedToday: capReached,
       heldActions: await store.hubspotHeld.counts(tenant.id, install.portal_id),
@@ -178,6 +182,7 @@ export function hubspotInstalls(deps: { store: Store; clock: Clock; config: HubS
           tenant_id: tenant.id,
           account_type: details.accountType,
           sandbox,
+          ui_domain: details.uiDomain,
           tokens: { access_token: tokens.access_token, refresh_token: tokens.refresh_token, expires_at: now + tokens.expires_in * 1000 },
           now,
         });
@@ -229,6 +234,8 @@ export function hubspotInstalls(deps: { store: Store; clock: Clock; config: HubS
      */
     async uninstall(tenant: Tenant, portalId: string): Promise<Uninstalled> {
       const install = await ownInstall(tenant, portalId);
+      // A repeat (another tab or an API call got there first): the same answer, saying so, and nothing done again.
+      if (install.status === 'uninstalled') return { summary: await this.get(tenant, portalId), appRemoved: false, alreadyUninstalled: true };
       const appRemoved = install.status === 'active' ? await removeApp(tenant, portalId) : false;
       // Read after the app uninstall: a refresh on its way rotated the refresh token.
       const tokens = await store.hubspot.tokens(portalId);
@@ -242,7 +249,7 @@ export function hubspotInstalls(deps: { store: Store; clock: Clock; config: HubS
           if (!gone) deps.logger?.warn({ tenant: tenant.slug, portal_id: portalId, ...failureOf(err) }, 'HubSpot refresh token could not be revoked at HubSpot; the uninstall stands (our tokens are deleted)');
         }
       }
-      return { summary: await this.get(tenant, portalId), appRemoved };
+      return { summary: await this.get(tenant, portalId), appRemoved, alreadyUninstalled: false };
     },
 
     /** The portal's workflow actions held for time, newest first; the cursor is the last row's id. */

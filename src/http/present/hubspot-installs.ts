@@ -18,6 +18,7 @@ export function installView(s: InstallSummary): HubSpotInstallView {
     sandbox: i.sandbox,
     status: i.status,
     installed_at: isoAt(i.installed_at),
+    ui_domain: i.ui_domain,
     auto_send: { enabled: i.auto_send.enabled, template: i.auto_send.template, line_id: i.auto_send.line_id },
     calls_today: {
       sidebar_load: c.counted.sidebar_load,

@@ -20,6 +20,7 @@ import * as m018 from './018_attachment_file_deletion.js';
 import * as m019 from './019_hubspot_auto_send_wait.js';
 import * as m020 from './020_blob_key_indexes.js';
 import * as m021 from './021_hubspot_held_reason.js';
+import * as m022 from './022_hubspot_ui_domain.js';
 
 /** Numbered migrations, applied in key order; never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -44,4 +45,5 @@ export const migrations: Record<string, Migration> = {
   '019_hubspot_auto_send_wait': m019,
   '020_blob_key_indexes': m020,
   '021_hubspot_held_reason': m021,
+  '022_hubspot_ui_domain': m022,
 };

@@ -38,8 +38,8 @@ describe.each(STORE_KINDS)('HubSpot uninstall removes the app from the portal (%
     expect(logs).not.toContain('did not remove the app');
     expect((await installOf(h, PORTAL)).calls_today).toMatchObject({ total_counted: 0, token_refresh: 0 });
 
-    // Uninstalling again asks HubSpot nothing; installing again puts the app back.
-    expect((await uninstall()).json()).toMatchObject({ install: { status: 'uninstalled' }, app_removed: false });
+    // Uninstalling again asks HubSpot nothing and says it was already done; installing again puts the app back.
+    expect((await uninstall()).json()).toMatchObject({ install: { status: 'uninstalled' }, app_removed: false, already_uninstalled: true });
     expect(routes().filter((r) => r === 'app-uninstall' || r === 'refresh-token-delete')).toHaveLength(2);
     expect((await install(h, PORTAL)).statusCode).toBe(200);
     expect(h.hs.appInstalled(PORTAL)).toBe(true);
@@ -50,7 +50,7 @@ describe.each(STORE_KINDS)('HubSpot uninstall removes the app from the portal (%
     const before = (await h.t.testStore.store.hubspot.tokens(String(PORTAL)))!;
     h.t.clock.advance(31 * 60_000);
     const res = await uninstall();
-    expect(res.json()).toMatchObject({ install: { status: 'uninstalled' }, app_removed: true });
+    expect(res.json()).toMatchObject({ install: { status: 'uninstalled' }, app_removed: true, already_uninstalled: false });
     expect(routes()).toEqual(['token:refresh_token', 'app-uninstall', 'refresh-token-delete']);
     const revoke = h.hs.requests.find((r) => r.route === 'refresh-token-delete')!;
     expect(revoke.url).not.toContain(encodeURIComponent(before.refresh_token));

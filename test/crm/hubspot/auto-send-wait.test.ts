@@ -85,7 +85,11 @@ describe.each(STORE_KINDS)('auto-sends waiting for time (%s)', (kind) => {
     // No worker ran for a week; it is still an hour before the window opens.
     h.t.clock.advance(7 * DAY + HOUR);
     await job().drain();
-    expect(await row(eve)).toMatchObject({ status: 'failed', code: 4002, reason: expect.stringMatching(/waited until .*outside sending window/), waiting: null });
+    const failed = await row(eve);
+    expect(failed).toMatchObject({ status: 'failed', code: 4002, waiting: null });
+    // In plain words, the row's own fields say when: no ISO time in the reason.
+    expect(failed.reason).toMatch(/^not sent: still outside the sending window 7 days after the contact was created: outside the project's sending window \(/);
+    expect(failed.reason).not.toMatch(/\d{4}-\d{2}-\d{2}T/);
     h.t.clock.advance(2 * HOUR);
     await job().drain();
     expect(await texts(h, 'Morning Eve')).toHaveLength(0);

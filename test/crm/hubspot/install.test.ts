@@ -58,6 +58,7 @@ describe.each(STORE_KINDS)('HubSpot install (%s)', (kind) => {
       sandbox: false,
       status: 'active',
       installed_at: expect.any(String),
+      ui_domain: 'app.hubspot.com',
       auto_send: { enabled: false, template: null, line_id: null },
       calls_today: { sidebar_load: 0, sidebar_send: 0, contact_created: 0, reply_push: 0, workflow_callback: 0, token_refresh: 0, total_counted: 0 },
       first_touch_cap_reached_today: false,

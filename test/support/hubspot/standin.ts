@@ -59,6 +59,11 @@ interface Portal {
   portalId: number;
   accountType: AccountType;
   timeZone: string;
+  /**
+   * Where HubSpot hosts the account (account details' `dataHostingLocation`, e.g. na1, eu1); its
+   * `uiDomain` follows (app.hubspot.com for na1, app-eu1.hubspot.com for eu1, as HubSpot's example shows).
+   */
+  dataHostingLocation: string;
   contacts: Map<string, Record<string, string | null>>;
   communications: Map<string, Record<string, string>>;
   /** communication id → contact ids */
@@ -117,7 +122,7 @@ export async function startHubSpotStandin(opts: StandinOptions) {
   };
 
   function addPortal(portalId: number, accountType: AccountType = 'STANDARD', timeZone = 'US/Eastern'): Portal {
-    const p: Portal = { portalId, accountType, timeZone, contacts: new Map(), communications: new Map(), associations: new Map() };
+    const p: Portal = { portalId, accountType, timeZone, dataHostingLocation: 'na1', contacts: new Map(), communications: new Map(), associations: new Map() };
     portals.set(portalId, p);
     return p;
   }
@@ -300,7 +305,7 @@ export async function startHubSpotStandin(opts: StandinOptions) {
 
   function apiAnswer(r: { key: RouteKey; params: string[] }, portal: Portal, raw: string, q: URLSearchParams): Answer & { portalId: number; route: RouteKey } {
     if (r.key === 'account-details') {
-      const body = { portalId: portal.portalId, accountType: portal.accountType, timeZone: portal.timeZone, companyCurrency: 'USD', additionalCurrencies: [], utcOffset: '-05:00', utcOffsetMilliseconds: -18_000_000, uiDomain: 'app.hubspot.com', dataHostingLocation: 'na1' };
+      const body = { portalId: portal.portalId, accountType: portal.accountType, timeZone: portal.timeZone, companyCurrency: 'USD', additionalCurrencies: [], utcOffset: '-05:00', utcOffsetMilliseconds: -18_000_000, uiDomain: uiDomainOf(portal.dataHostingLocation), dataHostingLocation: portal.dataHostingLocation };
       return { status: 200, body, portalId: portal.portalId, route: r.key };
     }
     if (r.key === 'contact-read') {
@@ -426,6 +431,10 @@ export async function startHubSpotStandin(opts: StandinOptions) {
       return id;
     },
     deleteContact: (portalId: number, id: string) => portals.get(portalId)!.contacts.delete(id),
+    /** Hosts the portal elsewhere (e.g. 'eu1'): account details answer that location and its uiDomain. */
+    hostIn(portalId: number, location: string) {
+      portals.get(portalId)!.dataHostingLocation = location;
+    },
     /** The portal the next authorize grants (else the first portal added). */
     authorizeAs(portalId: number) {
       nextPortal = portalId;
@@ -493,3 +502,6 @@ function faultAnswer(fault: { status: number; retryAfterSeconds?: number }): { s
 }
 
 export type HubSpotStandin = Awaited<ReturnType<typeof startHubSpotStandin>>;
+
+/** The UI domain HubSpot answers for a hosting location: app.hubspot.com in na1, app-<location>.hubspot.com elsewhere (its docs' eu1 example). */
+const uiDomainOf = (location: string) => (location === 'na1' ? 'app.hubspot.com' : `app-${location}.hubspot.com`);
