@@ -68,20 +68,34 @@ const STATUS_TEXT: Record<number, string> = {
   429: 'Too many requests', 500: 'Internal error', 501: 'Not implemented', 502: 'Bad gateway', 503: 'Unavailable',
 };
 
+/** Headers the spec puts on answers: X-Trace-ID on every one, Retry-After mirroring retry_after (1007, 4002). */
+const RESPONSE_HEADERS = {
+  'X-Trace-ID': { description: 'the trace_id of this request (also in error bodies): quote it to support', schema: { type: 'string' } },
+  'Retry-After': { description: 'seconds to wait, the same as error.retry_after', schema: { type: 'integer', minimum: 0 } },
+};
+const RETRY_AFTER_CODES = new Set<unknown>([1007, 4002]);
+
+function headersOf(codes: readonly unknown[] = []) {
+  return {
+    'X-Trace-ID': { $ref: '#/components/headers/X-Trace-ID' },
+    ...(codes.some((c) => RETRY_AFTER_CODES.has(c)) && { 'Retry-After': { $ref: '#/components/headers/Retry-After' } }),
+  };
+}
+
 function operationObject(op: OperationSpec) {
   const responses: Record<string, unknown> = {};
   for (const [status, schema] of Object.entries(successResponses(op))) {
     const description = (op.responses[Number(status)] as { description?: string } | undefined)?.description ?? STATUS_TEXT[Number(status)] ?? 'Success';
-    responses[status] = { description: isCrmShape(op) && status === '200' ? description + crmFailureNote(op) : description, content: { 'application/json': { schema } } };
+    responses[status] = { description: isCrmShape(op) && status === '200' ? description + crmFailureNote(op) : description, headers: headersOf(), content: { 'application/json': { schema } } };
   }
   for (const [status, raw] of Object.entries(op.rawResponses ?? {})) {
-    responses[status] = { description: raw.description, ...(raw.contentType && { content: { [raw.contentType]: { schema: { type: 'string', format: 'binary' } } } }) };
+    responses[status] = { description: raw.description, headers: headersOf(), ...(raw.contentType && { content: { [raw.contentType]: { schema: { type: 'string', format: 'binary' } } } }) };
   }
   const codes = errorCodesByStatus(op);
   for (const [status, schema] of Object.entries(errorResponses(op))) {
     const list = codes.get(Number(status)) ?? [];
     const description = list.map((c) => `${c}: ${ERROR_CODES[c].message}`).join('; ') + (isCrmShape(op) && status === '404' ? ' (the HubSpot integration is not configured on this server)' : '');
-    responses[status] = { description, content: { 'application/json': { schema } } };
+    responses[status] = { description, headers: headersOf(list), content: { 'application/json': { schema } } };
   }
   const requestBody = op.body
     ? { required: true, content: { 'application/json': { schema: op.body } } }
@@ -140,6 +154,7 @@ export function buildOpenApi(operations: readonly OperationSpec[], webhooks: rea
     paths,
     webhooks: Object.fromEntries(webhooks.map((w) => [w.event, webhookObject(w, opts.brand)])),
     components: {
+      headers: RESPONSE_HEADERS,
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'The account signing secret' },
         hmac: {

@@ -10,8 +10,11 @@ const SendingWindow = Type.Object(
   },
   { additionalProperties: false },
 );
+/** The largest value the stores' integer columns hold (PostgreSQL `integer`): past it is 1002, not a failed write. */
+const INT32_MAX = 2_147_483_647;
+
 const RateLimit = Type.Object(
-  { per_second: Type.Number({ exclusiveMinimum: 0 }), burst: Type.Integer({ minimum: 1 }) },
+  { per_second: Type.Number({ exclusiveMinimum: 0 }), burst: Type.Integer({ minimum: 1, maximum: INT32_MAX }) },
   { additionalProperties: false },
 );
 export const TenantStatus = Type.Enum(['active', 'suspended'], { type: 'string', description: 'a suspended tenant\'s requests are 403 / 2005' });
@@ -21,7 +24,7 @@ export const TenantSettings = {
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'an IANA time zone, e.g. America/New_York (else 1002)' })),
   sending_window: Type.Optional(SendingWindow),
-  daily_first_touch_cap: Type.Optional(Type.Integer({ minimum: 0 })),
+  daily_first_touch_cap: Type.Optional(Type.Integer({ minimum: 0, maximum: INT32_MAX })),
   rate_limit: Type.Optional(RateLimit),
   status: Type.Optional(TenantStatus),
   crm_install_slots: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000, description: 'production HubSpot portals the tenant may connect; sandbox portals take none (default 1)' })),

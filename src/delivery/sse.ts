@@ -81,6 +81,11 @@ export function sseHub(deps: { store: Store; bus: EventBus }, settings: SseSetti
         connection: 'keep-alive',
         'x-accel-buffering': 'no',
       });
+      // HEAD has no body to stream: its headers would wait for the 60 s close, holding a stream.
+      if (res.req?.method === 'HEAD') {
+        res.end();
+        return;
+      }
       res.write('retry: 3000\n\n');
       // With neither, a stream starts at "now": only new events.
       const s: Stream = { tenantId: tenant.id, res, busy: false, again: false };

@@ -52,6 +52,26 @@ describe('the OpenAPI document', () => {
     }
   });
 
+  it('declares the headers every answer carries: X-Trace-ID on all, Retry-After where retry_after is (1007, 4002)', async () => {
+    type Resp = { headers?: Record<string, { $ref?: string; schema?: unknown }>; description?: string };
+    const headerOf = (r: Resp, name: string) => {
+      const h = r.headers?.[name];
+      return h?.$ref ? (doc as unknown as { components: { headers: Record<string, unknown> } }).components.headers[h.$ref.split('/').pop()!] : h;
+    };
+    for (const [p, methods] of Object.entries(doc.paths)) {
+      for (const [m, op] of Object.entries(methods)) {
+        for (const [status, r] of Object.entries(op.responses as Record<string, Resp>)) {
+          expect(headerOf(r, 'X-Trace-ID'), `${m} ${p} ${status}`).toMatchObject({ schema: { type: 'string' } });
+          const retryAfter = /\b(1007|4002):/.test(r.description ?? '');
+          expect(Boolean(headerOf(r, 'Retry-After')), `${m} ${p} ${status} Retry-After`).toBe(retryAfter);
+        }
+      }
+    }
+    // What the document says is what a real answer carries.
+    const refused = await t.api('POST', '/api/v1/send', { phone: 'nope', body: 'x' });
+    expect(refused.headers['x-trace-id']).toMatch(/^tr_/);
+  });
+
   it('documents the 408 every route that reads a body can answer (a body that does not arrive in time)', () => {
     const withBody = Object.entries(doc.paths).flatMap(([p, methods]) =>
       Object.entries(methods).filter(([, op]) => (op as { requestBody?: unknown }).requestBody).map(([m, op]) => ({ key: `${m.toUpperCase()} ${p}`, op })),

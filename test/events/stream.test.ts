@@ -128,3 +128,26 @@ describe('SSE stream', () => {
     expect(res.json().error.code).toBe(2001);
   });
 });
+
+describe('SSE stream, HEAD', () => {
+  let t: TestApp;
+  let base: string;
+  beforeAll(async () => {
+    t = await startTestApp('sqlite'); // the default 60 s stream lifetime
+    await prepareSandbox(t);
+    base = await t.app.listen({ port: 0, host: '127.0.0.1' });
+  });
+  afterAll(async () => t.close());
+
+  it('answers HEAD with the stream headers at once, without holding a stream open for 60 s', async () => {
+    const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
+      const req = http.request(`${base}/api/v1/events/stream`, { method: 'HEAD', headers: { authorization: `Bearer ${t.demo.signing_secret}`, 'x-service-tenant': 'demo' } }, resolve);
+      req.on('error', reject);
+      req.end();
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toContain('text/event-stream');
+    expect(res.headers['x-trace-id']).toMatch(/^tr_/);
+    await new Promise((r) => res.resume().on('end', r));
+  }, 5_000);
+});

@@ -74,6 +74,18 @@ describe('POST /api/v1/send', () => {
     expect(unauth.json()).toMatchObject({ status: 'failed', code: 2012, error: 'unauthorized' });
   });
 
+  it('answers 1003 for every recipient that is not a number or an email, an empty or over-long one too (as documented)', async () => {
+    const tooLong = `${'a'.repeat(320)}@b.co`;
+    for (const phone of ['', '   ', 'abc', tooLong]) {
+      const res = await t.api('POST', '/api/v1/send', { phone, body: 'x' });
+      expect({ phone, status: res.statusCode, code: res.json().code }).toEqual({ phone, status: 400, code: 1003 });
+    }
+    const group = async (to: unknown) => (await t.api('POST', '/api/v1/chats', { to, message: { parts: [{ type: 'text', value: 'x' }] } })).json().error?.code;
+    expect(await group('')).toBe(1003);
+    expect(await group(['+14155550100', ''])).toBe(1003);
+    expect(await group(tooLong)).toBe(1003);
+  });
+
   it('counts text in characters as the sender sees them: 10,000 emoji go out, one more is 1009', async () => {
     const phone = newRecipient();
     const full = '😀'.repeat(10_000); // 20,000 UTF-16 units

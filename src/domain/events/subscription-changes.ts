@@ -48,11 +48,13 @@ export function subscriptionChanges(deps: { store: Store; clock: Clock; allowPri
         const unknown = change.events.filter((e) => !(EVENT_TYPES as readonly string[]).includes(e));
         if (unknown.length) throw new DomainError(1002, `unknown event type ${unknown.join(', ')}; supported: ${EVENT_TYPES.join(', ')}`);
       }
-      await store.events.updateSubscription(tenantId, id, {
+      const set = {
         ...(change.url !== undefined && { url: checkedUrl(change.url) }),
         ...(change.events && { events: [...new Set(change.events)] }),
         ...(change.enabled !== undefined && { disabled_at: change.enabled ? null : clock.now() }),
-      });
+      };
+      // Nothing to change (`{}`) changes nothing: an UPDATE without columns is not SQL.
+      if (Object.keys(set).length > 0) await store.events.updateSubscription(tenantId, id, set);
       return owned(tenantId, id);
     },
 

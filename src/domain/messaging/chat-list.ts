@@ -14,7 +14,8 @@ const encode = (e: ChatListEntry) => Buffer.from(`${e.activityAt}|${e.chat.id}`)
 
 function decode(cursor: string): { activityAt: number; id: string } {
   const [at, id] = Buffer.from(cursor, 'base64url').toString().split('|');
-  if (!at || !id || !/^\d+$/.test(at)) throw new DomainError(1002, 'cursor is not a next_cursor this list gave');
+  // A time in ms is at most 15 digits; a longer number would overflow PostgreSQL's bigint (500, not 1002).
+  if (!at || !id || !/^\d{1,15}$/.test(at)) throw new DomainError(1002, 'cursor is not a next_cursor this list gave');
   return { activityAt: Number(at), id };
 }
 

@@ -173,7 +173,8 @@ export function chatsService(deps: MessagingDeps, lim: Limits, out: Outbound, id
       if (cursor) {
         try {
           const [t, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
-          if (!id || !Number.isFinite(Number(t))) throw new Error('bad cursor');
+          // Milliseconds: digits only (1.5, 1e20 or -1 reached PostgreSQL's bigint as a 500), at most 15.
+          if (!id || !/^\d{1,15}$/.test(t ?? '')) throw new Error('bad cursor');
           before = { sent_at: Number(t), id };
         } catch {
           throw new DomainError(1002, 'cursor is not a value returned as next_cursor');
