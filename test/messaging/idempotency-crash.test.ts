@@ -15,6 +15,7 @@ import { SIMULATOR_RECIPIENTS } from '../../src/drivers/simulator/reserved.js';
 import { createPgDatabase } from '../support/stores.js';
 import { startStandIn } from '../drivers/bluebubbles/standin.js';
 import { startOn, until, type Running } from './send-crash-support.js';
+import { SERVICE_TEST_MS } from '../support/server-process.js';
 
 /** Past the claim's lease (one minute) and short of everything else (first-touch gap, six hours). */
 const PAST_LEASE_MS = 2 * 60_000;
@@ -65,7 +66,7 @@ async function retryUntilAnswered(s: Running, body: object) {
   );
 }
 
-describe('a send under an idempotency key interrupted by a crash', () => {
+describe('a send under an idempotency key interrupted by a crash', { timeout: SERVICE_TEST_MS }, () => {
   it.each(['sqlite', 'postgres'] as const)('%s: the line got it but its answer never came: the retry answers that message, sent once', async (kind) => {
     const { start } = await place(kind);
     const first = await start();
@@ -169,7 +170,7 @@ describe('a send under an idempotency key interrupted by a crash', () => {
   });
 });
 
-describe('a request of several messages under an idempotency key interrupted by a crash', () => {
+describe('a request of several messages under an idempotency key interrupted by a crash', { timeout: SERVICE_TEST_MS }, () => {
   it.each(['sqlite', 'postgres'] as const)('%s: the retry answers the message the Mac got and sends only the rest', async (kind) => {
     const bb = await startStandIn();
     try {
