@@ -4,8 +4,11 @@ import { startTestApp, type TestApp } from '../support/app.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { prepareSandbox } from '../support/messaging.js';
 
-// Polls are set to a minute: only LISTEN/NOTIFY can wake the other process in time.
-const ENV = { BLUELINE_ALLOW_PRIVATE_NETWORKS: '1', BLUELINE_SSE_POLL_MS: '60000', BLUELINE_WORKER_POLL_MS: '60000', BLUELINE_SSE_MAX_MS: '3000' };
+// Polls are set to a minute: only LISTEN/NOTIFY can wake the other process in time, that is
+// well within the minute. The bound is not a latency budget (a loaded machine takes seconds);
+// the stream lives longer than it.
+const ENV = { BLUELINE_ALLOW_PRIVATE_NETWORKS: '1', BLUELINE_SSE_POLL_MS: '60000', BLUELINE_WORKER_POLL_MS: '60000', BLUELINE_SSE_MAX_MS: '30000' };
+const IN_TIME_MS = 20_000;
 
 describe('two processes on one PostgreSQL database', () => {
   let a: TestApp;
@@ -38,11 +41,11 @@ describe('two processes on one PostgreSQL database', () => {
     const started = Date.now();
     // The inbound arrives in process A, whose worker is off: B must deliver it and stream it.
     await a.admin('POST', `/admin/v1/lines/${a.demo.phone_line_ids[0]}/simulate/inbound`, { from: '+14155550101', text: 'cross-process' });
-    await rx.waitFor(1, 5_000);
+    await rx.waitFor(1, IN_TIME_MS);
     expect(rx.received).toHaveLength(1);
-    while (!frames.join('').includes('cross-process') && Date.now() - started < 2_000) await new Promise((r) => setTimeout(r, 10));
+    while (!frames.join('').includes('cross-process') && Date.now() - started < IN_TIME_MS) await new Promise((r) => setTimeout(r, 10));
     req.destroy();
     expect(frames.join('')).toContain('cross-process');
-    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(Date.now() - started).toBeLessThan(IN_TIME_MS);
   });
 });

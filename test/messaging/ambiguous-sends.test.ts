@@ -12,6 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { SIMULATOR_RECIPIENTS } from '../../src/drivers/simulator/reserved.js';
 import { startStandIn, type StandIn } from '../drivers/bluebubbles/standin.js';
 import { startOn, until, type Running } from './send-crash-support.js';
+import { SERVICE_TEST_MS } from '../support/server-process.js';
 
 const dirs: string[] = [];
 const running: Running[] = [];
@@ -35,7 +36,7 @@ async function chatOf(s: Running, phone: string) {
   return list.chats.find((c: { chat: { handles: string[] } }) => c.chat.handles.includes(phone));
 }
 
-describe('a send interrupted by a crash', () => {
+describe('a send interrupted by a crash', { timeout: SERVICE_TEST_MS }, () => {
   it('through the simulator: `sending` meanwhile, then `sent` if the device log has it, `failed` if not', async () => {
     const dir = tmp();
     const first = await start(dir);

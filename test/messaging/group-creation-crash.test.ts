@@ -13,6 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { SIMULATOR_RECIPIENTS } from '../../src/drivers/simulator/reserved.js';
 import { startStandIn } from '../drivers/bluebubbles/standin.js';
 import { startOn, until, type Running } from './send-crash-support.js';
+import { SERVICE_TEST_MS } from '../support/server-process.js';
 
 const dirs: string[] = [];
 const running: Running[] = [];
@@ -55,7 +56,7 @@ async function expectRecordedOnce(s: Running, body: ReturnType<typeof createBody
   return chat as { id: string };
 }
 
-describe('a group creation interrupted by a crash', () => {
+describe('a group creation interrupted by a crash', { timeout: SERVICE_TEST_MS }, () => {
   it('through BlueBubbles: the Mac created it; after the restart it is recorded once and the retry answers it', async () => {
     const bb = await startStandIn();
     try {

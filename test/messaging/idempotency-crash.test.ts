@@ -13,8 +13,10 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SIMULATOR_RECIPIENTS } from '../../src/drivers/simulator/reserved.js';
 import { createPgDatabase } from '../support/stores.js';
+import { openSqlite } from '../../src/store/sqlite-handles.js';
 import { startStandIn } from '../drivers/bluebubbles/standin.js';
 import { startOn, until, type Running } from './send-crash-support.js';
+import { SERVICE_TEST_MS } from '../support/server-process.js';
 
 /** Past the claim's lease (one minute) and short of everything else (first-touch gap, six hours). */
 const PAST_LEASE_MS = 2 * 60_000;
@@ -44,7 +46,7 @@ async function place(kind: 'sqlite' | 'postgres') {
     running.push(r);
     return r;
   };
-  return { start, url };
+  return { start, url, dir };
 }
 
 // The sends below name their line: the demo's two lines can be created in the same millisecond,
@@ -65,7 +67,7 @@ async function retryUntilAnswered(s: Running, body: object) {
   );
 }
 
-describe('a send under an idempotency key interrupted by a crash', () => {
+describe('a send under an idempotency key interrupted by a crash', { timeout: SERVICE_TEST_MS }, () => {
   it.each(['sqlite', 'postgres'] as const)('%s: the line got it but its answer never came: the retry answers that message, sent once', async (kind) => {
     const { start } = await place(kind);
     const first = await start();
@@ -167,9 +169,54 @@ describe('a send under an idempotency key interrupted by a crash', () => {
     expect(third.json.message_id).toBe(again.json.message_id);
     expect(await sendsOf(second, lineId, body.body)).toHaveLength(1);
   });
+  it('sqlite: killed after claiming the key, before recording a message: the retry sends it, once', async () => {
+    const { start, dir } = await place('sqlite');
+    const first = await start();
+    const lineId = first.demo.phone_line_ids[0]!;
+    const body = { phone: '+14155550812', body: 'claimed, then killed (sqlite)', idempotency_key: 'crash-after-claim-sqlite', phone_line_id: lineId };
+    // The send is held where it records its message (after the claim, the lead, the chat and its
+    // line) by a trigger that keeps the insert busy: SQLite has no lock another connection could
+    // hold on one table only, and the service must not be changed for a test. A connection of the
+    // test's own, as the PostgreSQL test holds a lock, never a second Blueline process.
+    const outside = openSqlite(path.join(dir, 'blueline.sqlite'), { timeout: 30_000 });
+    try {
+      outside.db.exec(`create trigger hold_message before insert on messages when new.parts like '%claimed, then killed (sqlite)%' begin
+        select count(*) from (with recursive c(i) as (select 1 union all select i + 1 from c where i < 1e15) select i from c);
+      end`);
+      let answered = false;
+      void first.api('POST', '/api/v1/send', body).then(() => (answered = true), () => {});
+      // Committed: the claim, and the chat on its line (the write before the message). What is
+      // left is the insert of the message, which stays busy until the kill.
+      const claimed = outside.statement("select count(*) as n from idempotency_keys where key = 'crash-after-claim-sqlite' and state = 'in_progress'");
+      const pinned = outside.statement('select count(*) as n from chats c join chat_participants p on p.chat_id = c.id where p.handle = ? and c.line_id = ?');
+      await until(async () => [(claimed.get() as { n: number }).n, (pinned.get(body.phone, lineId) as { n: number }).n], ([k, c]) => k === 1 && c === 1);
+      await first.kill();
+      expect(answered).toBe(false);
+      expect((outside.statement("select count(*) as n from messages where parts like '%claimed, then killed%'").get() as { n: number }).n).toBe(0);
+      outside.db.exec('drop trigger hold_message');
+    } finally {
+      outside.db.close();
+    }
+
+    const second = await start();
+    expect(await sendsOf(second, lineId, body.body)).toHaveLength(0);
+    await second.admin('POST', '/admin/v1/clock/advance', { ms: PAST_LEASE_MS });
+    const again = await second.api('POST', '/api/v1/send', body);
+    expect(again.status, JSON.stringify(again.json)).toBe(200);
+    expect(again.json).toMatchObject({ status: 'sent', phone_line_id: lineId, lead_created: true });
+    const sent = await sendsOf(second, lineId, body.body);
+    expect(sent.map((e) => e.ref)).toEqual([again.json.message_id]);
+    // The chat holds that one message: the killed attempt left nothing behind.
+    const history = (await second.api('GET', `/api/v1/chats/${again.json.chat_id}/messages`)).json.messages as { id: string; status: string }[];
+    expect(history.map((m) => [m.id, m.status])).toEqual([[again.json.message_id, 'sent']]);
+    const third = await second.api('POST', '/api/v1/send', body);
+    expect(third.status).toBe(200);
+    expect(third.json.message_id).toBe(again.json.message_id);
+    expect(await sendsOf(second, lineId, body.body)).toHaveLength(1);
+  });
 });
 
-describe('a request of several messages under an idempotency key interrupted by a crash', () => {
+describe('a request of several messages under an idempotency key interrupted by a crash', { timeout: SERVICE_TEST_MS }, () => {
   it.each(['sqlite', 'postgres'] as const)('%s: the retry answers the message the Mac got and sends only the rest', async (kind) => {
     const bb = await startStandIn();
     try {

@@ -45,7 +45,9 @@ describe('the reconciler wakes for a lost answer', () => {
     // Started: it swept at once and would otherwise sweep again in a minute.
     expect(await t.services.sendReconciler.start()).toMatchObject({ pending: 0 });
     const lost = await lostSend('lost answer');
-    const settled = await eventually(() => status(lost), (m) => m.status !== 'sending', 1_000);
+    // Its next round is a minute away: settled well before that is the wake-up's doing (20 s is
+    // the end of waiting on a loaded machine, not a latency budget).
+    const settled = await eventually(() => status(lost), (m) => m.status !== 'sending', 20_000);
     expect(settled).toMatchObject({ status: 'failed', error_code: 4001 });
 
     await t.services.sendReconciler.stop();

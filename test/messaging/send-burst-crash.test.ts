@@ -9,8 +9,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startOn, until, type Running } from './send-crash-support.js';
+import { SERVICE_TEST_MS } from '../support/server-process.js';
 
-describe('SIGKILL during a burst of sends', () => {
+describe('SIGKILL during a burst of sends', { timeout: SERVICE_TEST_MS }, () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'blueline-burst-'));
   const running: Running[] = [];
   afterAll(async () => {

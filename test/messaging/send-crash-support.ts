@@ -1,8 +1,8 @@
 /** The service as a process on a data directory that outlives it: start, SIGKILL, start again. */
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { projectRoot } from '../support/server-process.js';
+import type { ChildProcess } from 'node:child_process';
+import { spawnService, untilReady } from '../support/server-process.js';
 import { freePort } from '../support/ports.js';
 
 export interface Demo {
@@ -24,17 +24,8 @@ export interface Running {
 export async function startOn(dataDir: string, env: Record<string, string> = {}): Promise<Running> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src/main.ts')], {
-    cwd: projectRoot,
-    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn', BLUELINE_ALLOW_PRIVATE_NETWORKS: '1', ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  for (let i = 0; ; i++) {
-    if (child.exitCode !== null) throw new Error('server exited');
-    if (await fetch(`${url}/readyz`).then((r) => r.ok, () => false)) break;
-    if (i > 300) throw new Error('server did not start');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const child = spawnService({ PORT: String(port), DATA_DIR: dataDir, BLUELINE_ALLOW_PRIVATE_NETWORKS: '1', ...env }, ['ignore', 'ignore', 'inherit']);
+  await untilReady(child, url);
   const demo = JSON.parse(fs.readFileSync(path.join(dataDir, 'demo.json'), 'utf8')) as Demo;
   const call = (token: string) => async (method: string, p: string, body?: unknown) => {
     const res = await fetch(url + p, {

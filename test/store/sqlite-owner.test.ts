@@ -5,10 +5,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ownSqliteFile, SqliteInUseError } from '../../src/store/sqlite-owner.js';
-import { projectRoot, startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { SERVICE_START_MS, SERVICE_TEST_MS, spawnService, startServerProcess, type ServerProcess } from '../support/server-process.js';
 import { freePort } from '../support/ports.js';
 
 const procs: ServerProcess[] = [];
@@ -16,21 +16,19 @@ afterAll(() => procs.forEach((p) => p.cleanup()));
 
 /** The service on `dataDir` until it exits: its exit code and what it wrote to stderr. */
 async function runToExit(dataDir: string): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src/main.ts')], {
-    cwd: projectRoot,
-    env: { ...process.env, PORT: String(await freePort()), DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawnService({ PORT: String(await freePort()), DATA_DIR: dataDir }, ['ignore', 'ignore', 'pipe']);
   let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  // It refuses as soon as it has loaded; the deadline only bounds one that never exits.
+  const timer = setTimeout(() => child.kill('SIGKILL'), SERVICE_START_MS);
   const code = await new Promise<number | null>((r) => child.once('exit', r));
   clearTimeout(timer);
   return { code, stderr };
 }
 
 describe('one service process per SQLite file', () => {
-  it('refuses a second process on the same database, takes over after a crash, leaves no lock after a clean stop', async () => {
+  // Four service processes one after another: seconds each on a quiet machine, far more on a loaded one.
+  it('refuses a second process on the same database, takes over after a crash, leaves no lock after a clean stop', { timeout: SERVICE_TEST_MS }, async () => {
     const first = await startServerProcess({ prefix: 'blueline-owner-' });
     procs.push(first);
     const lock = path.join(first.dataDir, 'blueline.sqlite.owner');

@@ -7,6 +7,50 @@ import { freePort } from './ports.js';
 
 export const projectRoot = path.resolve(import.meta.dirname, '..', '..');
 
+/**
+ * How long a service process may take to answer /readyz. A start (tsx loading the sources,
+ * migrations, the demo sandbox) takes 1–3 s on a quiet machine and over 15 s on a loaded 2-core
+ * one; the deadline only bounds a start that never comes, so it is generous.
+ */
+export const SERVICE_START_MS = 120_000;
+/** The time budget of a test that starts service processes: a few starts at the deadline above. */
+export const SERVICE_TEST_MS = 3 * SERVICE_START_MS;
+
+// A test that times out while a start is under way never gets the process to clean up, and it
+// would outlive the test run: every process started here is killed after the test file
+// (vitest kills a worker that does not exit, so an exit handler would not run).
+const spawned = new Set<ChildProcess>();
+if (process.env.VITEST) {
+  const { afterAll } = await import('vitest');
+  afterAll(() => {
+    for (const child of spawned) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+}
+
+/** The service (`src/main.ts`) in a child process, on `port`; not waited for (see untilReady). */
+export function spawnService(env: Record<string, string>, stdio: ('ignore' | 'pipe' | 'inherit')[]): ChildProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src/main.ts')], {
+    cwd: projectRoot,
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    stdio,
+  });
+  spawned.add(child);
+  child.once('exit', () => spawned.delete(child));
+  return child;
+}
+
+/** Resolves once the service at `url` answers /readyz 200; throws when it exits first or never does. */
+export async function untilReady(child: ChildProcess, url: string): Promise<void> {
+  const deadline = Date.now() + SERVICE_START_MS;
+  for (;;) {
+    // A process killed by a signal (an abort, SIGSEGV) has no exit code, only a signal.
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`server exited (${child.signalCode ?? `code ${child.exitCode}`})`);
+    if (await fetch(`${url}/readyz`).then((r) => r.ok, () => false)) return;
+    if (Date.now() > deadline) throw new Error(`server did not answer /readyz within ${SERVICE_START_MS / 1000} s`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 export interface ServerProcess {
   child: ChildProcess;
   url: string;
@@ -29,26 +73,18 @@ export async function startServerProcess(opts: {
   const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), opts.prefix));
   const port = opts.port ?? (await freePort());
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src/main.ts')], {
-    cwd: projectRoot,
-    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...opts.env },
-    stdio: ['ignore', opts.captureStdout ? 'pipe' : 'ignore', 'inherit'],
-  });
+  const child = spawnService({ PORT: String(port), DATA_DIR: dataDir, ...opts.env }, ['ignore', opts.captureStdout ? 'pipe' : 'ignore', 'inherit']);
   let stdout = '';
   child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
   const cleanup = () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     fs.rmSync(dataDir, { recursive: true, force: true });
   };
-  for (let i = 0; i < 300; i++) {
-    // A process killed by a signal (an abort, SIGSEGV) has no exit code, only a signal.
-    if (child.exitCode !== null || child.signalCode !== null) {
-      cleanup();
-      throw new Error(`server exited (${child.signalCode ?? `code ${child.exitCode}`})`);
-    }
-    if (await fetch(`${url}/readyz`).then((r) => r.ok, () => false)) return { child, url, dataDir, stdout: () => stdout, cleanup };
-    await new Promise((r) => setTimeout(r, 100));
+  try {
+    await untilReady(child, url);
+  } catch (err) {
+    cleanup();
+    throw err;
   }
-  cleanup();
-  throw new Error('server did not start');
+  return { child, url, dataDir, stdout: () => stdout, cleanup };
 }
