@@ -70,15 +70,45 @@ describe.each(STORE_KINDS)('rate tokens on %s', (kind) => {
   it('a quiet tenant takes one token per request, and is refused as the bucket says', async () => {
     const tokens = rateTokens(ts.store);
     statements = 0;
-    // 2/s, burst 3, five requests at once: three pass, two wait half a second.
+    // 2/s, burst 3, five requests at once: three pass, two wait half a second; the fifth is
+    // refused on what the fourth learned, without asking the bucket again.
     const waits = [];
     for (let i = 0; i < 5; i++) waits.push(await tokens.take('ten_quiet', 2, 3, 4_000_000));
     expect(waits.slice(0, 3)).toEqual([0, 0, 0]);
     expect(waits[3]).toBeCloseTo(0.5, 5);
-    expect(statements).toBe(5);
+    expect(waits[4]).toBeCloseTo(0.5, 5);
+    expect(statements).toBe(4);
     // A second later two more tokens are there.
     expect(await tokens.take('ten_quiet', 2, 3, 4_001_000)).toBe(0);
     expect(await tokens.take('ten_quiet', 2, 3, 4_001_000)).toBe(0);
     expect(await tokens.take('ten_quiet', 2, 3, 4_001_000)).toBeGreaterThan(0);
+  });
+
+  it('a tenant past its limit is refused without a statement until its next token is due', async () => {
+    const tokens = rateTokens(ts.store);
+    // 10/s, burst 1: the first passes, then the bucket's next token is 100 ms away.
+    expect(await tokens.take('ten_flood', 10, 1, 5_000_000)).toBe(0);
+    expect(await tokens.take('ten_flood', 10, 1, 5_000_000)).toBeCloseTo(0.1, 5);
+    statements = 0;
+    // A flood meanwhile: every request refused with the wait left, none of them a statement.
+    const waits = await Promise.all(Array.from({ length: 200 }, (_, i) => tokens.take('ten_flood', 10, 1, 5_000_000 + (i % 50))));
+    expect(waits.every((w) => w > 0)).toBe(true);
+    expect(Math.max(...waits)).toBeCloseTo(0.1, 5);
+    expect(Math.min(...waits)).toBeCloseTo(0.051, 5);
+    expect(statements).toBe(0);
+    // When it is due the bucket is asked again, and has it.
+    expect(await tokens.take('ten_flood', 10, 1, 5_000_100)).toBe(0);
+    expect(statements).toBe(1);
+  });
+
+  it('a refusal does not outlive the limit it was computed under: a raised rate is asked at once', async () => {
+    const tokens = rateTokens(ts.store);
+    expect(await tokens.take('ten_raised', 1, 1, 6_000_000)).toBe(0);
+    // At 1/s the next token is a second away.
+    expect(await tokens.take('ten_raised', 1, 1, 6_000_000)).toBeCloseTo(1, 5);
+    statements = 0;
+    // The tenant's limit is raised to 100/s: 20 ms later the bucket holds a token again.
+    expect(await tokens.take('ten_raised', 100, 1, 6_000_020)).toBe(0);
+    expect(statements).toBe(1);
   });
 });

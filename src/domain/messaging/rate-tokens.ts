@@ -9,6 +9,11 @@
  * across processes; tokens left at the end of a slice are dropped, never used later: when a busy
  * tenant's traffic stops, at most one slice's worth is lost. A tenant making a few requests a
  * second takes one token per request, as without this.
+ *
+ * A refusal is remembered until the moment the bucket said its next token would be there: no
+ * process ever puts tokens back, so until then every request is refused here, with the wait
+ * left, at no statement. Without this a tenant past its limit cost a locking transaction per
+ * refused request, so the requests the limit refuses were the database's heaviest.
  */
 import type { Store } from '../../store/index.js';
 
@@ -26,14 +31,20 @@ interface Reservoir {
   lastCount: number;
   /** The take in flight, which requests arriving meanwhile wait for rather than start their own. */
   refill?: Promise<number>;
+  /** Refused until then (ms), under this limit: the bucket's next token is not there before. */
+  emptyUntil: number;
+  emptyUnder: string;
 }
+
+/** A refusal holds only under the limit it was computed with (a raised rate refills sooner). */
+const limitKey = (perSecond: number, burst: number) => `${perSecond}/${burst}`;
 
 export function rateTokens(store: Pick<Store, 'rateBuckets'>) {
   const reservoirs = new Map<string, Reservoir>();
 
   function reservoirOf(tenantId: string, nowMs: number): Reservoir {
     let r = reservoirs.get(tenantId);
-    if (!r) reservoirs.set(tenantId, (r = { left: 0, until: 0, windowStart: nowMs, count: 0, lastCount: 0 }));
+    if (!r) reservoirs.set(tenantId, (r = { left: 0, until: 0, windowStart: nowMs, count: 0, lastCount: 0, emptyUntil: 0, emptyUnder: '' }));
     if (nowMs >= r.windowStart + RATE_SLICE_MS) {
       r.lastCount = nowMs < r.windowStart + 2 * RATE_SLICE_MS ? r.count : 0;
       r.windowStart = nowMs;
@@ -48,7 +59,11 @@ export function rateTokens(store: Pick<Store, 'rateBuckets'>) {
     // This window's demand so far counts too: a tenant getting busy doubles its take each time.
     const want = Math.max(1, Math.min(Math.max(r.lastCount, r.count), slice, Math.floor(burst), MAX_AHEAD));
     const { taken, wait } = await store.rateBuckets.takeTokens(tenantId, perSecond, burst, nowMs, want);
-    if (taken === 0) return wait;
+    if (taken === 0) {
+      r.emptyUntil = nowMs + wait * 1000;
+      r.emptyUnder = limitKey(perSecond, burst);
+      return wait;
+    }
     r.left = taken;
     r.until = nowMs + RATE_SLICE_MS;
     return 0;
@@ -64,6 +79,7 @@ export function rateTokens(store: Pick<Store, 'rateBuckets'>) {
           r.left--;
           return 0;
         }
+        if (nowMs < r.emptyUntil && r.emptyUnder === limitKey(perSecond, burst)) return (r.emptyUntil - nowMs) / 1000;
         if (r.refill) {
           await r.refill.catch(() => undefined);
           continue;
