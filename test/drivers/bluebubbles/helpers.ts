@@ -76,12 +76,13 @@ export const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0
 export const PNG2 = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('second-image')]);
 export const CAF = Buffer.concat([Buffer.from('caff'), Buffer.from([0, 1, 0, 0]), Buffer.from('desc'), Buffer.from('opus-frames-0123456789')]);
 
-export async function waitFor<T>(get: () => T | undefined | false, timeoutMs = 3000): Promise<T> {
+/** Polls until `get` gives a value; throws after `timeoutMs` (a deadline for a loaded machine: it returns as soon as the value is there). */
+export async function waitFor<T>(get: () => T | undefined | false, timeoutMs = 15_000): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const v = get();
     if (v) return v;
-    if (Date.now() > until) throw new Error('timed out waiting');
+    if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting`);
     await new Promise((r) => setTimeout(r, 10));
   }
 }
