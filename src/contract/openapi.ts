@@ -8,6 +8,7 @@ import type { AuthMode, OperationSpec } from './operation.js';
 import type { WebhookSpec } from './webhook.js';
 import { errorCodesByStatus, errorResponses, isCrmShape, successResponses } from './errors.js';
 import { ERROR_CODES } from '../errors/registry.js';
+import { schemaNamer, type SchemaNamer } from './openapi-refs.js';
 
 const TAGS = [
   { name: 'phone lines', description: "The project's phone lines" },
@@ -50,14 +51,14 @@ function crmFailureNote(op: OperationSpec): string {
 
 type JsonObject = { properties?: Record<string, TSchema & { description?: string }>; required?: string[] };
 
-function parameters(where: 'path' | 'query' | 'header', schema: TSchema | undefined) {
+function parameters(named: SchemaNamer, where: 'path' | 'query' | 'header', schema: TSchema | undefined) {
   const obj = schema as JsonObject | undefined;
   return Object.entries(obj?.properties ?? {}).map(([name, s]) => ({
     name,
     in: where,
     required: where === 'path' || (obj?.required ?? []).includes(name),
     ...(s.description && { description: s.description }),
-    schema: s,
+    schema: named.ref(s),
   }));
 }
 
@@ -82,11 +83,30 @@ function headersOf(codes: readonly unknown[] = []) {
   };
 }
 
-function operationObject(op: OperationSpec) {
+/** An error body's component name: its shape and its codes (`ErrorEnvelope_2005_2007`). */
+function errorBodyName(op: OperationSpec, status: number, codes: readonly unknown[]): string {
+  const shape = op.errorShape === 'send' ? 'SendFailure' : isCrmShape(op) && status !== 404 ? 'CrmFailure' : 'ErrorEnvelope';
+  return `${shape}_${codes.map((c) => String(c).replace(/[^A-Za-z0-9]/g, '')).join('_')}`;
+}
+
+/** How many operations answer with each error body (by its JSON): the ones several share are named. */
+function countErrorBodies(operations: readonly OperationSpec[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const op of operations) {
+    if (op.hidden) continue;
+    for (const schema of Object.values(errorResponses(op))) {
+      const key = JSON.stringify(schema);
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+  }
+  return counts;
+}
+
+function operationObject(op: OperationSpec, named: SchemaNamer, errorBodies: Map<string, number>) {
   const responses: Record<string, unknown> = {};
   for (const [status, schema] of Object.entries(successResponses(op))) {
     const description = (op.responses[Number(status)] as { description?: string } | undefined)?.description ?? STATUS_TEXT[Number(status)] ?? 'Success';
-    responses[status] = { description: isCrmShape(op) && status === '200' ? description + crmFailureNote(op) : description, headers: headersOf(), content: { 'application/json': { schema } } };
+    responses[status] = { description: isCrmShape(op) && status === '200' ? description + crmFailureNote(op) : description, headers: headersOf(), content: { 'application/json': { schema: named.ref(schema) } } };
   }
   for (const [status, raw] of Object.entries(op.rawResponses ?? {})) {
     responses[status] = { description: raw.description, headers: headersOf(), ...(raw.contentType && { content: { [raw.contentType]: { schema: { type: 'string', format: 'binary' } } } }) };
@@ -95,14 +115,15 @@ function operationObject(op: OperationSpec) {
   for (const [status, schema] of Object.entries(errorResponses(op))) {
     const list = codes.get(Number(status)) ?? [];
     const description = list.map((c) => `${c}: ${ERROR_CODES[c].message}`).join('; ') + (isCrmShape(op) && status === '404' ? ' (the HubSpot integration is not configured on this server)' : '');
-    responses[status] = { description, headers: headersOf(list), content: { 'application/json': { schema } } };
+    const body = (errorBodies.get(JSON.stringify(schema)) ?? 0) > 1 ? named.shared(schema, errorBodyName(op, Number(status), list)) : named.ref(schema);
+    responses[status] = { description, headers: headersOf(list), content: { 'application/json': { schema: body } } };
   }
   const requestBody = op.body
-    ? { required: true, content: { 'application/json': { schema: op.body } } }
+    ? { required: true, content: { 'application/json': { schema: named.ref(op.body) } } }
     : op.rawBody
       ? { required: true, description: op.rawBody.description, content: Object.fromEntries(op.rawBody.contentTypes.map((t) => [t, { schema: { type: 'string', format: 'binary' } }])) }
       : undefined;
-  const params = [...parameters('path', op.params), ...parameters('query', op.query), ...parameters('header', op.headers)];
+  const params = [...parameters(named, 'path', op.params), ...parameters(named, 'query', op.query), ...parameters(named, 'header', op.headers)];
   return {
     operationId: op.operationId,
     summary: op.summary,
@@ -116,7 +137,7 @@ function operationObject(op: OperationSpec) {
 }
 
 /** A webhook as OpenAPI 3.1 describes it: the POST the service sends to the subscriber's url. */
-function webhookObject(w: WebhookSpec, brand: string) {
+function webhookObject(w: WebhookSpec, brand: string, named: SchemaNamer) {
   return {
     post: {
       operationId: w.operationId,
@@ -125,19 +146,23 @@ function webhookObject(w: WebhookSpec, brand: string) {
       tags: [...w.tags],
       // The receiver authenticates the delivery by its signature headers, not by a scheme of ours.
       security: [],
-      parameters: parameters('header', w.headers(brand)),
-      requestBody: { required: true, content: { 'application/json': { schema: w.body } } },
+      parameters: parameters(named, 'header', w.headers(brand)),
+      requestBody: { required: true, content: { 'application/json': { schema: named.ref(w.body) } } },
       responses: Object.fromEntries(Object.entries(w.responses).map(([range, description]) => [range, { description }])),
     },
   };
 }
 
 export function buildOpenApi(operations: readonly OperationSpec[], webhooks: readonly WebhookSpec[], opts: { brand: string; baseUrl: string }) {
+  // The shared shapes: named once under components.schemas, referenced by $ref (see openapi-refs.ts).
+  const named = schemaNamer();
+  const errorBodies = countErrorBodies(operations);
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of operations) {
     if (op.hidden) continue;
-    (paths[op.path] ??= {})[op.method.toLowerCase()] = operationObject(op);
+    (paths[op.path] ??= {})[op.method.toLowerCase()] = operationObject(op, named, errorBodies);
   }
+  const webhookObjects = Object.fromEntries(webhooks.map((w) => [w.event, webhookObject(w, opts.brand, named)]));
   return {
     openapi: '3.1.0',
     info: {
@@ -152,8 +177,9 @@ export function buildOpenApi(operations: readonly OperationSpec[], webhooks: rea
     servers: [{ url: opts.baseUrl, description: 'This service' }],
     tags: TAGS,
     paths,
-    webhooks: Object.fromEntries(webhooks.map((w) => [w.event, webhookObject(w, opts.brand)])),
+    webhooks: webhookObjects,
     components: {
+      schemas: named.components(),
       headers: RESPONSE_HEADERS,
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'The account signing secret' },

@@ -30,6 +30,16 @@ describe('the OpenAPI document', () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'blueline-openapi-'));
     fs.writeFileSync(path.join(dir, 'openapi.json'), JSON.stringify(doc, null, 2));
   });
+  /** A schema with its $refs (#/components/schemas/…, shared shapes) replaced by what they name. */
+  const resolved = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(resolved);
+    if (!node || typeof node !== 'object') return node;
+    const { $ref, ...rest } = node as Record<string, unknown>;
+    const own = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, resolved(v)]));
+    if (typeof $ref !== 'string') return own;
+    const target = (doc as unknown as { components: { schemas: Record<string, unknown> } }).components.schemas[$ref.replace('#/components/schemas/', '')];
+    return { ...(resolved(target) as object), ...own };
+  };
   afterAll(async () => {
     await t.close();
     fs.rmSync(dir, { recursive: true, force: true });
@@ -84,7 +94,7 @@ describe('the OpenAPI document', () => {
   it('documents the message.received webhook: the contract\'s envelope, its delivery headers and what answers mean', () => {
     const post = doc.webhooks['message.received']!.post;
     expect(post.operationId).toBe('messageReceived');
-    expect(post.requestBody.content['application/json']!.schema).toEqual(JSON.parse(JSON.stringify(MessageReceived)));
+    expect(resolved(post.requestBody.content['application/json']!.schema)).toEqual(JSON.parse(JSON.stringify(MessageReceived)));
     expect(post.parameters.filter((p) => p.in === 'header' && p.required).map((p) => p.name)).toEqual(
       expect.arrayContaining(['X-Webhook-Event', 'X-Webhook-Event-Id', 'X-Webhook-Timestamp', 'X-Webhook-Subscription-Id', 'X-Webhook-Signature', `x-${t.config.headerBrand}-signature`]),
     );
@@ -113,8 +123,8 @@ describe('the OpenAPI document', () => {
     const card = doc.paths['/crm/hubspot/card']!.get!.responses as Record<string, { content: Record<string, { schema: { anyOf?: { properties: Record<string, { const?: unknown }> }[] } }> }>;
     const alternatives = card['200']!.content['application/json']!.schema.anyOf!;
     expect(alternatives.map((a) => a.properties.ok!.const)).toEqual([true, false]);
-    expect(JSON.stringify(card['401']!.content['application/json']!.schema)).toContain('"ok"');
-    expect(JSON.stringify(card['404']!.content['application/json']!.schema)).toContain('"success"');
+    expect(JSON.stringify(resolved(card['401']!.content['application/json']!.schema))).toContain('"ok"');
+    expect(JSON.stringify(resolved(card['404']!.content['application/json']!.schema))).toContain('"success"');
     const callback = doc.paths['/crm/hubspot/oauth/callback']!.get!.responses as Record<string, { content: Record<string, unknown> }>;
     expect(Object.keys(callback['200']!.content)).toEqual(['text/html']);
     expect(JSON.stringify(callback['400'])).toContain('2014');
