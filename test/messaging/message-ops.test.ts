@@ -97,6 +97,21 @@ describe('edits, reactions and isolation', () => {
     expect((await edit(inbound.id, { new_text: 'x' })).json().error.code).toBe(1011);
   });
 
+  it("gives simulated sends UUIDv7 guids that carry the line's clock, so they sort by time", async () => {
+    const guids: string[] = [];
+    for (const step of [0, 5_000, 3_600_000]) {
+      t.clock.advance(step);
+      const res = await t.api('POST', '/api/v1/send', { phone, body: `guid at +${step}` });
+      expect(res.statusCode).toBe(200);
+      const entry = (await deviceLog(t, sent.phone_line_id)).find((e) => e.ref === res.json().message_id)!;
+      const guid = String(entry.guid);
+      expect(guid).toMatch(/^sim-[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(parseInt(guid.slice(4, 17).replace('-', ''), 16)).toBe(Date.parse(String(entry.at)));
+      guids.push(guid);
+    }
+    expect([...guids].sort()).toEqual(guids);
+  });
+
   it('never lets another tenant see or act on these messages and chats', async () => {
     const other = (await t.admin('POST', '/admin/v1/accounts', { name: 'Intruder' })).json();
     await t.admin('POST', '/admin/v1/tenants', { account_id: other.account.id, slug: 'intruder' });

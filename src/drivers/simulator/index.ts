@@ -32,7 +32,16 @@ export function simulatorDriver(ctx: DriverContext): LineDriver {
   const receiptDelay = typeof cfg.receipt_delay_ms === 'number' ? cfg.receipt_delay_ms : DEFAULT_RECEIPT_DELAY_MS;
   let seq = 0;
 
-  const newGuid = () => `sim-${randomUUID()}`;
+  /**
+   * A UUIDv7 (time first): guids are indexed by line, and a key that grows with time lands on
+   * the index's last page, where a random UUID dirtied a page of its own per send for the next
+   * commit to write (commits' share of the service's CPU under bench/send.ts: 10.6% → 6.3%).
+   * A real line's guids are whatever its provider makes.
+   */
+  const newGuid = () => {
+    const time = ctx.now().toString(16).padStart(12, '0');
+    return `sim-${time.slice(0, 8)}-${time.slice(8, 12)}-7${randomUUID().slice(15)}`;
+  };
 
   /** Log ids sort in the order the device received them. */
   const logId = () => `dev_${ctx.now().toString(36).padStart(10, '0')}_${(seq++).toString(36).padStart(6, '0')}_${randomUUID().slice(0, 8)}`;
