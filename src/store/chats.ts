@@ -49,6 +49,15 @@ const leadWithChatAndLineQ = prepared<ByHandle, Record<string, unknown>>(['tenan
     .select(LINE_COLUMNS.map((c) => `pl.${c} as l_${c}` as const) as never),
 );
 
+/** `[column, alias]` pairs of a joined read, and the row of one table taken back out of it (per send: no per-call strings). */
+const CHAT_FIELDS = CHAT_COLUMNS.map((c) => [c, c] as const);
+const LINE_FIELDS = LINE_COLUMNS.map((c) => [c, `l_${c}`] as const);
+function pick<T>(r: Record<string, unknown>, fields: readonly (readonly [string, string])[]): T {
+  const out: Record<string, unknown> = {};
+  for (const [column, alias] of fields) out[column] = r[alias];
+  return out as T;
+}
+
 export function chatsRepo(db: Kysely<DB>, lineFromRow: (r: DB['phone_lines']) => PhoneLine) {
   return {
     async findLead(tenantId: string, handle: string): Promise<Lead | undefined> {
@@ -82,8 +91,8 @@ export function chatsRepo(db: Kysely<DB>, lineFromRow: (r: DB['phone_lines']) =>
     async findLeadWithChatAndLine(tenantId: string, handle: string): Promise<{ lead: Lead; chat: Chat; line: PhoneLine | undefined } | undefined> {
       const r = await first(leadWithChatAndLineQ, db, { tenantId, handle });
       if (!r) return undefined;
-      const chat = toChat(Object.fromEntries(CHAT_COLUMNS.map((c) => [c, r[c]])) as unknown as DB['chats']);
-      const line = r.l_id == null ? undefined : lineFromRow(Object.fromEntries(LINE_COLUMNS.map((c) => [c, r[`l_${c}`]])) as unknown as DB['phone_lines']);
+      const chat = toChat(pick<DB['chats']>(r, CHAT_FIELDS));
+      const line = r.l_id == null ? undefined : lineFromRow(pick<DB['phone_lines']>(r, LINE_FIELDS));
       return { lead: { id: chat.id, tenant_id: tenantId, handle: r.lead_handle as string, created_at: Number(r.lead_created_at) }, chat, line };
     },
 

@@ -33,7 +33,7 @@ import {
   type QueryResult,
 } from 'kysely';
 import type { DirectRunner } from './prepared.js';
-import type { SqliteHandle } from './sqlite-handles.js';
+import { changesSchema, type SqliteHandle } from './sqlite-handles.js';
 
 /** What a statement needs to run: kysely's compiled query, or a prepared query's SQL and parameters. */
 type Statement = Pick<CompiledQuery, 'sql' | 'parameters'>;
@@ -110,9 +110,10 @@ class Batcher {
     let result: QueryResult<unknown>;
     try {
       if (stmt.reader) {
-        result = { rows: stmt.all(params) };
+        result = { rows: this.sqliteHandle.rows(query.sql, params) };
       } else {
         const { changes, lastInsertRowid } = stmt.run(params);
+        if (changesSchema(query.sql)) this.sqliteHandle.schemaChanged();
         result = { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
       }
     } catch (err) {

@@ -52,6 +52,13 @@ describe('SQLite group commit', () => {
       expect(committedIds()).toContain(id);
     });
 
+  it('reads the columns a migration leaves: a kept `select *` follows a renamed column', async () => {
+    await insert('a', 1);
+    expect((await sql`select * from items`.execute(db)).rows).toEqual([{ id: 'a', n: 1 }]);
+    await sql`alter table items rename column n to count`.execute(db);
+    expect((await sql`select * from items`.execute(db)).rows).toEqual([{ id: 'a', count: 1 }]);
+  });
+
   it('commits concurrent writes together, and none is answered before its commit', async () => {
     await Promise.all(Array.from({ length: 50 }, (_, i) => insert(`i${String(i).padStart(2, '0')}`)));
     expect(committedIds()).toHaveLength(50);
