@@ -60,7 +60,8 @@ export async function startBaseline(port: number, body: string): Promise<Proc> {
 let built = false;
 /** Builds once per run, so the bench measures the compiled service users run. */
 function buildOnce() {
-  if (built) return;
+  // BENCH_NO_BUILD=1 measures dist/ as it is (a hand-patched experiment, a profile of an older build).
+  if (built || process.env.BENCH_NO_BUILD) return;
   execFileSync('npm', ['run', 'build', '--silent'], { cwd: repoRoot, stdio: 'inherit' });
   built = true;
 }
