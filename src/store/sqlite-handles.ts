@@ -41,17 +41,16 @@ export const changesSchema = (sql: string): boolean => /^\s*(?:create|alter|drop
  * that, and an object literal of the query's columns, compiled once, costs
  * next to nothing: the rows are the same objects, made cheaper.
  */
-function rowMaker(columns: string[]): RowReader['toRow'] | undefined {
-  // A literal's "__proto__" would set the prototype, not a column: such a query keeps object rows.
-  if (columns.includes('__proto__')) return undefined;
-  // Later columns of the same name win, as in better-sqlite3's own rows.
+function rowMaker(columns: string[]): RowReader['toRow'] {
+  // As better-sqlite3 sets them: later columns of the same name win, and a column named
+  // "__proto__" goes to the prototype setter (a literal's plain key does the same).
   const body = `return {${columns.map((name, i) => `${JSON.stringify(name)}: v[${i}]`).join(', ')}};`;
   return new Function('v', body) as RowReader['toRow'];
 }
 
 export class SqliteHandle {
   private readonly statements = new Map<string, SqliteDatabase.Statement>();
-  private readonly readers = new Map<string, RowReader | null>();
+  private readonly readers = new Map<string, RowReader>();
   private readonly keep: SqliteDatabase.Statement[] = [];
 
   constructor(readonly db: SqliteDatabase.Database) {}
@@ -73,21 +72,17 @@ export class SqliteHandle {
       // A statement of its own: raw mode is the statement's state, and statement() hands out object rows.
       const stmt = this.db.prepare(sql).raw(true);
       const columns = stmt.columns().map((c) => c.name);
-      const toRow = rowMaker(columns);
-      reader = toRow ? { stmt, toRow, width: columns.length } : null;
+      reader = { stmt, toRow: rowMaker(columns), width: columns.length };
       // Kept even when unused (see above): it must never become garbage.
       this.keep.push(stmt);
       this.readers.set(sql, reader);
     }
-    if (!reader) return this.statement(sql).all(params);
     const values = reader.stmt.all(params) as unknown[][];
     // A schema change made elsewhere (another connection) re-prepares the statement in SQLite:
     // the columns are read again, and the rows already read are made with them (never run twice).
     if (values.length > 0 && values[0]!.length !== reader.width) {
       const columns = reader.stmt.columns().map((c) => c.name);
-      const toRow = rowMaker(columns);
-      if (!toRow) return values.map((v) => Object.fromEntries(columns.map((c, i) => [c, v[i]])));
-      reader = { stmt: reader.stmt, toRow, width: columns.length };
+      reader = { stmt: reader.stmt, toRow: rowMaker(columns), width: columns.length };
       this.readers.set(sql, reader);
     }
     const rows = new Array<unknown>(values.length);

@@ -15,7 +15,7 @@ it('reads rows as objects keyed by column, as better-sqlite3 makes them', () => 
     ['select * from t where id = ?', [99]],
     // Two columns of one name: the later one wins, as in better-sqlite3's rows.
     ['select 1 as a, 2 as a, name from t where id = 1', []],
-    // A column named like the prototype stays a column (and the row a plain object).
+    // A column named __proto__ goes where better-sqlite3 puts it (the prototype setter), and the row stays a plain object.
     ['select name as "__proto__", id from t where id = 1', []],
     ['select name as "constructor", id as "toString" from t where id = 2', []],
   ];

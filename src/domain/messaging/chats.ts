@@ -13,6 +13,7 @@ import { directChats } from './direct-chats.js';
 import { assertGroupable, validateParts, type PartInput } from './parts.js';
 import { assertEffect, assertService } from './rules.js';
 import { CHATS_ROUTE, groupCreations } from './group-creations.js';
+import { decodeTimeCursor, encodeTimeCursor } from './time-cursor.js';
 
 export interface CreateChatInput {
   /** One handle (the lead's direct chat) or several (a new group). */
@@ -169,21 +170,12 @@ export function chatsService(deps: MessagingDeps, lim: Limits, out: Outbound, id
 
     async listMessages(tenant: Tenant, chatId: string, limit: number, cursor?: string): Promise<ChatPage> {
       const chat = await getChat(tenant, chatId);
-      let before: { sent_at: number; id: string } | undefined;
-      if (cursor) {
-        try {
-          const [t, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
-          // Milliseconds: digits only (1.5, 1e20 or -1 reached PostgreSQL's bigint as a 500), at most 15.
-          if (!id || !/^\d{1,15}$/.test(t ?? '')) throw new Error('bad cursor');
-          before = { sent_at: Number(t), id };
-        } catch {
-          throw new DomainError(1002, 'cursor is not a value returned as next_cursor');
-        }
-      }
+      const at = cursor ? decodeTimeCursor(cursor) : undefined;
+      const before = at && { sent_at: at.atMs, id: at.id };
       const rows = await store.messages.listByChat(chat.id, limit + 1, before);
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
-      const nextCursor = rows.length > limit && last ? Buffer.from(`${last.sent_at}|${last.id}`).toString('base64url') : null;
+      const nextCursor = rows.length > limit && last ? encodeTimeCursor(last.sent_at, last.id) : null;
       return { messages: page, nextCursor };
     },
   };
