@@ -42,9 +42,12 @@ export const changesSchema = (sql: string): boolean => /^\s*(?:create|alter|drop
  * next to nothing: the rows are the same objects, made cheaper.
  */
 function rowMaker(columns: string[]): RowReader['toRow'] {
-  // As better-sqlite3 sets them: later columns of the same name win, and a column named
-  // "__proto__" goes to the prototype setter (a literal's plain key does the same).
-  const body = `return {${columns.map((name, i) => `${JSON.stringify(name)}: v[${i}]`).join(', ')}};`;
+  // Later columns of the same name win. A column named "__proto__" is an own property, as
+  // better-sqlite3 makes it on Node 22 and later (on Node 20 its rows send it to the prototype
+  // setter, where a string is dropped); a literal's plain "__proto__" key would set the
+  // prototype, a computed one does not.
+  const key = (name: string) => (name === '__proto__' ? `["__proto__"]` : JSON.stringify(name));
+  const body = `return {${columns.map((name, i) => `${key(name)}: v[${i}]`).join(', ')}};`;
   return new Function('v', body) as RowReader['toRow'];
 }
 
