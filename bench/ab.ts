@@ -8,6 +8,7 @@
  * The other tree needs a built dist/ and a harness that honours BENCH_NO_BUILD (e2fdaa4 or later;
  * an older one builds its own tree first, which needs its console/node_modules too).
  */
+import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { load, repoRoot, type LoadResult } from './lib/harness.js';
 import { startPostgres } from '../test/support/postgres-server.js';
@@ -26,7 +27,6 @@ const roots = [path.resolve(other), repoRoot];
 
 // Both trees are measured as built: this one is built here once, the other must be already.
 process.env.BENCH_NO_BUILD = '1';
-const { execFileSync } = await import('node:child_process');
 execFileSync('npm', ['run', 'build', '--silent'], { cwd: repoRoot, stdio: 'inherit' });
 
 const withPostgres = args.includes('--postgres');
@@ -55,6 +55,10 @@ for (let round = 1; round <= rounds; round++) {
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const [a, b] = roots.map((r) => median(results.get(r)!.map((x) => x.rps)));
-for (const root of roots) console.log(`${root}: ${results.get(root)!.map((x) => Math.round(x.rps)).join(' / ')} req/s, median ${Math.round(median(results.get(root)!.map((x) => x.rps)))}`);
+const [a, b] = roots.map((root) => {
+  const rps = results.get(root)!.map((x) => x.rps);
+  const m = median(rps);
+  console.log(`${root}: ${rps.map(Math.round).join(' / ')} req/s, median ${Math.round(m)}`);
+  return m;
+});
 console.log(`this tree against the other: median ${b! >= a! ? '+' : ''}${(((b! - a!) / a!) * 100).toFixed(0)}%`);

@@ -51,6 +51,12 @@ function rowMaker(columns: string[]): RowReader['toRow'] {
   return new Function('v', body) as RowReader['toRow'];
 }
 
+/** A raw statement with the row maker of its current columns. */
+function readerOf(stmt: SqliteDatabase.Statement): RowReader {
+  const columns = stmt.columns().map((c) => c.name);
+  return { stmt, toRow: rowMaker(columns), width: columns.length };
+}
+
 export class SqliteHandle {
   private readonly statements = new Map<string, SqliteDatabase.Statement>();
   private readonly readers = new Map<string, RowReader>();
@@ -73,19 +79,16 @@ export class SqliteHandle {
     let reader = this.readers.get(sql);
     if (reader === undefined) {
       // A statement of its own: raw mode is the statement's state, and statement() hands out object rows.
-      const stmt = this.db.prepare(sql).raw(true);
-      const columns = stmt.columns().map((c) => c.name);
-      reader = { stmt, toRow: rowMaker(columns), width: columns.length };
+      reader = readerOf(this.db.prepare(sql).raw(true));
       // Kept even when unused (see above): it must never become garbage.
-      this.keep.push(stmt);
+      this.keep.push(reader.stmt);
       this.readers.set(sql, reader);
     }
     const values = reader.stmt.all(params) as unknown[][];
     // A schema change made elsewhere (another connection) re-prepares the statement in SQLite:
     // the columns are read again, and the rows already read are made with them (never run twice).
     if (values.length > 0 && values[0]!.length !== reader.width) {
-      const columns = reader.stmt.columns().map((c) => c.name);
-      reader = { stmt: reader.stmt, toRow: rowMaker(columns), width: columns.length };
+      reader = readerOf(reader.stmt);
       this.readers.set(sql, reader);
     }
     const rows = new Array<unknown>(values.length);
