@@ -106,6 +106,8 @@ describe('chats', () => {
     const collision = await t.api('POST', '/api/v1/chats', { ...body, message: { parts: [text('changed')] } });
     expect(collision.statusCode).toBe(422);
     expect(collision.json()).toMatchObject({ success: false, error: { code: 'idempotency_collision', status: 422, retryable: false } });
+    // The message names what differs on this route (a chat has recipients and parts, no voice note).
+    expect(collision.json().error.message).toBe('this idempotency_key was used with different recipients (to) or message parts');
   });
 
   it('checks effects (4098; none at group creation, 4099/422) and writes no lead for a refused creation', async () => {

@@ -11,6 +11,8 @@ import { freePort } from './ports.js';
 declare module 'vitest' {
   export interface ProvidedContext {
     pgUrl: string;
+    /** The run's own server through its Unix socket; absent with BLUELINE_TEST_DATABASE_URL. */
+    pgSocketUrl?: string;
   }
 }
 
@@ -22,5 +24,6 @@ export default async function setup(project: TestProject) {
   }
   const server = await startPostgres(await freePort());
   project.provide('pgUrl', server.url);
+  project.provide('pgSocketUrl', server.socketUrl);
   return () => server.stop();
 }

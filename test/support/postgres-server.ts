@@ -34,6 +34,8 @@ function runAsIds(): { uid: number; gid: number } | undefined {
 
 export interface PgServer {
   url: string;
+  /** The same database through the server's Unix socket (a server on the same host, without TCP). */
+  socketUrl: string;
   stop(): Promise<void>;
 }
 
@@ -83,6 +85,7 @@ export async function startPostgres(port: number, settings: Record<string, strin
   }
   return {
     url,
+    socketUrl: `postgres://postgres:postgres@/postgres?host=${encodeURIComponent(root)}&port=${port}`,
     async stop() {
       if (child.exitCode === null) {
         const exited = new Promise((r) => child.once('exit', r));

@@ -140,6 +140,7 @@ export function chatsService(deps: MessagingDeps, lim: Limits, out: Outbound, id
           route: CHATS_ROUTE,
           key: idempotencyKey,
           identity: { recipient: handles, body: req.parts },
+          identityWords: 'different recipients (to) or message parts',
           request: { ...request, to: handles },
           unsettled: () => groups.unsettled(tenant.id, idempotencyKey!),
         },

@@ -197,6 +197,8 @@ export function idempotency(deps: { store: Store; clock: Clock }) {
         route: string;
         key: string | undefined;
         identity: Record<string, unknown>;
+        /** What `identity` holds, in words, for the collision's message (e.g. "a different recipient, body or voice note"). */
+        identityWords: string;
         request: unknown;
         /** True when work a failed attempt kept in progress (Claim.keep) is still being settled: a retry answers 1012 at once. */
         unsettled?: () => Promise<boolean>;
@@ -211,7 +213,7 @@ export function idempotency(deps: { store: Store; clock: Clock }) {
       const id = { tenant_id: tenantId, route, key };
 
       const collision = () =>
-        new DomainError('idempotency_collision', 'this idempotency_key was used with a different recipient, body or voice note');
+        new DomainError('idempotency_collision', `this idempotency_key was used with ${args.identityWords}`);
       const beingConfirmed = () => stillInProgress(': its outcome is being confirmed with the line');
 
       /** The work running in this process: other requests here under the key wait for it. */

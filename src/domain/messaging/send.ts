@@ -208,6 +208,7 @@ export function sendService(deps: MessagingDeps, out: Outbound, idem: Idempotenc
           route: 'send',
           key: idempotencyKey,
           identity: { recipient: handle.value, body: req.body ?? null, voice_note_id: req.voiceNoteId ?? null },
+          identityWords: 'a different recipient, body or voice note',
           request: { ...request, phone: handle.value },
         },
         (claim) => perform(tenant, req, handle.value, claim),

@@ -140,7 +140,9 @@ describe('BlueBubbles inbound webhooks', () => {
     expect((await bb.post(webhookUrlFor(base, secret, other), event)).status).toBe(404); // valid token, unknown line
     await new Promise((r) => setTimeout(r, 50));
     expect(events.inbound_).toEqual([]);
-    expect(bb.requests).toEqual([]);
+    // Nothing asked BlueBubbles for the message. (Only its API counts: the stand-in listens on a
+    // loopback port that another test file's readiness poll, on a port it chose and lost, can reach.)
+    expect(bb.requests.filter((r) => r.path.startsWith('/api/'))).toEqual([]);
   });
 
   it('reports a repeated webhook once and fetches the message once', async () => {
