@@ -104,7 +104,17 @@ export function chosenClient(): Client {
   const asked = process.env.BENCH_CLIENT;
   if (asked === 'wrk' || asked === 'autocannon') return asked;
   if (asked) throw new Error(`BENCH_CLIENT must be wrk or autocannon, not ${asked}`);
-  return wrkInstalled() ? 'wrk' : 'autocannon';
+  if (wrkInstalled()) return 'wrk';
+  warnFallbackOnce();
+  return 'autocannon';
+}
+
+let warned = false;
+/** Said once per run, before any figure: an autocannon figure is not comparable with wrk's. */
+function warnFallbackOnce(): void {
+  if (warned) return;
+  warned = true;
+  console.warn('wrk is not installed (apt-get install wrk): loading with autocannon, which runs in Node on the cores the server uses; its figures are lower and not comparable with bench/README.md');
 }
 
 export interface LoadOptions extends Request {
