@@ -4,14 +4,19 @@
  * alternating in one run so that a loaded machine weighs on both alike. Each
  * variant gets a fresh PostgreSQL server; 50 connections, 6 s after a 2-s warm-up.
  *   PIPES=0,2,0,2,4 npx tsx bench/pg-pipeline.ts
+ *   PG_DURABLE=1 PIPES=2,8,2,8 npx tsx bench/pg-pipeline.ts   # PostgreSQL's durable defaults
+ * PG_DURABLE=1 runs the server with fsync, synchronous_commit and full_page_writes on, as a
+ * production server has them (the test server turns them off): each commit waits for its WAL
+ * flush. Its data directory is under the OS temp dir: check that it is a disk, not tmpfs.
  */
 import { load } from './lib/harness.js';
 import { startSendTarget } from './lib/send-target.js';
 import { startPostgres } from '../test/support/postgres-server.js';
 import { freePort } from '../test/support/ports.js';
 
+const durable: Record<string, string> = process.env.PG_DURABLE === '1' ? { fsync: 'on', synchronous_commit: 'on', full_page_writes: 'on' } : {};
 for (const n of (process.env.PIPES ?? '0,2,0,2').split(',')) {
-  const pg = await startPostgres(await freePort());
+  const pg = await startPostgres(await freePort(), durable);
   const target = await startSendTarget(await freePort(), { DATABASE_URL: pg.url, BLUELINE_PG_PIPELINE_CONNECTIONS: n });
   try {
     await load('warm-up', { ...target.request, duration: 2, connections: 50 });

@@ -11,8 +11,8 @@ export interface Config {
   dataDir: string;
   /** postgres://… selects PostgreSQL; unset means SQLite in dataDir. */
   databaseUrl: string | undefined;
-  /** PostgreSQL connections shared, pipelined, by prepared statements outside a transaction (0: they use the pool). */
-  pgPipelineConnections: number;
+  /** PostgreSQL connections shared, pipelined, by prepared statements outside a transaction (0: they use the pool); unset: chosen by the server's synchronous_commit (db.ts). */
+  pgPipelineConnections: number | undefined;
   /** Operator token; when unset one is generated and saved in dataDir. */
   adminToken: string | undefined;
   publicBaseUrl: string | undefined;
@@ -210,7 +210,7 @@ export function loadConfig(env: Env = process.env): Config {
     host: env.HOST || '127.0.0.1',
     dataDir: path.resolve(env.DATA_DIR || './data'),
     databaseUrl,
-    pgPipelineConnections: int(env, 'BLUELINE_PG_PIPELINE_CONNECTIONS', 2, 0, 64),
+    pgPipelineConnections: env.BLUELINE_PG_PIPELINE_CONNECTIONS ? int(env, 'BLUELINE_PG_PIPELINE_CONNECTIONS', 0, 0, 64) : undefined,
     adminToken: env.ADMIN_TOKEN || undefined,
     publicBaseUrl: publicBaseUrl?.replace(/\/+$/, ''),
     deepLinkTemplate,

@@ -40,7 +40,7 @@ export interface OpenOptions {
   databaseUrl?: string;
   /** Told when PostgreSQL ends an idle pooled or a pipelined connection (logged by main; it is replaced). */
   onIdleConnectionError?: (err: Error) => void;
-  /** PostgreSQL: connections for pipelined prepared statements (pg-pipeline.ts); 0 sends them through the pool. Default 2. */
+  /** PostgreSQL: connections for pipelined prepared statements (pg-pipeline.ts); 0 sends them through the pool. Default: pipelineConnectionsFor(the server's synchronous_commit). */
   pgPipelineConnections?: number;
   /** SQLite file; ':memory:' for throwaway stores */
   sqlitePath?: string;
@@ -63,7 +63,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     notifier = pgNotifier(opts.databaseUrl, pool);
     // Prepared queries outside a transaction share a few pipelined connections (pg-pipeline.ts says why).
-    const connections = opts.pgPipelineConnections ?? 2;
+    const connections = opts.pgPipelineConnections ?? pipelineConnectionsFor(await synchronousCommit(pool));
     if (connections > 0) {
       const pipeline = pgPipeline({
         connectionString: opts.databaseUrl,
@@ -104,6 +104,23 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
       await db.destroy();
     },
   };
+}
+
+/**
+ * How many pipelined connections suit the server. A connection's statements run one after
+ * another, and with synchronous_commit on (PostgreSQL's default) each write's commit waits for
+ * its WAL flush before the next statement starts: more connections let more commits share a
+ * flush (bench/README.md, "Fifteenth session": 2 → 8 connections, +25–35 % sends on a durable
+ * server). When commits do not wait (off), fewer and fuller writes win, and 2 is fastest.
+ */
+export function pipelineConnectionsFor(synchronousCommit: string | undefined): number {
+  return synchronousCommit === 'off' ? 2 : 8;
+}
+
+/** The setting as this service's sessions see it (it may be set per database or per role). */
+async function synchronousCommit(pool: pg.Pool): Promise<string | undefined> {
+  const { rows } = await pool.query<{ synchronous_commit: string }>('show synchronous_commit');
+  return rows[0]?.synchronous_commit;
 }
 
 /**

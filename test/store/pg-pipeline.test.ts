@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { openStore, type Store } from '../../src/store/index.js';
+import { pipelineConnectionsFor } from '../../src/store/db.js';
 import { createPgDatabase } from '../support/stores.js';
 import type { Lead } from '../../src/store/index.js';
 
@@ -57,5 +58,47 @@ describe('pipelined statements on PostgreSQL', () => {
     expect(told.some((e) => /terminat/.test(e.message))).toBe(true);
     expect(await store.chats.findLead(tenant, 'nobody')).toBeUndefined();
     expect((await store.chats.createLead(lead(5000))).created).toBe(true);
+  });
+});
+
+/**
+ * How many pipelined connections the store opens follows the server's synchronous_commit
+ * (db.ts, pipelineConnectionsFor): with commits that wait for their WAL flush, more connections
+ * let commits share a flush; with commits that do not wait, two fuller ones are faster.
+ */
+describe('pipelined connections by synchronous_commit', () => {
+  it('chooses 2 when commits do not wait for the WAL flush and 8 when they do', () => {
+    expect(pipelineConnectionsFor('off')).toBe(2);
+    for (const waits of ['on', 'local', 'remote_write', 'remote_apply']) expect(pipelineConnectionsFor(waits)).toBe(8);
+  });
+
+  /** The backends of `url`'s database whose last statement was a lead lookup (only pipelined connections run it). */
+  async function pipelinedBackends(setting: 'on' | 'off', explicit?: number): Promise<number> {
+    const db = await createPgDatabase();
+    const name = new URL(db.url).pathname.slice(1);
+    const admin = new pg.Client({ connectionString: db.url });
+    await admin.connect();
+    // Per database, as an operator may set it (new sessions see it).
+    await admin.query(`alter database ${name} set synchronous_commit = ${setting}`);
+    const store = await openStore({ databaseUrl: db.url, masterKey: randomBytes(32), pgPipelineConnections: explicit });
+    try {
+      // 40 lookups in one turn: each takes the least busy connection, opening new ones while they last.
+      await Promise.all(Array.from({ length: 40 }, (_, i) => store.chats.findLead('ten_none', `+1415555${String(i).padStart(4, '0')}`)));
+      const { rows } = await admin.query<{ n: string }>(
+        `select count(*) as n from pg_stat_activity where datname = $1 and query like '%from "leads"%' and pid <> pg_backend_pid()`,
+        [name],
+      );
+      return Number(rows[0]!.n);
+    } finally {
+      await store.close();
+      await admin.end();
+      await db.drop();
+    }
+  }
+
+  it('opens 8 on a server whose commits wait, 2 on one whose commits do not, and what BLUELINE_PG_PIPELINE_CONNECTIONS says', async () => {
+    expect(await pipelinedBackends('on')).toBe(8);
+    expect(await pipelinedBackends('off')).toBe(2);
+    expect(await pipelinedBackends('on', 3)).toBe(3);
   });
 });
