@@ -6,7 +6,7 @@
  *   npx tsx bench/send.ts --postgres # also a throwaway PostgreSQL server
  *   npx tsx bench/send.ts --postgres --socket # reached through its Unix socket instead of loopback TCP
  */
-import { load, report, type LoadResult } from './lib/harness.js';
+import { load, report, reportPostgresRatio, type LoadResult } from './lib/harness.js';
 import { startSendBaseline, startSendTarget } from './lib/send-target.js';
 import { startPostgres } from '../test/support/postgres-server.js';
 import { freePort } from '../test/support/ports.js';
@@ -38,12 +38,8 @@ try {
   }
   console.log(`\nmachine: ${(await import('node:os')).cpus().length} cores, node ${process.version}, 50 connections`);
   report(base, results, { minRatio: 0.25, maxP99Ms: 50 });
-  // Issue 21's PostgreSQL target is against the SQLite send of the same run, not the baseline.
   const [sqlite, postgres] = results;
-  if (sqlite && postgres) {
-    const ratio = postgres.rps / sqlite.rps;
-    console.log(`\npostgres / sqlite send: ${ratio.toFixed(2)}  ${ratio >= 0.5 ? 'meets' : 'MISSES'} target (≥ 0.5)`);
-  }
+  if (sqlite && postgres) reportPostgresRatio('send', postgres.rps, sqlite.rps);
 } finally {
   await baseline.proc.stop();
 }

@@ -131,7 +131,7 @@ function oneOf<T extends string>(env: Env, name: string, values: readonly T[]): 
   throw new ConfigError(`${name} must be one of ${values.join(', ')}, got "${raw}"`);
 }
 
-function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+function int<F extends number | undefined>(env: Env, name: string, fallback: F, min: number, max: number): number | F {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
@@ -210,7 +210,7 @@ export function loadConfig(env: Env = process.env): Config {
     host: env.HOST || '127.0.0.1',
     dataDir: path.resolve(env.DATA_DIR || './data'),
     databaseUrl,
-    pgPipelineConnections: env.BLUELINE_PG_PIPELINE_CONNECTIONS ? int(env, 'BLUELINE_PG_PIPELINE_CONNECTIONS', 0, 0, 64) : undefined,
+    pgPipelineConnections: int(env, 'BLUELINE_PG_PIPELINE_CONNECTIONS', undefined, 0, 64),
     adminToken: env.ADMIN_TOKEN || undefined,
     publicBaseUrl: publicBaseUrl?.replace(/\/+$/, ''),
     deepLinkTemplate,

@@ -117,6 +117,12 @@ function warnFallbackOnce(): void {
   console.warn('wrk is not installed (apt-get install wrk): loading with autocannon, which runs in Node on the cores the server uses; its figures are lower and not comparable with bench/README.md');
 }
 
+/** Issue 21's PostgreSQL target: the PostgreSQL figure against SQLite's of the same run. */
+export function reportPostgresRatio(what: string, postgres: number, sqlite: number): void {
+  const ratio = postgres / sqlite;
+  console.log(`postgres / sqlite ${what}: ${ratio.toFixed(2)}  ${ratio >= 0.5 ? 'meets' : 'MISSES'} target (≥ 0.5)`);
+}
+
 export interface LoadOptions extends Request {
   connections?: number;
   /** seconds */
