@@ -35,9 +35,14 @@ function randomFromPool(n: number): number {
  * (ULID's monotonic mode), so a process's ids sort in the order it made them:
  * two messages sent in one millisecond list newest first, and an event recorded
  * just after another never sorts before it (cursor pagination skips nothing).
+ *
+ * The count is kept per millisecond for the RECENT_MS most recently used ones, not
+ * only the last: ids for different times interleave (an inbound message's id carries the
+ * provider's time, its event's the service clock's), and restarting from a random
+ * point on every switch would let the second event of a millisecond sort first.
  */
-let lastMs = -1;
-const tail = new Uint8Array(16);
+const RECENT_MS = 256;
+const tails = new Map<number, Uint8Array>();
 
 export function timeSortableId(nowMs: number): string {
   let t = nowMs;
@@ -46,11 +51,16 @@ export function timeSortableId(nowMs: number): string {
     time = CROCKFORD[t % 32] + time;
     t = Math.floor(t / 32);
   }
-  if (nowMs === lastMs) {
+  let tail = tails.get(nowMs);
+  if (tail) {
+    tails.delete(nowMs); // most recently used goes last; the least recently used is dropped first
+    tails.set(nowMs, tail);
     // +1 with carry; 32^16 ids in one millisecond cannot happen.
     for (let i = tail.length - 1; i >= 0 && ++tail[i]! === 32; i--) tail[i] = 0;
   } else {
-    lastMs = nowMs;
+    if (tails.size >= RECENT_MS) tails.delete(tails.keys().next().value!);
+    tail = new Uint8Array(16);
+    tails.set(nowMs, tail);
     const at = randomFromPool(tail.length);
     // The top bit stays clear, leaving room to count up without wrapping.
     for (let i = 0; i < tail.length; i++) tail[i] = pool[at + i]! % (i === 0 ? 16 : 32);
