@@ -123,6 +123,42 @@ describe('SSE stream', () => {
     expect(texts).toEqual(['first of the millisecond', 'second of the millisecond']);
   });
 
+  it('streams an event whose recording waited (media bytes being stored) after one recorded meanwhile: neither is skipped', async () => {
+    // Hold the photo's bytes on their way to the blob store, so the text from another contact is
+    // recorded while the photo is still on its way, a second later by the service clock.
+    const putBuffer = t.blobs.putBuffer.bind(t.blobs);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let reached!: () => void;
+    const atGate = new Promise<void>((r) => (reached = r));
+    t.blobs.putBuffer = async (...args: Parameters<typeof putBuffer>) => {
+      reached();
+      await gate;
+      return putBuffer(...args);
+    };
+    try {
+      let photo: Promise<unknown> | undefined;
+      const stream = readStream(base, t.demo.signing_secret, {
+        onOpen: () =>
+          setTimeout(async () => {
+            photo = t.admin('POST', `/admin/v1/lines/${t.demo.phone_line_ids[0]}/simulate/inbound`, {
+              from: '+14155550123', parts: [{ type: 'media', mime_type: 'image/png', filename: 'a.png', content_base64: Buffer.from('png bytes').toString('base64') }],
+            });
+            await atGate;
+            t.clock.advance(1_000);
+            expect((await inbound('sent while the photo was stored')).statusCode).toBe(202);
+            await new Promise((r) => setTimeout(r, 100)); // the stream has sent the text by now
+            release();
+            await photo;
+          }, 30),
+      });
+      const streamed = (await stream).frames.filter((f) => f.event === 'message.received').map((f) => JSON.parse(f.data!).payload);
+      expect(streamed.map((p: { text: string | null; media?: unknown[] }) => (p.text ? p.text : 'photo'))).toEqual(['sent while the photo was stored', 'photo']);
+    } finally {
+      t.blobs.putBuffer = putBuffer;
+    }
+  });
+
   it('refuses a stream without the tenant header', async () => {
     const res = await t.api('GET', '/api/v1/events/stream');
     expect(res.json().error.code).toBe(2001);

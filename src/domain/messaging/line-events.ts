@@ -97,7 +97,6 @@ export function lineEvents(deps: LineEventsDeps): DriverEvents {
       const hasMedia = msg.parts.some((p) => p.type === 'media');
       // A driver may report a message twice; with media, find out before writing its bytes again.
       if (hasMedia && (await store.messages.byProviderGuid(lineId, msg.guid))) return;
-      const now = clock.now();
 
       // Media bytes first (outside the transaction): an orphaned blob is harmless, a lost one is not.
       const media: { id: string; blobKey: string; filename?: string; mimeType: string; size: number }[] = [];
@@ -117,7 +116,7 @@ export function lineEvents(deps: LineEventsDeps): DriverEvents {
 
       // PostgreSQL records a direct text message in one statement when it can (inbound-direct.ts).
       if (!media.length && !msg.group && store.inboundDirect.supported) {
-        const direct = await recordDirectInbound(deps, lineId, msg, parts, now);
+        const direct = await recordDirectInbound(deps, lineId, msg, parts, clock.now());
         if (direct !== 'fallback') {
           if (direct) bus.eventRecorded(direct.id);
           return;
@@ -125,6 +124,11 @@ export function lineEvents(deps: LineEventsDeps): DriverEvents {
       }
       // The reads are in the transaction too: there they need not wait for other requests' writes to commit.
       const recordedFor = await store.transaction(async (tx): Promise<Tenant | undefined> => {
+        // The event's time, and its id's, are read in the transaction: read before (before the media
+        // bytes were stored, say), an event recorded meanwhile would be newer yet committed first, and
+        // a stream that sent it would resume past this one (streams follow ids, the dev inbox times).
+        // On SQLite transactions run one at a time, so ids then follow the order events commit in.
+        const now = clock.now();
         const owned = await tx.lines.getWithTenant(lineId);
         if (!owned) return undefined;
         const { line, tenant } = owned;
