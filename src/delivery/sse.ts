@@ -3,11 +3,17 @@
  * after `Last-Event-ID` (or `?since=`), then follows new events (woken by the
  * bus, with a poll as the safety net), sends a heartbeat comment every 15 s,
  * and after 60 s says `event: close` with where to resume.
+ *
+ * A stream follows ids. Where an event can commit after a newer one (PostgreSQL: concurrent
+ * transactions, several processes), a stream that already passed its id would never send it:
+ * so at each poll it also asks for the ids of the last LATE_MS before its position and sends the
+ * ones it has not (out of id order: receivers dedup and order on event_id and created_at).
  */
 import type { ServerResponse } from 'node:http';
 import type { Store, EventRow, Tenant } from '../store/index.js';
 import type { EventBus } from '../domain/events/bus.js';
 import type { StreamClosed, StreamedEvent } from '../contract/event.js';
+import { eventIdFloor } from '../domain/ids.js';
 
 export interface SseSettings {
   maxMs: number;
@@ -16,9 +22,25 @@ export interface SseSettings {
 }
 
 const BATCH = 200;
+/** How long after its created_at an event may commit and still reach a stream that passed it. */
+export const LATE_MS = 10_000;
 
 export function sseHub(deps: { store: Store; bus: EventBus }, settings: SseSettings) {
-  type Stream = { tenantId: string; res: ServerResponse; lastId?: string; sinceMs?: number; lastCreatedAt?: number; busy: boolean; again: boolean };
+  type Stream = {
+    tenantId: string;
+    res: ServerResponse;
+    lastId?: string;
+    sinceMs?: number;
+    lastCreatedAt?: number;
+    busy: boolean;
+    again: boolean;
+    /** Where the stream started: what it sends is after this id (Last-Event-ID) or created after sinceMs. */
+    startId?: string;
+    /** The ids it sent in the last LATE_MS before lastCreatedAt (kept only where commits can be late), oldest first. */
+    recent: { id: string; at: number }[];
+    /** A poll asked for the look-back (done by the pump running now, if one is). */
+    lookBackDue: boolean;
+  };
   const streams = new Set<Stream>();
 
   const frame = (e: EventRow) => {
@@ -31,14 +53,38 @@ export function sseHub(deps: { store: Store; bus: EventBus }, settings: SseSetti
    * event's created_at: another event of that same millisecond may commit after this stream read
    * (another request's transaction, another process), and would be skipped. One millisecond
    * earlier resends that millisecond's events instead: duplicates are allowed (receivers dedup on
-   * event_id), losses are not. Before any event, the stream's own start (it sent nothing older).
+   * event_id), losses are not. Where events can commit late, LATE_MS earlier, for the same reason.
+   * Before any event, the stream's own start (it sent nothing older).
    */
   function reconnectSince(s: Stream, nowMs: () => number): number {
-    if (s.lastCreatedAt !== undefined) return s.lastCreatedAt - 1;
+    if (s.lastCreatedAt !== undefined) return s.lastCreatedAt - (late ? LATE_MS : 1);
     return s.sinceMs ?? nowMs();
   }
 
-  async function pump(s: Stream) {
+  const late = deps.store.events.lateCommits;
+
+  function send(s: Stream, e: EventRow) {
+    s.res.write(frame(e));
+    if (late) s.recent.push({ id: e.id, at: e.created_at });
+  }
+
+  /** Sends what committed late: events of the last LATE_MS up to the stream's position that it has not sent. */
+  async function sendLate(s: Stream) {
+    if (s.lastId === undefined || s.lastCreatedAt === undefined) return;
+    const horizon = s.lastCreatedAt - LATE_MS;
+    let dropped = 0;
+    while (dropped < s.recent.length && s.recent[dropped]!.at < horizon) dropped++;
+    s.recent.splice(0, dropped);
+    const floor = eventIdFloor(horizon);
+    const after = s.startId !== undefined && s.startId > floor ? s.startId : floor;
+    const ids = await deps.store.events.eventIdsBetween(s.tenantId, after, s.lastId, s.startId === undefined ? s.sinceMs : undefined);
+    if (ids.length <= s.recent.length) return; // the common case: nothing came late
+    const sent = new Set(s.recent.map((r) => r.id));
+    for (const e of await deps.store.events.eventsByIds(s.tenantId, ids.filter((id) => !sent.has(id)))) send(s, e);
+  }
+
+  async function pump(s: Stream, lookBack = false) {
+    if (lookBack && late) s.lookBackDue = true;
     if (s.busy) {
       s.again = true;
       return;
@@ -50,11 +96,15 @@ export function sseHub(deps: { store: Store; bus: EventBus }, settings: SseSetti
         for (;;) {
           const rows = await deps.store.events.eventsAfter(s.tenantId, s.lastId ? { id: s.lastId } : { createdAtMs: s.sinceMs }, BATCH);
           for (const e of rows) {
-            s.res.write(frame(e));
+            send(s, e);
             s.lastId = e.id;
             s.lastCreatedAt = e.created_at;
           }
           if (rows.length < BATCH) break;
+        }
+        if (s.lookBackDue) {
+          s.lookBackDue = false;
+          await sendLate(s);
         }
       } while (s.again && !s.res.writableEnded);
     } catch {
@@ -88,13 +138,13 @@ export function sseHub(deps: { store: Store; bus: EventBus }, settings: SseSetti
       }
       res.write('retry: 3000\n\n');
       // With neither, a stream starts at "now": only new events.
-      const s: Stream = { tenantId: tenant.id, res, busy: false, again: false };
-      if (resume.lastEventId) s.lastId = resume.lastEventId;
+      const s: Stream = { tenantId: tenant.id, res, busy: false, again: false, recent: [], lookBackDue: false };
+      if (resume.lastEventId) s.lastId = s.startId = resume.lastEventId;
       else s.sinceMs = resume.sinceMs ?? nowMs();
       streams.add(s);
       await pump(s);
       const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), settings.heartbeatMs);
-      const poll = setInterval(() => void pump(s), settings.pollMs);
+      const poll = setInterval(() => void pump(s, true), settings.pollMs);
       await new Promise<void>((resolve) => {
         const close = setTimeout(() => {
           const since = new Date(reconnectSince(s, nowMs)).toISOString();

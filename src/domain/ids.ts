@@ -44,13 +44,19 @@ function randomFromPool(n: number): number {
 const RECENT_MS = 256;
 const tails = new Map<number, Uint8Array>();
 
-export function timeSortableId(nowMs: number): string {
-  let t = nowMs;
+/** The first 10 characters of a time-sortable id: its millisecond. */
+function timePart(ms: number): string {
+  let t = ms;
   let time = '';
   for (let i = 0; i < 10; i++) {
     time = CROCKFORD[t % 32] + time;
     t = Math.floor(t / 32);
   }
+  return time;
+}
+
+export function timeSortableId(nowMs: number): string {
+  const time = timePart(nowMs);
   let tail = tails.get(nowMs);
   if (tail) {
     tails.delete(nowMs); // most recently used goes last; the least recently used is dropped first
@@ -69,6 +75,11 @@ export function timeSortableId(nowMs: number): string {
   for (let i = 0; i < tail.length; i++) rest += CROCKFORD[tail[i]!];
   return time + rest;
 }
+
+/** An event's id: its created_at, time-sortable. */
+export const newEventId = (createdAtMs: number): string => `evt_${timeSortableId(createdAtMs)}`;
+/** Sorts after the ids of every event created before `ms`, and before those created at or after it. */
+export const eventIdFloor = (ms: number): string => `evt_${timePart(ms)}`;
 
 export const ids = {
   account: () => `acct_${randomHex(12)}`,

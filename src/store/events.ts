@@ -210,6 +210,23 @@ export function eventsRepo(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
       if (devInboxOnly) q = q.where('dev_inbox', '=', 1);
       return (await q.orderBy('id', 'asc').limit(limit).execute()).map(toEvent);
     },
+    /**
+     * Whether an event can become visible after a newer one (by id): on PostgreSQL events are
+     * written by concurrent transactions (other requests, other processes), which commit in any
+     * order. On SQLite one transaction writes at a time and ids are made in it (line-events.ts).
+     */
+    lateCommits: dialect === 'postgres',
+    /** The ids of a tenant's events in (afterId, throughId], oldest first: what a stream can check it sent. */
+    async eventIdsBetween(tenantId: string, afterId: string, throughId: string, createdAfterMs?: number): Promise<string[]> {
+      let q = db.selectFrom('events').select('id').where('tenant_id', '=', tenantId).where('id', '>', afterId).where('id', '<=', throughId);
+      if (createdAfterMs !== undefined) q = q.where('created_at', '>', createdAfterMs);
+      return (await q.orderBy('id', 'asc').execute()).map((r) => r.id);
+    },
+    /** A tenant's events among `ids`, oldest first. */
+    async eventsByIds(tenantId: string, ids: string[]): Promise<EventRow[]> {
+      if (ids.length === 0) return [];
+      return (await db.selectFrom('events').selectAll().where('tenant_id', '=', tenantId).where('id', 'in', ids).orderBy('id', 'asc').execute()).map(toEvent);
+    },
     /** The events of one millisecond after `afterId`, oldest first: the rest of a page `limit` cut inside it. */
     async eventsAt(tenantId: string, createdAtMs: number, afterId: string, devInboxOnly = false): Promise<EventRow[]> {
       let q = db.selectFrom('events').selectAll().where('tenant_id', '=', tenantId).where('created_at', '=', createdAtMs).where('id', '>', afterId);

@@ -6,7 +6,7 @@
  */
 import type { InboundMessage } from '../../drivers/types.js';
 import type { Chat, DeliveryJob, EventRow, PhoneLine, Tenant } from '../../store/index.js';
-import { ids, timeSortableId } from '../ids.js';
+import { ids, newEventId, timeSortableId } from '../ids.js';
 import { newMessageId } from './outbound.js';
 import { messageEventId, messageReceivedEnvelope, type InboundMessageRecord, type InboundPart } from '../events/envelope.js';
 import { DEV_INBOX_URL } from '../events/subscriptions.js';
@@ -43,7 +43,7 @@ export function inboundRecord(args: {
   const subs = args.subscriptions.filter((s) => s.enabled && s.events.includes('message.received'));
   const real = subs.filter((s) => s.url !== DEV_INBOX_URL);
   const devInbox = subs.length > real.length;
-  const eventRef = `evt_${timeSortableId(now)}`;
+  const eventRef = newEventId(now);
   // No destination at all: recorded as failed, so it can be listed and replayed once one exists.
   const status = real.length ? 'pending' : devInbox ? 'dev_inbox' : 'failed';
   const event: EventRow = {
