@@ -6,7 +6,7 @@ import { openDatabase, type Database, type OpenOptions } from './db.js';
 import { accountsRepo } from './accounts.js';
 import { tenantsRepo } from './tenants.js';
 import { linesRepo } from './lines.js';
-import { secretBox } from './secret-box.js';
+import { secretBox, checkMasterKey } from './secret-box.js';
 import { chatsRepo } from './chats.js';
 import { messagesRepo } from './messages.js';
 import { idempotencyRepo } from './idempotency.js';
@@ -74,6 +74,12 @@ export interface Store extends Repos {
 export async function openStore(opts: OpenOptions & { masterKey: Buffer }): Promise<Store> {
   const database = await openDatabase(opts);
   const box = secretBox(opts.masterKey);
+  try {
+    await checkMasterKey(database.db, box);
+  } catch (err) {
+    await database.close();
+    throw err;
+  }
   return {
     database,
     ...repos(database.db, database.dialect, box),

@@ -3,6 +3,9 @@
  * keyed lookup hash used to find an account by its bearer token.
  */
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { ConfigError } from '../config.js';
+import type { DB } from './schema.js';
 
 export interface SecretBox {
   seal(plain: string): string;
@@ -43,4 +46,22 @@ function openSealed(masterKey: Buffer, sealed: string): string {
   const decipher = createDecipheriv('aes-256-gcm', masterKey, Buffer.from(iv, 'base64'));
   decipher.setAuthTag(Buffer.from(tag, 'base64'));
   return Buffer.concat([decipher.update(Buffer.from(ct, 'base64')), decipher.final()]).toString('utf8');
+}
+
+/**
+ * Refuses a master key that does not open the secrets already stored: with another key (a restore
+ * without its master.key, a process started without the shared BLUELINE_MASTER_KEY) the service
+ * would start and report ready, then fail every request's authentication.
+ */
+export async function checkMasterKey(db: Kysely<DB>, box: SecretBox): Promise<void> {
+  const row = await db.selectFrom('account_secrets').select('secret_enc').limit(1).executeTakeFirst();
+  if (!row) return;
+  try {
+    box.open(row.secret_enc);
+  } catch {
+    throw new ConfigError(
+      'the master key (BLUELINE_MASTER_KEY, else DATA_DIR/master.key) does not open the secrets stored in this database: ' +
+        'start with the key it was created with (every process on one database shares it; a restored backup needs its master.key)',
+    );
+  }
 }

@@ -1,0 +1,33 @@
+/**
+ * A master key that does not open the stored secrets is refused at start: with the wrong key the
+ * service would report ready and then fail every request's authentication (a restored backup
+ * without its master.key, a second process started without the shared BLUELINE_MASTER_KEY).
+ */
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/config.js';
+import { openStore } from '../../src/store/index.js';
+import { createTestStore, STORE_KINDS } from '../support/stores.js';
+
+describe.each(STORE_KINDS)('the master key, on %s', (kind) => {
+  it('opens an empty store with any key, the same store again with its key, and refuses another key, naming the setting', async () => {
+    const t = await createTestStore(kind);
+    try {
+      const where = kind === 'sqlite' ? { sqlitePath: t.location } : { databaseUrl: t.location };
+      // No secret stored yet: any key will do (it becomes the store's).
+      const other = randomBytes(32);
+      await (await openStore({ ...where, masterKey: other })).close();
+
+      await t.store.accounts.insert({ id: 'acct_1', name: 'Acme', multi_tenant: false, email_verified: true, created_at: 1 }, { id: 'sec_1', plain: 'bl_sk_test' });
+      const again = await openStore({ ...where, masterKey: t.masterKey });
+      expect((await again.accounts.count())).toBe(1);
+      await again.close();
+
+      const refused = openStore({ ...where, masterKey: other });
+      await expect(refused).rejects.toBeInstanceOf(ConfigError);
+      await expect(refused).rejects.toThrow(/BLUELINE_MASTER_KEY.*master\.key.*does not open the secrets stored/);
+    } finally {
+      await t.cleanup();
+    }
+  });
+});
