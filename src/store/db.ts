@@ -46,6 +46,9 @@ export interface OpenOptions {
   sqlitePath?: string;
 }
 
+/** Connection settings for every PostgreSQL connection the store opens (pool and pipeline). */
+export const PG_CONNECTION_LIMITS = { connectionTimeoutMillis: 10_000, keepAlive: true } as const;
+
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
   let db: Kysely<DB>;
   let dialect: Dialect;
@@ -55,7 +58,9 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   let closePipeline = async (): Promise<void> => {};
   if (opts.databaseUrl) {
     dialect = 'postgres';
-    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
+    // A connect that gets no answer (a partition, a stopped server) fails instead of waiting for
+    // ever, and TCP keepalive finds a peer that went away under an idle connection.
+    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10, ...PG_CONNECTION_LIMITS });
     // An idle connection the server ended (restart, failover, admin): the pool drops it and
     // opens a new one when needed. Without a listener this 'error' would crash the process.
     pool.on('error', (err) => opts.onIdleConnectionError?.(err));
@@ -67,6 +72,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     if (connections > 0) {
       const pipeline = pgPipeline({
         connectionString: opts.databaseUrl,
+        limits: PG_CONNECTION_LIMITS,
         connections,
         configure: nameStatements,
         onConnectionError: (err) => opts.onIdleConnectionError?.(err),

@@ -45,6 +45,8 @@ const WRITES = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
 
 export function pgPipeline(opts: {
   connectionString: string;
+  /** Connect timeout and keepalive, as the pool's. */
+  limits?: Pick<pg.ClientConfig, 'connectionTimeoutMillis' | 'keepAlive'>;
   connections: number;
   /** Runs on each new connection before its first statement (statement naming). */
   configure(client: pg.Client): void;
@@ -55,7 +57,7 @@ export function pgPipeline(opts: {
   let closed = false;
 
   const open = (i: number): Slot => {
-    const client = new pg.Client({ connectionString: opts.connectionString, pipeline: true } as pg.ClientConfig);
+    const client = new pg.Client({ connectionString: opts.connectionString, ...opts.limits, pipeline: true } as pg.ClientConfig);
     opts.configure(client);
     const slot: Slot = { client, ready: Promise.resolve(), inFlight: 0, corked: false, dead: false };
     const drop = () => {
