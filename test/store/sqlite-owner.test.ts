@@ -12,6 +12,8 @@ import { SERVICE_START_MS, SERVICE_TEST_MS, spawnService, startServerProcess, ty
 import { freePort } from '../support/ports.js';
 
 const procs: ServerProcess[] = [];
+/** The process id a lock file names (its first word). */
+const lockPid = (file: string) => fs.readFileSync(file, 'utf8').trim().split(/\s+/)[0];
 afterAll(() => procs.forEach((p) => p.cleanup()));
 
 /** The service on `dataDir` until it exits: its exit code and what it wrote to stderr. */
@@ -32,7 +34,7 @@ describe('one service process per SQLite file', () => {
     const first = await startServerProcess({ prefix: 'blueline-owner-' });
     procs.push(first);
     const lock = path.join(first.dataDir, 'blueline.sqlite.owner');
-    expect(fs.readFileSync(lock, 'utf8').trim()).toBe(String(first.child.pid));
+    expect(lockPid(lock)).toBe(String(first.child.pid));
 
     const second = await runToExit(first.dataDir);
     expect(second.code).toBe(1);
@@ -47,7 +49,7 @@ describe('one service process per SQLite file', () => {
     expect(fs.existsSync(lock)).toBe(true);
     const third = await startServerProcess({ prefix: 'blueline-owner-', dataDir: first.dataDir });
     procs.push(third);
-    expect(fs.readFileSync(lock, 'utf8').trim()).toBe(String(third.child.pid));
+    expect(lockPid(lock)).toBe(String(third.child.pid));
 
     // A clean stop removes it.
     third.child.kill('SIGTERM');
@@ -63,7 +65,7 @@ describe('one service process per SQLite file', () => {
       const gone = spawnSync(process.execPath, ['-e', '0']).pid!;
       fs.writeFileSync(`${db}.owner`, `${gone}\n`);
       const owner = ownSqliteFile(db);
-      expect(fs.readFileSync(`${db}.owner`, 'utf8').trim()).toBe(String(process.pid));
+      expect(lockPid(`${db}.owner`)).toBe(String(process.pid));
       owner.release();
       expect(fs.existsSync(`${db}.owner`)).toBe(false);
 
@@ -71,6 +73,30 @@ describe('one service process per SQLite file', () => {
       fs.writeFileSync(`${db}.owner`, `${process.ppid}\n`);
       expect(() => ownSqliteFile(db)).toThrow(SqliteInUseError);
       expect(fs.readFileSync(`${db}.owner`, 'utf8').trim()).toBe(String(process.ppid));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it.runIf(fs.existsSync('/proc/self/stat'))('in process: a lock whose id now belongs to another live process (ids are reused after a reboot) is taken over', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'blueline-owner-reused-'));
+    const db = path.join(dir, 'blueline.sqlite');
+    try {
+      // What this process's own lock records: its id, the boot and its start time.
+      const owner = ownSqliteFile(db);
+      const [, identity] = fs.readFileSync(`${db}.owner`, 'utf8').trim().split(/\s+/);
+      expect(identity).toMatch(/^[0-9a-f-]{36}\/\d+$/);
+      owner.release();
+
+      // A live process (the parent) named with an identity that is not its own: a crashed owner's
+      // lock from before a reboot, its id since given to something else.
+      const [boot, start] = identity!.split('/');
+      for (const stale of [`${boot}/${Number(start) + 1}`, `00000000-0000-0000-0000-000000000000/${start}`]) {
+        fs.writeFileSync(`${db}.owner`, `${process.ppid} ${stale}\n`);
+        const taken = ownSqliteFile(db);
+        expect(lockPid(`${db}.owner`)).toBe(String(process.pid));
+        taken.release();
+      }
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
