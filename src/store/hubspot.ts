@@ -85,13 +85,27 @@ export function hubspotRepo(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
       return Number(r?.n ?? 0);
     },
 
-    /** Creates the install or replaces its tokens (a reinstall); auto-send settings survive a reinstall. */
+    /**
+     * Creates the install or replaces its tokens (a reinstall); auto-send settings survive a reinstall
+     * by the same project. A portal another project uninstalled and this one installs starts afresh:
+     * the auto-send settings (that project's template and line) are reset in the same statement, and
+     * the portal's call counts (that project's calls) are deleted first.
+     */
     async saveInstall(i: { portal_id: string; tenant_id: string; account_type: string; sandbox: boolean; ui_domain: string | null; tokens: { access_token: string; refresh_token: string; expires_at: number }; now: number }): Promise<void> {
       const sealed = {
         access_token_enc: box.seal(i.tokens.access_token),
         refresh_token_enc: box.seal(i.tokens.refresh_token),
         expires_at: i.tokens.expires_at,
       };
+      // Another project's calls are none of this one's: a portal moving to another project counts from its install.
+      await db
+        .deleteFrom('hubspot_call_counts')
+        .where('portal_id', '=', i.portal_id)
+        .where((eb) => eb.exists(eb.selectFrom('hubspot_installs').select('portal_id').where('portal_id', '=', i.portal_id).where('tenant_id', '!=', i.tenant_id)))
+        .execute();
+      /** The install's value when the project stays the same; else `fresh` (the same SQL on both dialects: SET reads the row as it was). */
+      const keptBySameTenant = <V extends number | string | null>(column: 'auto_send_enabled' | 'auto_send_template' | 'auto_send_line_id', fresh: V) =>
+        sql<V>`case when hubspot_installs.tenant_id = ${i.tenant_id} then ${sql.ref(`hubspot_installs.${column}`)} else ${sql.lit(fresh)} end`;
       await db
         .insertInto('hubspot_installs')
         .values({
@@ -102,6 +116,9 @@ export function hubspotRepo(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
           oc.column('portal_id').doUpdateSet({
             ...sealed, tenant_id: i.tenant_id, account_type: i.account_type, sandbox: i.sandbox ? 1 : 0, status: 'active', ui_domain: i.ui_domain,
             token_version: sql`hubspot_installs.token_version + 1`, refresh_lease_until: null, installed_at: i.now, updated_at: i.now,
+            auto_send_enabled: keptBySameTenant('auto_send_enabled', 0),
+            auto_send_template: keptBySameTenant<string | null>('auto_send_template', null),
+            auto_send_line_id: keptBySameTenant<string | null>('auto_send_line_id', null),
           }),
         )
         .execute();
@@ -233,7 +250,7 @@ export function hubspotRepo(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
     },
 
     /** Ends a claimed auto-send (or puts it back for later with `next_attempt_at`). */
-    async settleAutoSend(id: string, patch: Partial<Pick<HubSpotAutoSend, 'status' | 'reason' | 'code' | 'message_id' | 'next_attempt_at' | 'phone' | 'text'>>, now: number): Promise<void> {
+    async settleAutoSend(id: string, patch: Partial<Pick<HubSpotAutoSend, 'status' | 'reason' | 'code' | 'message_id' | 'next_attempt_at' | 'phone' | 'text' | 'attempts'>>, now: number): Promise<void> {
       await db.updateTable('hubspot_auto_sends').set({ ...patch, lease_until: null, updated_at: now }).where('id', '=', id).where('status', '=', 'pending').execute();
     },
 
@@ -243,8 +260,9 @@ export function hubspotRepo(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
     },
 
     /** Newest first; the cursor is the last row's id. */
-    async listAutoSends(portalId: string, opts: { status?: string; before?: string; limit: number }): Promise<HubSpotAutoSend[]> {
-      let q = db.selectFrom('hubspot_auto_sends').selectAll().where('portal_id', '=', portalId);
+    async listAutoSends(tenantId: string, portalId: string, opts: { status?: string; before?: string; limit: number }): Promise<HubSpotAutoSend[]> {
+      // The project's own: a portal another project had before keeps that project's records.
+      let q = db.selectFrom('hubspot_auto_sends').selectAll().where('tenant_id', '=', tenantId).where('portal_id', '=', portalId);
       if (opts.status) q = q.where('status', '=', opts.status as HubSpotAutoSend['status']);
       if (opts.before) q = q.where('id', '<', opts.before);
       const rows = await q.orderBy('id', 'desc').limit(opts.limit).execute();

@@ -11,6 +11,12 @@
  * (a process that died after sending is answered that message, not a second one), for at most
  * MAX_HOLD_MS after the contact was created (then `failed`, 4002). The project's daily cap is no
  * wait: the spec records it `failed` and skips the send.
+ *
+ * The pipeline's "still in progress" (1012: a process died after its message went to the line,
+ * before the line answered) waits the same way until reconciliation settled that message; the
+ * retry is then answered from it (`sent`, its message_id). A suspended project sends nothing
+ * (`failed`, 2005), as the card and the workflow action refuse. A failure of ours is tried again
+ * with a backoff, at most MAX_ATTEMPTS claims in all, then `failed` (3001): never a loop.
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../../clock.js';
@@ -22,14 +28,16 @@ import { HubSpotError, type HubSpotApi } from './client.js';
 import type { TokenKeeper } from './tokens.js';
 import { fromHubSpot } from './errors.js';
 import { contactPhone, propertiesFor, renderTemplate } from './contact.js';
-import { DAILY_CAP_REACHED, isDailyCapReached, sendForCrm, type FirstTouchLimitReached } from './send.js';
+import { DAILY_CAP_REACHED, isDailyCapReached, isInProgress, sendForCrm, type FirstTouchLimitReached } from './send.js';
 import { MAX_HOLD_MS, heldWaitMs, isHeldLimit } from './held-actions.js';
 import { claimLoop } from '../../jobs/claim-loop.js';
 
 const LEASE_MS = 60_000;
 const BATCH = 16;
-/** HubSpot 429/5xx/network while reading the contact: tried again, at most this many times in all. */
+/** HubSpot 429/5xx/network while reading the contact, or a failure of ours: tried again, at most this many times in all. */
 const MAX_ATTEMPTS = 5;
+/** When to try again a send still in progress (1012) that gives no Retry-After: about when reconciliation's sweep has looked. */
+const IN_PROGRESS_RETRY_S = 30;
 /** A time limit in the words of a failed auto-send's reason ("not sent: still …"). */
 const STILL = { 'outside sending window': 'outside the sending window', 'lines saturated': 'no line free for a first touch' } as const;
 
@@ -134,7 +142,33 @@ export function autoSends(deps: { store: Store; clock: Clock; api: HubSpotApi; t
     const at = Math.min(end, now + heldWaitMs(refusal));
     // Only why: the times are the row's own fields (`waiting`), shown by each reader in its own format.
     const reason = `waiting (${refusal.limit}): sent when it is allowed`;
-    await store.hubspot.settleAutoSend(a.id, { next_attempt_at: at, code: 4002, reason, phone: t.phone, text: t.text }, now);
+    // Waiting is no failure: the attempts (claims that failed) count from zero again.
+    await store.hubspot.settleAutoSend(a.id, { next_attempt_at: at, code: 4002, reason, phone: t.phone, text: t.text, attempts: 0 }, now);
+  }
+
+  /**
+   * Still in progress (1012): a process that died mid-send left the message `sending`; tried again
+   * once reconciliation may have settled it, with the same phone and text (the same pipeline
+   * request), so it is answered from that message; given up, like a wait for time, MAX_HOLD_MS
+   * after the contact was created.
+   */
+  async function settling(a: HubSpotAutoSend, t: { phone: string; text: string }, err: DomainError): Promise<void> {
+    const now = clock.now();
+    const end = a.created_at + MAX_HOLD_MS;
+    if (now >= end) return store.hubspot.settleAutoSend(a.id, { status: 'failed', code: 1012, reason: `not sent: ${err.message}` }, now);
+    const at = Math.min(end, now + (err.details.retryAfter ?? IN_PROGRESS_RETRY_S) * 1000);
+    await store.hubspot.settleAutoSend(a.id, { next_attempt_at: at, code: null, reason: 'waiting: an earlier attempt\'s send is still being confirmed with the line', phone: t.phone, text: t.text, attempts: 0 }, now);
+  }
+
+  /** A failure of ours (a bug, the database): tried again later, at most MAX_ATTEMPTS claims in all, then `failed` (3001). */
+  async function unexpected(a: HubSpotAutoSend, err: unknown): Promise<void> {
+    const now = clock.now();
+    const error = err instanceof Error ? err.message : String(err);
+    deps.logger?.error({ err, auto_send: a.id, portal_id: a.portal_id, attempts: a.attempts }, 'auto-send failed unexpectedly');
+    if (a.attempts >= MAX_ATTEMPTS) {
+      return store.hubspot.settleAutoSend(a.id, { status: 'failed', code: 3001, reason: `not sent: failed unexpectedly ${a.attempts} times (${error.slice(0, 200)})` }, now);
+    }
+    await store.hubspot.settleAutoSend(a.id, { next_attempt_at: now + 2 ** a.attempts * 1000, reason: `failed unexpectedly; tried again: ${error.slice(0, 200)}` }, now);
   }
 
   async function work(a: HubSpotAutoSend): Promise<void> {
@@ -147,6 +181,8 @@ export function autoSends(deps: { store: Store; clock: Clock; api: HubSpotApi; t
     }
     const tenant = await store.tenants.getById(a.tenant_id);
     if (!tenant) return fail('the project no longer exists', 2001);
+    // As the card, the workflow action and a held action: a suspended project texts no one.
+    if (tenant.status !== 'active') return fail(`not sent: project "${tenant.slug}" is suspended`, 2005);
     const t = await target(a, install.auto_send.template!, tenant.timezone);
     if ('retryAt' in t) return store.hubspot.settleAutoSend(a.id, { next_attempt_at: t.retryAt, reason: t.reason }, now());
     if ('fail' in t) return fail(t.fail, t.code);
@@ -161,6 +197,7 @@ export function autoSends(deps: { store: Store; clock: Clock; api: HubSpotApi; t
       await store.hubspot.settleAutoSend(a.id, { status: 'sent', reason: null, code: null, message_id: sent.messageId }, now());
     } catch (err) {
       if (isHeldLimit(err)) return wait(a, t, err);
+      if (isInProgress(err)) return settling(a, t, err);
       if (isDailyCapReached(err)) return fail(DAILY_CAP_REACHED, 4002);
       if (err instanceof DomainError) return fail(err.message, Number(err.code));
       throw err;
@@ -170,7 +207,13 @@ export function autoSends(deps: { store: Store; clock: Clock; api: HubSpotApi; t
   /** One pass over what is due now; the number claimed. */
   async function tick(): Promise<number> {
     const due = await store.hubspot.claimAutoSends(clock.now(), Date.now(), LEASE_MS, BATCH);
-    await Promise.all(due.map((a) => work(a).catch((err) => deps.logger?.error({ err, auto_send: a.id, portal_id: a.portal_id }, 'auto-send failed unexpectedly; retried when its lease ends'))));
+    await Promise.all(
+      due.map((a) =>
+        work(a)
+          .catch((err) => unexpected(a, err))
+          .catch((err) => deps.logger?.error({ err, auto_send: a.id, portal_id: a.portal_id }, 'auto-send failed unexpectedly; retried when its lease ends')),
+      ),
+    );
     return due.length;
   }
 

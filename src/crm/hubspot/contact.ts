@@ -60,7 +60,9 @@ export const propertiesFor = (template: string) => [...new Set([...CONTACT_PROPE
 export function renderTemplate(template: string, props: Record<string, string | null | undefined>): string {
   return template
     .replace(PLACEHOLDER, (_, name: string, fallback: string | undefined) => {
-      const value = props[name.toLowerCase()] ?? props[name];
+      // The contact's own string properties only: {{constructor}} or {{toString}} name no property (an object's prototype is no contact's).
+      const own = (key: string) => (Object.hasOwn(props, key) && typeof props[key] === 'string' ? (props[key] as string) : undefined);
+      const value = own(name.toLowerCase()) ?? own(name);
       return value?.trim() ? value : (fallback ?? '').trim();
     })
     .trim();

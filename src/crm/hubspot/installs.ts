@@ -264,7 +264,7 @@ export function hubspotInstalls(deps: { store: Store; clock: Clock; config: HubS
     async autoSends(tenant: Tenant, portalId: string, q: { status?: HubSpotAutoSend['status']; cursor?: string; limit?: number }): Promise<AutoSendPage> {
       await ownInstall(tenant, portalId);
       const limit = q.limit ?? 50;
-      const { page, nextCursor } = pageOf(await store.hubspot.listAutoSends(portalId, { status: q.status, before: q.cursor, limit: limit + 1 }), limit);
+      const { page, nextCursor } = pageOf(await store.hubspot.listAutoSends(tenant.id, portalId, { status: q.status, before: q.cursor, limit: limit + 1 }), limit);
       return { autoSends: page, chats: await chatsOf(tenant, page), nextCursor };
     },
   };

@@ -2,7 +2,8 @@
  * CRM idempotency (card send: tenant + contact + second; workflow: callbackId):
  * the key is claimed in the database before any work, so HubSpot's retries and
  * double clicks — in this process or another — do the work once; a replay gets
- * the recorded outcome, marked a duplicate. Retryable failures free the key.
+ * the recorded outcome, marked a duplicate. Retryable failures free the key, and so does
+ * "still in progress" (1012, with a Retry-After: 30 s when it gives none): it is no outcome.
  *
  * The claim has an owner and a lease, renewed while the work runs (as the messaging
  * idempotency's): a process that died mid-work leaves a lease that ends, and HubSpot's next
@@ -15,6 +16,7 @@ import { DomainError, type ErrorCode, type ErrorDetails } from '../../errors/reg
 import type { Clock } from '../../clock.js';
 import type { Store } from '../../store/index.js';
 import { LEASE_MS, keepLease, leaseEnd } from '../../domain/messaging/idempotency.js';
+import { isInProgress } from './send.js';
 
 const WAIT_POLL_MS = 20;
 const WAIT_LIMIT_MS = 10_000;
@@ -86,6 +88,12 @@ export async function once<T>(
       await store.idempotency.complete(id, JSON.stringify({ ok: true, result } satisfies Recorded<T>), owner);
       return { result, duplicate: false };
     } catch (err) {
+      // Still in progress (1012: the send pipeline still settles a message an earlier attempt left `sending`)
+      // is no outcome: the key is freed, and a retry once it settled is answered from that message.
+      if (isInProgress(err)) {
+        await store.idempotency.release(id, owner);
+        throw new DomainError(1012, err.message, { ...err.details, retryAfter: err.details.retryAfter ?? IN_PROGRESS_RETRY_S });
+      }
       if (err instanceof DomainError && !err.retryable) {
         await store.idempotency.complete(id, JSON.stringify({ ok: false, code: err.code, message: err.message, details: { ...err.details } } satisfies Recorded<T>), owner);
       } else {

@@ -71,6 +71,13 @@ async function limitReached(deps: { store: Store; clock: Clock }, tenant: Tenant
   return 'lines saturated';
 }
 
+/**
+ * Whether a sendForCrm failure is "still in progress" (1012): an earlier attempt under the same
+ * pipeline key left a message `sending` (its process died) that reconciliation has yet to settle.
+ * No outcome: tried again later, it is answered from that message (or sends, if it never left).
+ */
+export const isInProgress = (err: unknown): err is DomainError => err instanceof DomainError && err.code === 1012;
+
 /** Whether a sendForCrm failure is the project's daily first-touch cap. */
 export function isDailyCapReached(err: unknown): boolean {
   return err instanceof FirstTouchLimitReached && err.limit === DAILY_CAP_REACHED;

@@ -7,7 +7,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { STORE_KINDS } from '../../support/stores.js';
-import { allDeviceLogs } from '../../support/messaging.js';
+import { allDeviceLogs, moveToNextNoonUtc } from '../../support/messaging.js';
 import { PORTAL, closeWindowForTwoHours, signed, startPortal, webhookEvent, type HubSpotHarness } from './helpers.js';
 
 const HOUR = 3_600_000;
@@ -60,6 +60,7 @@ describe.each(STORE_KINDS)('auto-sends waiting for time (%s)', (kind) => {
   });
 
   it('every line at its first-touch gap: waits for a free line, then sent; the daily cap is still failed at once', async () => {
+    moveToNextNoonUtc(h.t.clock); // the daily cap counts per day: no midnight crossed while this test moves the clock
     await created('Ann', '+14155550811');
     await created('Ben', '+14155550812');
     const cy = await created('Cy', '+14155550813');

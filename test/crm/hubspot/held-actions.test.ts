@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { STORE_KINDS } from '../../support/stores.js';
-import { allDeviceLogs, prepareSandbox } from '../../support/messaging.js';
+import { allDeviceLogs, moveToNextNoonUtc, prepareSandbox } from '../../support/messaging.js';
 import { PORTAL, closeWindowForTwoHours, install, installOf, signed, startHarness, startPortal, workflowPayload, type HubSpotHarness } from './helpers.js';
 
 const HOUR = 3_600_000;
@@ -85,6 +85,8 @@ describe.each(STORE_KINDS)('held workflow actions (%s)', (kind) => {
   });
 
   it('every line at its first-touch gap: BLOCK until a line is free; the daily cap stays an immediate FAIL_CONTINUE', async () => {
+    // The daily cap counts per day: no midnight crossed in the 20 minutes this test moves.
+    moveToNextNoonUtc(h.t.clock);
     // Two lines, one first touch each: the third must wait the 10-minute gap.
     expect((await send(h, 'cb-a', '+14155550711', 'Hi A')).json().outputFields.hs_execution_state).toBe('SUCCESS');
     expect((await send(h, 'cb-b', '+14155550712', 'Hi B')).json().outputFields.hs_execution_state).toBe('SUCCESS');
