@@ -84,7 +84,10 @@ export class Core {
   readonly tenant: string | undefined;
   readonly auth: AuthMode;
   readonly brand: string;
-  private readonly secret: string | undefined;
+  // Credentials live in ECMAScript private fields: JSON.stringify, console.log and util.inspect
+  // of a client (a logged error's context, a serialized config) never show them.
+  readonly #secret: string | undefined;
+  #csrfToken: string | undefined;
   private readonly timeoutMs: number;
   readonly maxRetries: number;
   private readonly baseDelayMs: number;
@@ -93,16 +96,14 @@ export class Core {
   private readonly fetchImpl: typeof fetch;
   /** On Node without a custom fetch, streamed bodies go through node:http (see node-put.ts). */
   private readonly streamingFetch: ((url: string, init: RequestInit) => Promise<Response>) | undefined;
-  private hmacKey: Promise<HmacKey> | undefined;
-  /** `auth: 'session'`: sent as x-csrf-token on every request that is not a GET. */
-  csrfToken: string | undefined;
+  #hmacKey: Promise<HmacKey> | undefined;
 
   constructor(o: BluelineOptions = {}) {
     this.baseUrl = (o.baseUrl ?? env('BLUELINE_URL') ?? 'http://127.0.0.1:8787').replace(/\/+$/, '');
-    this.secret = o.secret ?? env('BLUELINE_SECRET');
+    this.#secret = o.secret ?? env('BLUELINE_SECRET');
     this.tenant = o.tenant ?? env('BLUELINE_TENANT');
     this.auth = o.auth ?? 'bearer';
-    this.csrfToken = o.csrfToken;
+    this.#csrfToken = o.csrfToken;
     this.brand = (o.brand ?? 'service').toLowerCase();
     this.timeoutMs = o.timeoutMs ?? 60_000;
     this.maxRetries = Math.max(0, o.maxRetries ?? 2);
@@ -113,6 +114,14 @@ export class Core {
     const onNode = typeof (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node === 'string';
     this.streamingFetch = !o.fetch && onNode ? (url, init) => import('./node-put.js').then((m) => m.nodeStreamingFetch(url, init)) : undefined;
     if (this.auth === 'hmac' && !this.tenant) throw new TypeError('HMAC auth needs `tenant` (it names whose secret signed)');
+  }
+
+  /** `auth: 'session'`: sent as x-csrf-token on every request that is not a GET. */
+  get csrfToken(): string | undefined {
+    return this.#csrfToken;
+  }
+  set csrfToken(token: string | undefined) {
+    this.#csrfToken = token;
   }
 
   async request<T>(spec: RequestSpec): Promise<T> {
@@ -206,24 +215,24 @@ export class Core {
     }
     if (this.auth === 'session') {
       // The cookie authenticates; the token in a header proves the request came from the console's page.
-      if (spec.method !== 'GET' && this.csrfToken) h['x-csrf-token'] = this.csrfToken;
+      if (spec.method !== 'GET' && this.#csrfToken) h['x-csrf-token'] = this.#csrfToken;
       return h;
     }
     if (this.tenant) h[`x-${this.brand}-tenant`] = this.tenant;
-    if (!this.secret) return h; // the API answers 2012, as a typed error
+    if (!this.#secret) return h; // the API answers 2012, as a typed error
     // The upload PUT takes bearer only; every other route takes the configured mode.
     if (this.auth === 'hmac' && !spec.body) {
       const ts = Math.floor(Date.now() / 1000);
       h[`x-${this.brand}-signature`] = `v1,${ts},${await this.hmacHex(`${ts}.${payload ?? ''}`)}`;
     } else {
-      h.authorization = `Bearer ${this.secret}`;
+      h.authorization = `Bearer ${this.#secret}`;
     }
     return h;
   }
 
   private async hmacHex(message: string): Promise<string> {
-    this.hmacKey ??= crypto.subtle.importKey('raw', new TextEncoder().encode(this.secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-    const mac = new Uint8Array(await crypto.subtle.sign('HMAC', await this.hmacKey, new TextEncoder().encode(message)));
+    this.#hmacKey ??= crypto.subtle.importKey('raw', new TextEncoder().encode(this.#secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+    const mac = new Uint8Array(await crypto.subtle.sign('HMAC', await this.#hmacKey, new TextEncoder().encode(message)));
     let hex = '';
     for (const b of mac) hex += b.toString(16).padStart(2, '0');
     return hex;

@@ -22,7 +22,10 @@ type Op<P extends string, M extends Method> = P extends keyof paths
 type Declared<P extends string, M extends Method, T> = [Op<P, M>] extends [never] ? Pending : T;
 
 type JsonOf<C> = C extends { content: { 'application/json': infer B } } ? B : never;
-type SuccessOf<R> = R extends { 200: infer S } ? JsonOf<S> : R extends { 201: infer S } ? JsonOf<S> : never;
+/** The 2xx statuses an answer can succeed with. */
+type SuccessStatus = 200 | 201 | 202 | 203 | 204 | 206;
+/** Every 2xx JSON body an operation declares (200, 201, 202 — the simulator's inbound is 202 only), as one union. */
+type SuccessOf<R> = { [S in keyof R & SuccessStatus]: JsonOf<R[S]> }[keyof R & SuccessStatus];
 
 /** The JSON request body of an operation. */
 export type Req<P extends string, M extends Method> = Declared<
@@ -30,7 +33,7 @@ export type Req<P extends string, M extends Method> = Declared<
   M,
   Op<P, M> extends { requestBody?: infer B } ? JsonOf<NonNullable<B>> : never
 >;
-/** The success (200, else 201) JSON body of an operation. */
+/** The success JSON body of an operation (any of its 2xx statuses). */
 export type Res<P extends string, M extends Method> = Declared<P, M, Op<P, M> extends { responses: infer R } ? SuccessOf<R> : never>;
 /** The query parameters of an operation. */
 export type QueryOf<P extends string, M extends Method> = Declared<

@@ -19,8 +19,11 @@ export const RangeHeaders = Type.Object({
   range: Type.Optional(Type.String({ description: 'bytes=a-b, bytes=a- or bytes=-n: 206 with that part; 416 when it lies outside the file' })),
 });
 
+// A download answers with the file's own Content-Type (image/png, audio/ogg, …), so the
+// document names the media range "*/*" (any type, binary) rather than one type a real answer
+// would contradict.
 export const FILE_RESPONSES = {
-  200: { contentType: 'application/octet-stream', description: 'the bytes, with the file\'s own Content-Type, Content-Length and (when it has one) a filename in Content-Disposition' },
-  206: { contentType: 'application/octet-stream', description: 'the range asked for, with Content-Range' },
+  200: { contentType: '*/*', description: 'the bytes, with the file\'s own Content-Type, Content-Length and (when it has one) a filename in Content-Disposition' },
+  206: { contentType: '*/*', description: 'the range asked for (the file\'s own Content-Type), with Content-Range' },
   416: { description: 'the range lies outside the file; Content-Range: bytes */<size>' },
 } as const;

@@ -3,7 +3,7 @@ import { operation } from './operation.js';
 import { Handle } from './common.js';
 import { Chat, Parts } from './chat.js';
 import { Message } from './message.js';
-import { Effect, IdempotencyKey, Service } from './messages-send.js';
+import { Effect, IdempotencyHeaders, IdempotencyKey, Service } from './messages-send.js';
 
 const Recipient = Handle('E.164 number or Apple ID email; anything else is 1003', { minLength: 1 });
 
@@ -40,6 +40,7 @@ export const createChat = operation({
   description: '201 when this request created the chat; 200 when `to` names a contact whose direct chat exists (the message goes into it).',
   tags: ['chats'],
   auth: 'tenant',
+  headers: IdempotencyHeaders,
   body: CreateChatRequest,
   responses: { 200: CreateChatResponse, 201: CreateChatResponse },
   errors: [

@@ -33,5 +33,7 @@ export const sendChatMessage = operation({
   body: SendChatMessageRequest,
   responses: { 200: SendChatMessageResponse },
   errors: [1003, 1005, 1006, 1008, 1009, 1011, 2002, 3002, 4001, 4002, 4099, { code: 4099, status: 422 }, 5001, 5004],
+  // decisions.md: a missing field is 1003 on this route (the spec's rule 8).
+  missingFieldCode: 1003,
   rateLimited: true,
 });

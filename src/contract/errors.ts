@@ -1,7 +1,7 @@
 /**
  * The error answers of an operation, by HTTP status: what its auth mode and body can fail
- * with everywhere, plus the codes it declares. One place, so OpenAPI, the route's
- * serializer and the contract tests agree.
+ * with everywhere (a body that requires a field: its missing-field code), plus the codes it
+ * declares. One place, so OpenAPI, the route's serializer and the contract tests agree.
  */
 import { Type, type TSchema } from 'typebox';
 import { ERROR_CODES, type ErrorCode } from '../errors/registry.js';
@@ -26,6 +26,33 @@ const BODY_ERRORS: readonly ErrorRef[] = [1004, { code: 1002, status: 413 }, { c
 /** Every operation validates its input (1002) and may fail unexpectedly (3001). */
 const ALWAYS: readonly ErrorRef[] = [1002, 3001];
 
+type SchemaNode = { required?: unknown; properties?: Record<string, unknown>; patternProperties?: Record<string, unknown>; additionalProperties?: unknown; items?: unknown; prefixItems?: unknown[]; anyOf?: unknown[]; oneOf?: unknown[]; allOf?: unknown[] };
+
+/**
+ * Whether a body schema requires a field anywhere a request can leave one out: at its top, in a
+ * union's branch or in a nested object. Validation answers such a request with the route's
+ * missing-field code (http/validation.ts), so its operation documents that code.
+ */
+function requiresAField(schema: unknown): boolean {
+  if (!schema || typeof schema !== 'object') return false;
+  const s = schema as SchemaNode;
+  if (Array.isArray(s.required) && s.required.length > 0) return true;
+  const children = [
+    ...Object.values(s.properties ?? {}),
+    ...Object.values(s.patternProperties ?? {}),
+    s.additionalProperties,
+    ...(Array.isArray(s.items) ? s.items : [s.items]),
+    ...(s.prefixItems ?? []),
+    ...(s.anyOf ?? []),
+    ...(s.oneOf ?? []),
+    ...(s.allOf ?? []),
+  ];
+  return children.some(requiresAField);
+}
+
+/** A body that requires a field can miss one: 1001, or the code the operation answers that with. */
+const missingFieldErrors = (op: OperationSpec): readonly ErrorRef[] => (op.body && requiresAField(op.body) ? [op.missingFieldCode ?? 1001] : []);
+
 /**
  * The HubSpot-facing shapes: every failure is HTTP 200 `{ok:false, …}` but a refused signature (401)
  * and the codes an operation declares with a status of their own (the routes HubSpot retries: a
@@ -37,7 +64,7 @@ const codeOfRef = (ref: ErrorRef) => (typeof ref === 'object' ? ref.code : ref);
 
 /** The codes an operation can answer with, grouped by HTTP status (for the CRM shapes, 200 holds the `{ok:false}` ones). */
 export function errorCodesByStatus(op: OperationSpec): Map<number, ErrorCode[]> {
-  const common = [...ALWAYS, ...AUTH_ERRORS[op.auth], ...(op.body ? BODY_ERRORS : []), ...(op.rateLimited ? [1007 as const] : [])];
+  const common = [...ALWAYS, ...AUTH_ERRORS[op.auth], ...(op.body ? BODY_ERRORS : []), ...missingFieldErrors(op), ...(op.rateLimited ? [1007 as const] : [])];
   const crm = isCrmShape(op);
   // The CRM routes' handler answers even body-limit and media-type failures with 200; only the
   // statuses an operation declares itself (the not-configured 404, answered outside it) stand.

@@ -91,7 +91,7 @@ function section(op: OperationSpec): string[] {
   if (op.description) out.push(op.description, '');
   const versions = op.auth === 'hubspot' ? `: ${(op.signatures ?? ['v3']).map((v) => (v === 'v3' ? '`X-HubSpot-Signature-v3` + `X-HubSpot-Request-Timestamp`' : `${v} (\`X-HubSpot-Signature\` with \`X-HubSpot-Signature-Version: ${v}\`)`)).join(', or ')}` : '';
   out.push(`Auth: ${AUTH[op.auth]}${versions}.${op.rateLimited ? ' Rate limited (1007).' : ''}`, '');
-  out.push(...table('Path', op.params as Schema), ...table('Query', op.query as Schema), ...table('Body', op.body as Schema));
+  out.push(...table('Path', op.params as Schema), ...table('Query', op.query as Schema), ...table('Headers', op.headers as Schema), ...table('Body', op.body as Schema));
   if (op.rawBody) out.push(`Body: ${op.rawBody.description} (${op.rawBody.contentTypes.map((t) => `\`${t}\``).join(', ')}).`, '');
   for (const [status, schema] of Object.entries(op.responses)) out.push(...table(`Answer ${status}`, schema as Schema));
   for (const [status, raw] of Object.entries(op.rawResponses ?? {})) out.push(`Answer ${status}: ${raw.description}${raw.contentType ? ` (\`${raw.contentType}\`)` : ''}.`, '');

@@ -34,5 +34,7 @@ export const editMessage = operation({
   // 1011: the message is inbound; 4001: past the 15-minute window, never delivered, or refused downstream;
   // 4099: the line cannot edit (501) or is no longer the project's (422).
   errors: [1009, 1011, 2003, 3002, 4001, 4099, { code: 4099, status: 422 }],
+  // decisions.md: a missing field is 1002 on this route (the spec's edit errors).
+  missingFieldCode: 1002,
   rateLimited: true,
 });

@@ -22,6 +22,17 @@ export const IdempotencyKey = Type.String({
   description: 'replays the recorded answer for six hours; also accepted as the Idempotency-Key header (both must agree)',
 });
 
+/**
+ * The `Idempotency-Key` header (Stripe style): the body's idempotency_key given as a header,
+ * with the same limits. Both at once must be equal (else 1002). Header names are
+ * case-insensitive (fastify validates the lowercased name).
+ */
+export const IdempotencyHeaders = Type.Object({
+  'Idempotency-Key': Type.Optional(
+    Type.String({ minLength: 1, maxLength: 255, description: 'the idempotency key as a header, the same as the body\'s idempotency_key (when both are given they must be equal, else 1002)' }),
+  ),
+});
+
 const AttachmentRef = Type.Union([
   Type.String({ minLength: 1, maxLength: 200, description: 'an uploaded attachment id (att_…)' }),
   Type.Object(
@@ -90,6 +101,7 @@ export const sendMessage = operation({
     'with the ids known when the send failed, and message_id once a message was recorded. A repeated idempotency_key answers what the first request answered.',
   tags: ['messages'],
   auth: 'tenant',
+  headers: IdempotencyHeaders,
   body: SendRequest,
   responses: { 200: SendResponse },
   errors: [

@@ -50,6 +50,12 @@ export interface OperationSpec {
   /** Codes beyond the ones every operation of its auth mode can answer with (see errors.ts). */
   errors: readonly ErrorRef[];
   /**
+   * The code of a missing required body field, when not the spec's 1001 (decisions.md: 1003 on
+   * POST /chats/{id}/messages, 1002 on edit); documented for every body that requires a field.
+   * The route passes the same code to its validation (`missingFieldCode` of http/route.ts).
+   */
+  missingFieldCode?: 1002 | 1003;
+  /**
    * Default 'envelope'. With 'crm'/'crm-workflow' the codes of `errors` (and the common ones)
    * are answered inside the 200 body, beside the success (see errors.ts `successResponses`).
    */

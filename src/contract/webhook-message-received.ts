@@ -89,6 +89,13 @@ export const MessageReceived = Type.Object(
     text: Type.String({ description: 'legacy: the text parts joined by newlines ("" when there are none)' }),
     message_guid: Type.String({ description: 'legacy: the provider guid' }),
     line_id: Type.String({ description: 'legacy: the receiving line\'s id' }),
+    test: Type.Optional(
+      Type.Boolean({
+        description:
+          'true only on the sample sent by POST /api/v1/webhook-subscriptions/{id}/test (event_id test:msg:…, chat test_chat, message test_message): ' +
+          'a valid envelope about no real message; absent on every real event',
+      }),
+    ),
   },
   {
     description:

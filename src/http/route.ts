@@ -17,8 +17,6 @@ export type OperationHandler<O extends OperationSpec> = (
 
 export interface RouteExtras {
   bodyLimit?: number;
-  /** The code for a missing required field on this route (spec: 1001; chat parts 1003; edit 1002). */
-  missingFieldCode?: 1001 | 1002 | 1003;
   secretParams?: string[];
   /** Bodies must keep a minimum transfer rate instead of arriving within the JSON routes' deadline (http/slow-body.ts). */
   minBodyRate?: boolean;
@@ -54,7 +52,8 @@ export function route<O extends OperationSpec>(app: TypedApp, op: O, handler: Op
       auth: op.auth,
       errorShape: op.errorShape ?? 'envelope',
       rateLimited: op.rateLimited,
-      missingFieldCode: extras.missingFieldCode,
+      // The code for a missing required field (spec: 1001), as the contract documents it.
+      missingFieldCode: op.missingFieldCode ?? 1001,
       secretParams: extras.secretParams,
       minBodyRate: extras.minBodyRate,
     },

@@ -130,6 +130,28 @@ describe('the OpenAPI document', () => {
     expect(JSON.stringify(callback['400'])).toContain('2014');
   });
 
+  it('documents a download as any media type: the real answer carries the file\'s own Content-Type (200 and 206)', async () => {
+    // Whether a media range of the document ("*/*", "image/*", "image/png") covers an answer's Content-Type.
+    const covers = (range: string, type: string) => {
+      const [rt, rs] = range.split('/');
+      const [tt, ts] = type.split(';')[0]!.trim().toLowerCase().split('/');
+      return (rt === '*' || rt === tt) && (rs === '*' || rs === ts);
+    };
+    const png = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8ffff3f0005fe02fea7d6a4ae0000000049454e44ae426082', 'hex');
+    const slot = (await t.api('POST', '/api/v1/attachments', { filename: 'dot.png', content_type: 'image/png', size_bytes: png.length })).json();
+    const put = await t.request({ method: 'PUT', url: `/api/v1/attachments/${slot.attachment_id}/upload`, payload: png, headers: { authorization: `Bearer ${t.demo.signing_secret}`, 'content-type': 'image/png' } });
+    expect(put.statusCode, put.body).toBe(200);
+    const documented = doc.paths['/api/v1/attachments/{id}/content']!.get!.responses as Record<string, { content?: Record<string, { schema: unknown }> }>;
+    for (const [status, headers] of [[200, {}], [206, { range: 'bytes=0-9' }]] as const) {
+      const res = await t.api('GET', `/api/v1/attachments/${slot.attachment_id}/content`, undefined, { headers });
+      expect(res.statusCode).toBe(status);
+      expect(res.headers['content-type']).toMatch(/^image\/png/);
+      const ranges = Object.keys(documented[String(status)]?.content ?? {});
+      expect(ranges.some((r) => covers(r, String(res.headers['content-type']))), `${status} ${res.headers['content-type']} within ${ranges.join(', ')}`).toBe(true);
+      for (const r of ranges) expect(documented[String(status)]!.content![r]!.schema).toEqual({ type: 'string', format: 'binary' });
+    }
+  });
+
   it('passes @redocly/cli lint with no errors', async () => {
     const file = path.join(dir, 'openapi.json');
     const out = await run(bin('redocly'), ['lint', file, '--format=json'], { maxBuffer: 32 * 1024 * 1024 }).catch((e: { stdout: string; stderr: string }) => e);

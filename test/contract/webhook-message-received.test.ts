@@ -47,6 +47,7 @@ describe.each(STORE_KINDS)('message.received deliveries match the contract on %s
   let rx: Receiver;
   let line: string;
   let validateHeaders: ValidateFunction;
+  let subscriptionId: string;
   beforeAll(async () => {
     t = await startTestApp(kind, { BLUELINE_ALLOW_PRIVATE_NETWORKS: '1' });
     await prepareSandbox(t);
@@ -54,6 +55,7 @@ describe.each(STORE_KINDS)('message.received deliveries match the contract on %s
     line = t.demo.phone_line_ids[0]!;
     const res = await t.api('POST', '/api/v1/webhook-subscriptions', { url: rx.url, events: ['message.received'] });
     expect(res.statusCode).toBe(201);
+    subscriptionId = res.json().id;
     validateHeaders = ajv.compile(lowercased(MessageReceivedHeaders(t.config.headerBrand)));
   });
   afterAll(async () => {
@@ -107,6 +109,24 @@ describe.each(STORE_KINDS)('message.received deliveries match the contract on %s
     const env = expectContract(await deliver({ from: '+14155550303', chat, parts: [{ type: 'media', filename: 'a.bin', content_base64: 'AAEC' }] }));
     expect(env.data.chat.is_group).toBe(true);
     expect(env.text).toBe('');
+  });
+
+  it('the signed sample of POST /webhook-subscriptions/{id}/test is a valid envelope too, its deep link built as a real one\'s', async () => {
+    const before = rx.received.length;
+    const res = await t.api('POST', `/api/v1/webhook-subscriptions/${subscriptionId}/test`);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ ok: true, status: 200 });
+    const sample = expectContract((await rx.waitFor(before + 1))[before]!);
+    expect(sample).toMatchObject({ event_id: res.json().event_id, test: true, partner_id: t.demo.tenant, from: sample.data.message.sender_handle.handle });
+    expect(sample.event_id).toMatch(/^test:msg:/);
+    expect(sample.message_guid).toBe(sample.event_id.replace(/^test:msg:/, ''));
+    // Received on one of the tenant's lines, as a real message is.
+    expect(t.demo.phone_line_ids).toContain(sample.line_id);
+    expect(sample.data.chat.owner_handle).toMatchObject({ handle: sample.to, is_me: true });
+
+    const real = expectContract(await deliver({ from: '+14155550306', text: 'a real one' }));
+    expect(real.test).toBeUndefined();
+    expect(sample.data.crm_deep_link).toBe(real.data.crm_deep_link.replace(encodeURIComponent(real.data.chat.id), encodeURIComponent(sample.data.chat.id)));
   });
 
   it('the check can fail: an undeclared field, a missing one or a wrong type is refused', async () => {

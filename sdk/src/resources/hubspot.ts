@@ -1,6 +1,7 @@
 /**
  * The HubSpot integration as its tenant sees it (`/api/v1/integrations/hubspot…`). Every route
- * answers 404 when the service has no HubSpot app configured: `status()` returns null then.
+ * answers 404 / 2011 when the service has no HubSpot app configured: `status()` returns null then
+ * (any other failure, such as an unknown tenant's 404 / 2001, is thrown).
  * Types generated from the contract (src/contract/hubspot-*.ts), like every other resource's.
  */
 import { BlueLineError } from '../errors.js';
@@ -21,14 +22,17 @@ export type HubSpotInstallStart = Res<'/api/v1/integrations/hubspot/install', 'p
 export type HubSpotInstallChange = Res<'/api/v1/integrations/hubspot/{portal_id}', 'patch'>;
 
 const BASE = '/api/v1/integrations/hubspot';
+/** The service's answer on every HubSpot route when it has no HubSpot app (HUBSPOT_CLIENT_ID/SECRET unset). */
+const NOT_CONFIGURED = 2011;
 
 export class HubSpot extends Resource {
-  /** `GET`: installs, today's calls, the reply-push breaker; null when the integration is not configured (404). */
+  /** `GET`: installs, today's calls, the reply-push breaker; null when the integration is not configured (404 / 2011). */
   async status(opts: CallOptions = {}): Promise<HubSpotStatus | null> {
     try {
       return await this.core.request<HubSpotStatus>({ method: 'GET', path: BASE, retry: 'idempotent', ...opts });
     } catch (err) {
-      if (err instanceof BlueLineError && err.status === 404) return null;
+      // Only "not configured" means there is no integration; a 404 such as an unknown tenant (2001) is the caller's to see.
+      if (err instanceof BlueLineError && err.status === 404 && err.code === NOT_CONFIGURED) return null;
       throw err;
     }
   }

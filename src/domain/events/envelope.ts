@@ -18,12 +18,13 @@ export const messageEventId = (guid: string) => `${EVENT_NAMESPACE}:msg:${guid}`
 
 const handle = (value: string, isMe: boolean) => ({ handle: value, service: 'imessage' as const, is_me: isMe });
 
+/** What the envelope reads of each record (the test delivery builds its sample from these alone). */
 export function messageReceivedEnvelope(args: {
-  tenant: Tenant;
-  line: PhoneLine;
-  chat: Chat;
+  tenant: Pick<Tenant, 'slug'>;
+  line: Pick<PhoneLine, 'id' | 'phone_number'>;
+  chat: Pick<Chat, 'id' | 'is_group'>;
   participants: string[];
-  message: InboundMessageRecord;
+  message: Pick<InboundMessageRecord, 'id' | 'sender_handle' | 'parts' | 'sent_at' | 'delivered_at' | 'read_at'>;
   guid: string;
   traceId: string;
   nowMs: number;

@@ -9,7 +9,7 @@ import { validateWebhookUrl } from '../../net/index.js';
 import { randomHex } from '../ids.js';
 import { devInboxUrl } from './subscriptions.js';
 import { DEV_INBOX_URL, EVENT_TYPES } from './vocabulary.js';
-import { API_VERSION, WEBHOOK_VERSION } from './envelope.js';
+import { messageReceivedEnvelope } from './envelope.js';
 import type { AttemptDelivery, AttemptResult } from './attempts.js';
 
 export interface SubscriptionChange {
@@ -22,7 +22,18 @@ export interface TestDelivery extends AttemptResult {
   eventId: string;
 }
 
-export function subscriptionChanges(deps: { store: Store; clock: Clock; allowPrivateNetworks: boolean; attempt: AttemptDelivery }) {
+/** The sample's sender, and its receiving line when the tenant has none. */
+const SAMPLE_SENDER = '+15555550100';
+const SAMPLE_LINE = { id: 'test_line', phone_number: '+15555550199' };
+
+export function subscriptionChanges(deps: {
+  store: Store;
+  clock: Clock;
+  allowPrivateNetworks: boolean;
+  attempt: AttemptDelivery;
+  /** `data.crm_deep_link` of the sample, filled in as for real events (services.ts). */
+  deepLinkTemplate: string;
+}) {
   const { store, clock } = deps;
 
   async function owned(tenantId: string, id: string): Promise<Subscription> {
@@ -58,36 +69,41 @@ export function subscriptionChanges(deps: { store: Store; clock: Clock; allowPri
       return owned(tenantId, id);
     },
 
-    /** A signed sample message.received, sent once now; recorded nowhere. */
+    /**
+     * A signed sample message.received, sent once now; recorded nowhere. It is a valid envelope,
+     * built by the one that builds real ones (crm_deep_link from the same template), received on
+     * one of the tenant's lines; only its ids are samples (test:msg:…, test_chat, test_message)
+     * and `test: true` marks it.
+     */
     async test(tenant: { id: string; slug: string }, id: string): Promise<TestDelivery> {
       const sub = await owned(tenant.id, id);
       if (sub.url === DEV_INBOX_URL) throw new DomainError(1012, 'the dev inbox receives nothing by POST; pull /api/v1/dev-inbox instead');
       const now = clock.now();
-      const eventId = `test:msg:${randomHex(8)}`;
+      const guid = `test-${randomHex(8)}`;
+      const eventId = `test:msg:${guid}`;
+      const lines = await store.lines.listByTenant(tenant.id);
+      const line = lines.find((l) => l.is_active) ?? lines[0] ?? SAMPLE_LINE;
       const payload = {
-        event: 'message.received',
-        event_type: 'message.received',
-        event_id: eventId,
-        timestamp: new Date(now).toISOString(),
-        api_version: API_VERSION,
-        webhook_version: WEBHOOK_VERSION,
-        trace_id: `test_${randomHex(8)}`,
-        partner_id: tenant.slug,
-        test: true,
-        data: {
-          chat: { id: 'test_chat', is_group: false, handles: [{ handle: '+15555550100', service: 'imessage', is_me: false }], owner_handle: { handle: '+15555550199', service: 'imessage', is_me: true } },
+        ...messageReceivedEnvelope({
+          tenant,
+          line,
+          chat: { id: 'test_chat', is_group: false },
+          participants: [SAMPLE_SENDER],
           message: {
             id: 'test_message',
-            direction: 'inbound',
-            sender_handle: { handle: '+15555550100', service: 'imessage', is_me: false },
+            sender_handle: SAMPLE_SENDER,
             parts: [{ type: 'text', value: 'This is a test event from the Blueline console.' }],
-            sent_at: new Date(now).toISOString(),
+            sent_at: now,
             delivered_at: null,
             read_at: null,
-            service: 'imessage',
           },
-          crm_deep_link: null,
-        },
+          guid,
+          traceId: `tr_test_${randomHex(8)}`,
+          nowMs: now,
+          deepLinkTemplate: deps.deepLinkTemplate,
+        }),
+        event_id: eventId,
+        test: true,
       };
       const result = await deps.attempt({ id: `test_${randomHex(8)}`, type: 'message.received', event_id: eventId, payload: JSON.stringify(payload) }, sub, now);
       return { ...result, eventId };

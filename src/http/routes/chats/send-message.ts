@@ -14,7 +14,5 @@ export function sendChatMessageRoute(app: TypedApp, deps: { messaging: Messaging
       const sent = await deps.messaging.chats.postMessage(principalOf(req).tenant, req.params.id, { parts: message.parts, parallelAttachments: parallel_attachments });
       return chatMessageSentView(sent);
     },
-    // Spec: a missing field is 1003 on the chat message routes.
-    { missingFieldCode: 1003 },
   );
 }

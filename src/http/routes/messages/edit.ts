@@ -10,7 +10,5 @@ export function editMessageRoute(app: TypedApp, deps: { messaging: Messaging }) 
     app,
     editMessage,
     async (req) => editedView(await deps.messaging.ops.edit(principalOf(req).tenant, req.params.id, req.body.new_text, req.body.edited_part_index ?? 0)),
-    // Spec: a missing new_text is 1002 on this route.
-    { missingFieldCode: 1002 },
   );
 }
