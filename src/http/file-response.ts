@@ -27,10 +27,18 @@ export function parseRange(header: string, size: number): { start: number; end: 
   return { start, end };
 }
 
+/**
+ * A stored file is someone else's bytes (a contact's inbound media, a tenant's upload) served from
+ * the console's origin: it is always a download (`attachment`, with or without a filename), its
+ * type is never sniffed, and a browser that renders it anyway runs nothing (a sandbox without
+ * scripts, nothing loaded). `<img>`, `<audio>` and `<video>` still play it: they ignore all three.
+ */
+const CONTAINED = { 'X-Content-Type-Options': 'nosniff', 'Content-Security-Policy': "sandbox; default-src 'none'" } as const;
+
 /** Streams the file, or the part `Range` asks for. */
 export async function streamFile(reply: FastifyReply, file: FileToSend, rangeHeader: string | undefined) {
-  reply.header('Accept-Ranges', 'bytes').header('Content-Type', file.contentType);
-  if (file.filename) reply.header('Content-Disposition', `attachment; filename*=UTF-8''${encodeURIComponent(file.filename)}`);
+  reply.header('Accept-Ranges', 'bytes').header('Content-Type', file.contentType).headers(CONTAINED);
+  reply.header('Content-Disposition', file.filename ? `attachment; filename*=UTF-8''${encodeURIComponent(file.filename)}` : 'attachment');
   const range = rangeHeader ? parseRange(rangeHeader, file.size) : 'ignore';
   if (range === undefined) {
     return reply.status(416).header('Content-Range', `bytes */${file.size}`).send();
