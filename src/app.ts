@@ -11,7 +11,7 @@ import { ids } from './domain/ids.js';
 import './http/types.js';
 import { registerJsonBody } from './http/body.js';
 import { registerValidation } from './http/validation.js';
-import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from './http/errors.js';
+import { clientErrorHandler, frameworkErrorHandler, HttpFailure, registerErrorHandling } from './http/errors.js';
 import { secretPaths } from './http/log-paths.js';
 import { registerAuth } from './http/auth.js';
 import { registerDocs } from './http/docs.js';
@@ -146,7 +146,9 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
     genReqId: () => ids.trace(),
     bodyLimit: DEFAULT_BODY_LIMIT,
     trustProxy: false,
-    return503OnClosing: true,
+    // Requests that come on a kept-alive connection once shutdown has begun are refused by our
+    // onRequest hook below, in the envelope with X-Trace-ID (fastify's own 503 has neither).
+    return503OnClosing: false,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // Routing failures (bad percent-encoding, over-long parameters) in the envelope, with X-Trace-ID.
     // No hook runs for them, onResponse included: the handler writes their request line itself.
@@ -164,9 +166,23 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
   const services = buildServices({ ...deps, observer: metrics?.observer });
   if (metrics) registerHttpMetrics(app, metrics);
 
+  // Set once close() has begun (the first preClose hook): from then on new requests are refused,
+  // while the ones already under way finish.
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
   // Callback-style hooks: no promise per request on the hot path.
   app.addHook('onRequest', (req, reply, done) => {
     reply.header('X-Trace-ID', req.id);
+    if (closing) {
+      // The client retries on a new connection, which the load balancer gives another process.
+      // 3001 is the table's retryable code for a failure on our side; 503 says it is temporary.
+      if (req.raw.httpVersionMajor < 2) reply.header('Connection', 'close');
+      done(new HttpFailure(3001, 'this process is shutting down; retry the request', 503));
+      return;
+    }
     done();
   });
   if (config.logRequests === 'all') {

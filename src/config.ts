@@ -40,6 +40,8 @@ export interface Config {
   /** A request body must arrive within this time; on the upload route, per window of this length at uploadMinBytesPerSec. */
   bodyTimeoutMs: number;
   uploadMinBytesPerSec: number;
+  /** After SIGTERM/SIGINT, how long requests in flight may take before the process exits anyway (code 1). */
+  shutdownGraceMs: number;
   /** Run the webhook delivery worker in this process. */
   deliveryWorker: boolean;
   /** Housekeeping deletes stored blobs no row names (BLUELINE_BLOB_SWEEP). */
@@ -77,21 +79,16 @@ export interface HubSpotConfig {
 }
 
 function hubspotConfig(env: Env): HubSpotConfig | undefined {
-  const clientId = env.HUBSPOT_CLIENT_ID || undefined;
-  const clientSecret = env.HUBSPOT_CLIENT_SECRET || undefined;
+  const clientId = secret(env, 'HUBSPOT_CLIENT_ID');
+  const clientSecret = secret(env, 'HUBSPOT_CLIENT_SECRET');
   if (!clientId && !clientSecret) return undefined;
   if (!clientId || !clientSecret) throw new ConfigError('HUBSPOT_CLIENT_ID and HUBSPOT_CLIENT_SECRET go together: set both (or neither, to turn the HubSpot integration off)');
-  const base = (name: string, fallback: string) => {
-    const raw = (env[name] || fallback).replace(/\/+$/, '');
-    if (!/^https?:\/\//i.test(raw) || !URL.canParse(raw)) throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`);
-    return raw;
-  };
   return {
     clientId,
     clientSecret,
     appId: env.HUBSPOT_APP_ID || undefined,
-    apiBase: base('HUBSPOT_API_BASE', 'https://api.hubapi.com'),
-    authBase: base('HUBSPOT_AUTH_BASE', 'https://app.hubspot.com'),
+    apiBase: baseUrl(env, 'HUBSPOT_API_BASE') ?? 'https://api.hubapi.com',
+    authBase: baseUrl(env, 'HUBSPOT_AUTH_BASE') ?? 'https://app.hubspot.com',
     scopes: (env.HUBSPOT_SCOPES || 'oauth crm.objects.contacts.read crm.objects.contacts.write automation').trim().split(/\s+/).join(' '),
   };
 }
@@ -131,23 +128,70 @@ function oneOf<T extends string>(env: Env, name: string, values: readonly T[]): 
   throw new ConfigError(`${name} must be one of ${values.join(', ')}, got "${raw}"`);
 }
 
+/**
+ * Plain decimal digits only: Number() would also take "0x1F90", "8e3", " 80 " and "" (as 0),
+ * each a typo that would otherwise start the service with a value nobody wrote.
+ */
 function int<F extends number | undefined>(env: Env, name: string, fallback: F, min: number, max: number): number | F {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) {
-    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  const n = /^\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!(n >= min && n <= max)) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max} (decimal digits only), got "${raw}"`);
   }
   return n;
 }
 
-function backoffList(raw: string | undefined): number[] {
-  if (!raw) return [1_000, 2_000];
-  const list = raw.split(',').map((x) => Number(x.trim()));
-  if (list.length === 0 || list.some((n) => !Number.isInteger(n) || n < 0 || n > 600_000)) {
-    throw new ConfigError(`BLUELINE_WEBHOOK_BACKOFF_MS must be comma-separated milliseconds, e.g. 1000,2000; got "${raw}"`);
+/** Comma-separated milliseconds; spaces around the commas are allowed, empty entries are not (",," is a typo, not a 0). */
+function backoffList(env: Env, name: string): number[] {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return [1_000, 2_000];
+  const bad = raw.split(',').map((x) => x.trim()).find((x) => !/^\d+$/.test(x) || Number(x) > 600_000);
+  if (bad !== undefined) {
+    const what = bad === '' ? 'an empty entry' : `"${bad}"`;
+    throw new ConfigError(`${name} must be comma-separated milliseconds from 0 to 600000, e.g. 1000,2000; ${what} in "${raw}"`);
   }
-  return list;
+  return raw.split(',').map((x) => Number(x.trim()));
+}
+
+/**
+ * A token, key or credential. Surrounding whitespace is dropped (a value read from a secret file
+ * often ends in a newline; a client never sends it, so kept it would never match), as the
+ * generated admin-token and master.key files are read; a value that is nothing but whitespace is
+ * refused rather than taken for unset. Unset or empty: undefined.
+ */
+function secret(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  const value = raw.trim();
+  if (!value) throw new ConfigError(`${name} is set but blank (only whitespace); unset it or give it a value`);
+  return value;
+}
+
+/** A token clients send as `Authorization: Bearer …`: no whitespace inside, at least `min` characters. */
+function bearerToken(env: Env, name: string, min: number): string | undefined {
+  const value = secret(env, name);
+  if (value === undefined) return undefined;
+  if (/[\s\x00-\x1f\x7f]/.test(value)) throw new ConfigError(`${name} must not contain whitespace or control characters`);
+  if (value.length < min) throw new ConfigError(`${name} must be at least ${min} characters (e.g. openssl rand -hex 24)`);
+  return value;
+}
+
+/**
+ * An http(s) base URL that paths are appended to: scheme and host, optionally a port and a path
+ * prefix; no query, fragment or credentials (they would end up in the middle of every URL built
+ * on it). Trailing slashes are dropped. Unset or empty: undefined.
+ */
+function baseUrl(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  const example = `, e.g. https://api.example.com or https://example.com/prefix`;
+  if (!/^https?:\/\/[^/?#\s]/i.test(raw) || !URL.canParse(raw)) throw new ConfigError(`${name} must be an http(s) URL with a host${example}; got "${raw}"`);
+  const url = new URL(raw);
+  if (url.username || url.password) throw new ConfigError(`${name} must not contain credentials (user:password@)`);
+  if (url.search || url.hash || /[?#]/.test(raw)) throw new ConfigError(`${name} must have no query (?…) or fragment (#…)${example}; got "${raw}"`);
+  if (/\s/.test(raw)) throw new ConfigError(`${name} must not contain whitespace; got "${raw}"`);
+  return raw.replace(/\/+$/, '');
 }
 
 /** `s3://bucket/prefix` → bucket and prefix (S3 bucket-name rules, so a typo fails here, not at the first upload). */
@@ -160,10 +204,10 @@ function blobConfig(env: Env): BlobConfig {
   }
   const prefix = (m[2] ?? '').replace(/^\/+|\/+$/g, '');
   if (prefix && !/^[A-Za-z0-9_.\/-]+$/.test(prefix)) throw new ConfigError('BLUELINE_BLOB_URL prefix may hold letters, digits, _ . / - only');
-  const endpoint = env.AWS_ENDPOINT_URL_S3 || env.AWS_ENDPOINT_URL || undefined;
-  if (endpoint && !/^https?:\/\//i.test(endpoint)) throw new ConfigError(`AWS_ENDPOINT_URL_S3/AWS_ENDPOINT_URL must be an http(s) URL, got "${endpoint}"`);
-  const accessKeyId = env.AWS_ACCESS_KEY_ID;
-  const secretAccessKey = env.AWS_SECRET_ACCESS_KEY;
+  const endpoint = env.AWS_ENDPOINT_URL_S3 ? baseUrl(env, 'AWS_ENDPOINT_URL_S3') : baseUrl(env, 'AWS_ENDPOINT_URL');
+  const accessKeyId = secret(env, 'AWS_ACCESS_KEY_ID');
+  const secretAccessKey = secret(env, 'AWS_SECRET_ACCESS_KEY');
+  const sessionToken = secret(env, 'AWS_SESSION_TOKEN');
   if (!!accessKeyId !== !!secretAccessKey) throw new ConfigError('AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY must be set together');
   const checksums = env.AWS_REQUEST_CHECKSUM_CALCULATION ? oneOf(env, 'AWS_REQUEST_CHECKSUM_CALCULATION', ['WHEN_SUPPORTED', 'WHEN_REQUIRED'] as const) : undefined;
   return {
@@ -174,13 +218,14 @@ function blobConfig(env: Env): BlobConfig {
     // A non-AWS endpoint rarely cares about the region, but the SDK refuses to sign without one.
     region: env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1',
     pathStyle: bool(env, 'BLUELINE_S3_PATH_STYLE', false),
-    credentials: accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey, ...(env.AWS_SESSION_TOKEN && { sessionToken: env.AWS_SESSION_TOKEN }) } : undefined,
+    credentials: accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey, ...(sessionToken && { sessionToken }) } : undefined,
     checksums,
   };
 }
 
 export function loadConfig(env: Env = process.env): Config {
-  const databaseUrl = env.DATABASE_URL || undefined;
+  // It holds the database password, so it is read like the other secrets.
+  const databaseUrl = secret(env, 'DATABASE_URL');
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must start with postgres:// (unset it to use SQLite)');
   }
@@ -188,14 +233,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(brand)) {
     throw new ConfigError('BLUELINE_HEADER_BRAND must be lowercase letters, digits and dashes');
   }
-  const publicBaseUrl = env.PUBLIC_BASE_URL || undefined;
-  if (publicBaseUrl) {
-    try {
-      new URL(publicBaseUrl);
-    } catch {
-      throw new ConfigError(`PUBLIC_BASE_URL is not a URL: "${publicBaseUrl}"`);
-    }
-  }
+  const publicBaseUrl = baseUrl(env, 'PUBLIC_BASE_URL');
   const deepLinkTemplate = env.BLUELINE_DEEP_LINK_TEMPLATE || undefined;
   if (deepLinkTemplate) {
     const sample = deepLinkTemplate.replaceAll('{chat_id}', 'chat').replaceAll('{tenant}', 'tenant');
@@ -203,31 +241,33 @@ export function loadConfig(env: Env = process.env): Config {
       throw new ConfigError('BLUELINE_DEEP_LINK_TEMPLATE must be an http(s) URL containing {chat_id}, e.g. https://crm.example.com/imessage/{chat_id}');
     }
   }
-  const metricsToken = env.METRICS_TOKEN || undefined;
-  if (metricsToken && metricsToken.length < 16) throw new ConfigError('METRICS_TOKEN must be at least 16 characters (e.g. openssl rand -hex 24)');
+  const metricsToken = bearerToken(env, 'METRICS_TOKEN', 16);
+  const bodyTimeoutMs = int(env, 'BLUELINE_BODY_TIMEOUT_MS', 30_000, 50, 600_000);
   return {
     port: int(env, 'PORT', 8787, 0, 65535),
     host: env.HOST || '127.0.0.1',
     dataDir: path.resolve(env.DATA_DIR || './data'),
     databaseUrl,
     pgPipelineConnections: int(env, 'BLUELINE_PG_PIPELINE_CONNECTIONS', undefined, 0, 64),
-    adminToken: env.ADMIN_TOKEN || undefined,
-    publicBaseUrl: publicBaseUrl?.replace(/\/+$/, ''),
+    adminToken: bearerToken(env, 'ADMIN_TOKEN', 1),
+    publicBaseUrl,
     deepLinkTemplate,
     allowPrivateNetworks: bool(env, 'BLUELINE_ALLOW_PRIVATE_NETWORKS', false),
     testClock: bool(env, 'BLUELINE_TEST_CLOCK', false),
     headerBrand: brand,
-    masterKey: env.BLUELINE_MASTER_KEY || undefined,
+    masterKey: secret(env, 'BLUELINE_MASTER_KEY'),
     secretOverlapMs: int(env, 'BLUELINE_SECRET_OVERLAP_HOURS', 24, 0, 24 * 90) * 3600_000,
     webhookTimeoutMs: int(env, 'BLUELINE_WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
-    webhookBackoffMs: backoffList(env.BLUELINE_WEBHOOK_BACKOFF_MS),
+    webhookBackoffMs: backoffList(env, 'BLUELINE_WEBHOOK_BACKOFF_MS'),
     webhookLeaseMs: int(env, 'BLUELINE_WEBHOOK_LEASE_MS', 60_000, 500, 3_600_000),
     sseMaxMs: int(env, 'BLUELINE_SSE_MAX_MS', 60_000, 100, 3_600_000),
     sseHeartbeatMs: int(env, 'BLUELINE_SSE_HEARTBEAT_MS', 15_000, 10, 600_000),
     ssePollMs: int(env, 'BLUELINE_SSE_POLL_MS', 1_000, 10, 600_000),
     workerPollMs: int(env, 'BLUELINE_WORKER_POLL_MS', 500, 10, 600_000),
-    bodyTimeoutMs: int(env, 'BLUELINE_BODY_TIMEOUT_MS', 30_000, 50, 600_000),
+    bodyTimeoutMs,
     uploadMinBytesPerSec: int(env, 'BLUELINE_UPLOAD_MIN_BYTES_PER_SEC', 1_024, 1, 1_000_000_000),
+    // Default: a JSON body allowed its whole BLUELINE_BODY_TIMEOUT_MS still gets answered.
+    shutdownGraceMs: int(env, 'BLUELINE_SHUTDOWN_GRACE_MS', bodyTimeoutMs + 5_000, 100, 3_600_000),
     deliveryWorker: bool(env, 'BLUELINE_DELIVERY_WORKER', true),
     blobSweep: bool(env, 'BLUELINE_BLOB_SWEEP', true),
     inboundWorker: bool(env, 'BLUELINE_INBOUND_WORKER', true),

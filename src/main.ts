@@ -63,8 +63,15 @@ async function main() {
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
-    logger.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), 10_000).unref();
+    logger.info({ signal, grace_ms: config.shutdownGraceMs }, 'shutting down');
+    // Requests in flight get BLUELINE_SHUTDOWN_GRACE_MS (by default the body timeout and 5 s
+    // more, so a body still allowed to arrive gets its answer); then the process goes anyway.
+    const force = setTimeout(() => {
+      logger.warn({ signal, grace_ms: config.shutdownGraceMs }, 'shutdown not finished within BLUELINE_SHUTDOWN_GRACE_MS (requests still under way, or the store not closing); exiting with code 1');
+      // The exit must not wait on a log stream that cannot drain.
+      setTimeout(() => process.exit(1), 1_000).unref();
+      void flushLogs(logger).finally(() => process.exit(1));
+    }, config.shutdownGraceMs).unref();
     try {
       await services.sendReconciler.stop();
       await app.close();

@@ -78,7 +78,9 @@ function tenantSettings(flags: Flags): Record<string, unknown> {
 }
 
 function adminToken(): string {
-  if (process.env.ADMIN_TOKEN) return process.env.ADMIN_TOKEN;
+  // Trimmed as the service trims it (a secret file's newline).
+  const fromEnv = process.env.ADMIN_TOKEN?.trim();
+  if (fromEnv) return fromEnv;
   const file = path.join(path.resolve(process.env.DATA_DIR || './data'), 'admin-token');
   try {
     return fs.readFileSync(file, 'utf8').trim();

@@ -10,6 +10,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 
+/**
+ * While ticks keep failing (the database down), how often the loop says so again: the failure is
+ * logged when it starts and when it ends, not on every poll (several lines a second per worker).
+ */
+export const FAILING_REMINDER_MS = 60_000;
+
 /** A worker's name in `locked_by`: unique per worker, and says which process held a row. */
 export const workerName = (kind: string) => `${kind}:${process.pid}:${randomUUID().slice(0, 8)}`;
 
@@ -21,7 +27,7 @@ export interface ClaimLoopOptions {
   /** A claim of this many means more may be waiting: tick again without sleeping. */
   batch: number;
   pollMs: number;
-  /** Names the worker in its log line ("<label> tick failed"). */
+  /** Names the worker in its log lines ("<label> tick failed", "<label> tick still failing", "<label> recovered"). */
   label: string;
   logger?: Logger;
 }
@@ -32,6 +38,30 @@ export function claimLoop(opts: ClaimLoopOptions) {
   let endSleep: (() => void) | undefined;
   // A wake-up that came while ticking: the work it announced may have missed that tick's claim.
   let wokenMeanwhile = false;
+  // The current run of failed ticks: when it began, how many, when it was last logged.
+  let failing: { since: number; count: number; loggedAt: number } | undefined;
+
+  // Date.now() like the sleep below: the service clock may be a test clock that stands still.
+  function tickFailed(err: unknown) {
+    const now = Date.now();
+    const reason = err instanceof Error ? err.message : String(err);
+    if (!failing) {
+      failing = { since: now, count: 1, loggedAt: now };
+      // The whole error once (its stack says where); then only reminders, and the recovery.
+      opts.logger?.warn({ err, reason }, `${opts.label} tick failed`);
+      return;
+    }
+    failing.count++;
+    if (now - failing.loggedAt < FAILING_REMINDER_MS) return;
+    failing.loggedAt = now;
+    opts.logger?.warn({ reason, failed_ticks: failing.count, failing_ms: now - failing.since }, `${opts.label} tick still failing`);
+  }
+
+  function tickSucceeded() {
+    if (!failing) return;
+    opts.logger?.info({ failed_ticks: failing.count, failing_ms: Date.now() - failing.since }, `${opts.label} recovered`);
+    failing = undefined;
+  }
 
   async function run() {
     while (running) {
@@ -40,9 +70,10 @@ export function claimLoop(opts: ClaimLoopOptions) {
       wokenMeanwhile = false;
       try {
         claimed = await opts.tick();
+        tickSucceeded();
       } catch (err) {
-        // The loop must outlive a bad tick (a store hiccup): log it and poll again.
-        opts.logger?.error({ err }, `${opts.label} tick failed`);
+        // The loop must outlive a bad tick (a store hiccup, the database down): poll again.
+        tickFailed(err);
         failed = true;
       }
       if (!running) break;

@@ -1,0 +1,132 @@
+/**
+ * SIGTERM as a load balancer's drain sees it, on the real process (`src/main.ts`): a request whose
+ * body is still arriving gets its answer and the process exits 0, even past the old hard-coded
+ * 10 s; a request that comes on a kept-alive connection once shutdown has begun is refused in the
+ * spec's envelope with X-Trace-ID and Connection: close; and BLUELINE_SHUTDOWN_GRACE_MS bounds the
+ * wait, after which the process exits 1 and says why.
+ */
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SERVICE_TEST_MS, startServerProcess, type ServerProcess } from '../support/server-process.js';
+
+interface RawResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** HTTP/1.1 responses (with Content-Length) as they came on one connection, in order. */
+function parseResponses(raw: string): RawResponse[] {
+  const out: RawResponse[] = [];
+  let rest = raw;
+  for (;;) {
+    const end = rest.indexOf('\r\n\r\n');
+    if (end < 0) return out;
+    const [statusLine, ...lines] = rest.slice(0, end).split('\r\n');
+    const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+    const length = Number(headers['content-length'] ?? 0);
+    const body = rest.slice(end + 4, end + 4 + length);
+    if (body.length < length) return out;
+    out.push({ status: Number(statusLine!.split(' ')[1]), headers, body });
+    rest = rest.slice(end + 4 + length);
+  }
+}
+
+/** One kept-alive connection written by hand, so the test decides when each byte arrives. */
+function rawConnection(url: string) {
+  const { port } = new URL(url);
+  const socket = net.connect(Number(port), '127.0.0.1');
+  let received = '';
+  socket.on('data', (d) => (received += d.toString()));
+  socket.on('error', () => {});
+  const closed = new Promise<void>((r) => socket.once('close', () => r()));
+  return { socket, closed, received: () => received };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('the service process on SIGTERM', () => {
+  let server: ServerProcess | undefined;
+  afterEach(() => server?.cleanup());
+
+  const start = async (env: Record<string, string> = {}) => {
+    server = await startServerProcess({ prefix: 'blueline-shutdown-', captureStdout: true, env });
+    const demo = JSON.parse(fs.readFileSync(path.join(server.dataDir, 'demo.json'), 'utf8')) as { admin_token: string };
+    const exited = new Promise<{ code: number | null; at: number }>((r) => server!.child.once('exit', (code) => r({ code, at: Date.now() })));
+    return { server, adminToken: demo.admin_token, exited };
+  };
+
+  /** A POST whose headers and first bytes are sent now; the rest is up to the test. */
+  const startSlowPost = (url: string, adminToken: string, body: string) => {
+    const conn = rawConnection(url);
+    conn.socket.write(
+      `POST /admin/v1/accounts HTTP/1.1\r\nHost: blueline\r\nAuthorization: Bearer ${adminToken}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 2)}`,
+    );
+    return conn;
+  };
+
+  it(
+    'answers a request whose body is still arriving after 10 s, refuses a pipelined one in the envelope, and exits 0',
+    async () => {
+      const { server, adminToken, exited } = await start();
+      const body = JSON.stringify({ name: 'Slow Body Inc', multi_tenant: false, email_verified: true });
+      const conn = startSlowPost(server.url, adminToken, body);
+      // The request is under way (headers read) before the signal.
+      await sleep(300);
+      const signalled = Date.now();
+      server.child.kill('SIGTERM');
+      // The body keeps coming, a byte a second, for over 10 s: the old hard-coded force-exit point.
+      let sent = 2;
+      while (Date.now() - signalled < 11_000 && sent < body.length - 1) {
+        await sleep(1_000);
+        conn.socket.write(body[sent++]!);
+        expect(server.child.exitCode, 'the process must still be waiting for the request').toBeNull();
+      }
+      // The rest of the body, and a second request pipelined behind it on the same connection.
+      conn.socket.write(`${body.slice(sent)}GET /admin/v1/accounts HTTP/1.1\r\nHost: blueline\r\nAuthorization: Bearer ${adminToken}\r\n\r\n`);
+      const { code, at } = await exited;
+      await conn.closed;
+      expect(at - signalled).toBeGreaterThan(10_000);
+      expect(code).toBe(0);
+
+      const [first, second, ...more] = parseResponses(conn.received());
+      expect(more).toEqual([]);
+      expect(first?.status, conn.received().slice(0, 300)).toBe(201);
+      expect(JSON.parse(first!.body).account).toMatchObject({ name: 'Slow Body Inc' });
+      // Not fastify's {"error":"Service Unavailable",…}: the spec's envelope, retryable, traced.
+      expect(second?.status, conn.received()).toBe(503);
+      expect(second!.headers.connection).toBe('close');
+      const traceId = second!.headers['x-trace-id'];
+      expect(traceId).toMatch(/\S/);
+      expect(JSON.parse(second!.body)).toEqual({
+        success: false,
+        error: { status: 503, code: 3001, message: expect.stringContaining('shutting down'), retryable: true },
+        trace_id: traceId,
+      });
+    },
+    SERVICE_TEST_MS,
+  );
+
+  it(
+    'exits 1 once BLUELINE_SHUTDOWN_GRACE_MS is over while a request is still open, and logs why',
+    async () => {
+      const { server, adminToken, exited } = await start({ BLUELINE_SHUTDOWN_GRACE_MS: '1500' });
+      const conn = startSlowPost(server.url, adminToken, JSON.stringify({ name: 'Never Finished' }));
+      await sleep(300);
+      const signalled = Date.now();
+      server.child.kill('SIGTERM');
+      const { code, at } = await exited;
+      expect(code).toBe(1);
+      // At the configured time, not at once and not after the default 35 s (the upper bound only
+      // allows for a loaded machine).
+      expect(at - signalled).toBeGreaterThanOrEqual(1_500);
+      expect(at - signalled).toBeLessThan(8_000);
+      expect(server.stdout()).toContain('BLUELINE_SHUTDOWN_GRACE_MS');
+      conn.socket.destroy();
+    },
+    SERVICE_TEST_MS,
+  );
+});
