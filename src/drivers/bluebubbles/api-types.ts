@@ -74,6 +74,12 @@ export interface BBMessage {
   associatedMessageGuid?: string | null;
   associatedMessageType?: string | number | null;
   balloonBundleId?: string | null;
+  /**
+   * The message's NSAttributedString(s) as node-typedstream decodes them, when asked for
+   * (`with: attributedBody`); null otherwise. Each run's `range` is [location, length] in
+   * `string`; an attachment's run has `__kIMFileTransferGUIDAttributeName`.
+   */
+  attributedBody?: { string?: unknown; runs?: unknown }[] | null;
 }
 
 /** What BlueBubbles POSTs to a webhook (WebhookService.sendPost): `{ type, data }`. */
@@ -85,5 +91,5 @@ export interface BBWebhookEvent {
 /** The webhook events this driver subscribes to; names from BlueBubbles' webhookEventOptions. */
 export const BB_WEBHOOK_EVENTS = ['new-message', 'updated-message'] as const;
 
-/** U+FFFC: BlueBubbles/iMessage put one in the text where each attachment sits. */
+/** U+FFFC: Messages puts one in the stored text where each attachment sits; BlueBubbles strips them from `text`. */
 export const ATTACHMENT_PLACEHOLDER = '\uFFFC';

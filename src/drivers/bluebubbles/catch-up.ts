@@ -17,8 +17,8 @@ import { parseConfig } from './config.js';
 import { toDriverFailure } from './errors.js';
 import { handleBlueBubblesWebhook, type WebhookOutcome } from './inbound.js';
 
-/** What each message comes with: its chat (and members, for groups) and attachments. */
-export const CATCH_UP_WITH = ['chat', 'chat.participants', 'attachment'] as const;
+/** What each message comes with: its chat (and members, for groups: MessageRouter.query loads them with chat.participants), attachments, and the attributedBody that says where each attachment sits. */
+export const CATCH_UP_WITH = ['chat', 'chat.participants', 'attachment', 'attributedBody'] as const;
 /** BlueBubbles' own maximum page. */
 export const MAX_PAGE = 1000;
 

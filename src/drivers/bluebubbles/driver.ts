@@ -25,7 +25,7 @@ import { DriverFailure } from '../types.js';
 import type { BBChat, BBMessage, BBServerInfo } from './api-types.js';
 import { BlueBubblesClient } from './client.js';
 import { parseConfig, type BlueBubblesConfig } from './config.js';
-import { isPrivateApiOff, isServerDown, toDriverFailure, type Operation } from './errors.js';
+import { isPrivateApiOff, isServerDown, isServerUnreachable, toDriverFailure, type Operation } from './errors.js';
 import { isAppleEffectId, chatGuidFor, editFallbackText, reactionValue } from './mapping.js';
 import { lookupCreatedGroup, lookupSentMessage } from './lookup.js';
 
@@ -84,7 +84,10 @@ export function bluebubblesDriver(ctx: DriverContext, options: BlueBubblesDriver
   let privateApiRefused = false;
   /** Evidence of a restart since the last epoch was computed. */
   let restartSeen = false;
+  /** Seen down (unreachable, or not answering in time) and not answered since: what available() goes by. */
   let sawDown = false;
+  /** Seen unreachable since it last answered: evidence of a restart (a slow answer is not). */
+  let sawUnreachable = false;
   /** serviceEpoch() calls run one after another. */
   let epochChain: Promise<unknown> = Promise.resolve();
 
@@ -94,6 +97,7 @@ export function bluebubblesDriver(ctx: DriverContext, options: BlueBubblesDriver
 
   function noteFailure(err: unknown) {
     if (isServerDown(err)) sawDown = true;
+    if (isServerUnreachable(err)) sawUnreachable = true;
     if (isPrivateApiOff(err)) {
       privateApiRefused = true;
       infoAt = 0;
@@ -101,8 +105,9 @@ export function bluebubblesDriver(ctx: DriverContext, options: BlueBubblesDriver
   }
 
   function observe(next: BBServerInfo) {
-    if (sawDown) restartSeen = true;
+    if (sawUnreachable) restartSeen = true;
     sawDown = false;
+    sawUnreachable = false;
     if (info && info.helper_connected === false && next.helper_connected === true) restartSeen = true;
     info = next;
     infoAt = Date.now();
@@ -269,7 +274,11 @@ export function bluebubblesDriver(ctx: DriverContext, options: BlueBubblesDriver
   if (client && options.probeOnStart !== false) refreshQuietly();
 
   return {
-    /** Up unless the server was seen down and has not answered since (rechecked at most every INFO_TTL_MS). */
+    /**
+     * Up unless the server was seen down (unreachable, or not answering within timeout_ms) and has
+     * not answered since; while down it is asked again at most every health_recheck_ms, so a Mac
+     * that hangs costs one timeout per recheck, not one per first touch.
+     */
     async available() {
       if (!client) return false;
       if (!sawDown && info && Date.now() - infoAt < INFO_TTL_MS) return true;

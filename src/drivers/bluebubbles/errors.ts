@@ -9,6 +9,9 @@
  *        "… Helper is not connected!"
  *   500  ErrorMiddleware ("Server Error"): any other exception in a controller,
  *        e.g. ChatInterface's "Chat is not a group chat!"
+ *   500  AttachmentRouter.download's ServerError "Attachment does not exist in disk!": the row
+ *        is in chat.db but the file is not on the Mac yet (still coming from iCloud); it may
+ *        arrive, so a download's 5xx may pass (routers/attachmentRouter.ts)
  *   504  its own request/response timeouts
  * A proxy in front of the Mac (ngrok, Cloudflare) answers 502/503/530 pages
  * that are not the envelope: the Mac is not reachable.
@@ -28,8 +31,21 @@ export function isPrivateApiOff(err: unknown): boolean {
   return err instanceof BlueBubblesError && err.kind === 'http' && PRIVATE_API_OFF.test(err.serverText);
 }
 
-/** True when the failure means the server itself could not be reached (not: it refused the request). */
+/**
+ * True when the failure means the server itself could not be reached or did not answer in time
+ * (not: it refused the request). A Mac that accepts connections but never answers (our timeout,
+ * or BlueBubbles' own 504 GatewayTimeout envelope) is as down as one that refuses them.
+ */
 export function isServerDown(err: unknown): boolean {
+  if (!(err instanceof BlueBubblesError)) return false;
+  if (err.kind === 'network' || err.kind === 'timeout') return true;
+  if (err.kind !== 'http') return false;
+  const status = err.details.status ?? 0;
+  return err.details.envelope ? status === 504 : status >= 500;
+}
+
+/** True when the server could not be reached at all (refused, reset, a proxy's page): evidence it may have restarted. */
+export function isServerUnreachable(err: unknown): boolean {
   if (!(err instanceof BlueBubblesError)) return false;
   if (err.kind === 'network') return true;
   return err.kind === 'http' && !err.details.envelope && (err.details.status ?? 0) >= 500;
@@ -80,8 +96,13 @@ export function toDriverFailure(err: unknown, op: Operation): unknown {
     case 'participant':
       if (missing) return new DriverFailure('not_found', msg);
       return new DriverFailure('rejected', msg);
-    case 'lookup':
     case 'download':
+      // Only a 404 says the attachment is not there at all. A 500 ("Attachment does not exist in
+      // disk!") is a file still on its way from iCloud: the Mac may recover, so it is retried.
+      if (status >= 500) return new DriverFailure('line_down', msg);
+      if (missing) return new DriverFailure('not_found', msg);
+      return new DriverFailure('rejected', msg);
+    case 'lookup':
       if (missing) return new DriverFailure('not_found', msg);
       return new DriverFailure(status >= 500 ? 'line_down' : 'rejected', msg);
     case 'info':

@@ -5,13 +5,21 @@
  * is the message serialized "for notification" with a 4000-byte cap
  * (MessageSerializer with isForNotification + enforceMaxSize): no
  * `isAudioMessage`, attachments without `hideAttachment`, and group
- * participants dropped when the payload is large. Such a trimmed payload is
- * completed with GET /api/v1/message/:guid?with=chats,chats.participants,attachment.
+ * participants dropped when the payload is large, attributedBody null. Such a
+ * trimmed payload is completed with GET /api/v1/message/:guid?with=FULL_MESSAGE_WITH.
+ * Not `chats.participants`: MessageRouter.find then puts the members on the chat
+ * entities, MessageSerializer.convert serializes chats with includeParticipants
+ * false, and its loadChatParticipants skips chats that already hold members, so
+ * the answer has none. With plain `chats`, loadChatParticipants (on by default)
+ * fills a group chat's members in (MessageSerializer.serializeList). Should a
+ * group still come without members, GET /api/v1/chat/:guid?with=participants
+ * (ChatRouter.find) names them.
  *
  * - `new-message`, not from me → full message → every visible attachment
  *   downloaded with ?original=true (bytes untouched, so an Apple voice memo
- *   arrives as the CAF it is) → events.inbound with the parts in the order
- *   the text's U+FFFC placeholders give.
+ *   arrives as the CAF it is) → events.inbound with the parts in display order
+ *   (orderParts: from the attributedBody's runs; `text` itself has no U+FFFC left,
+ *   BlueBubbles strips them).
  * - `new-message` from me carrying our `tempGuid` → events.sendMatched: a send
  *   reported under its tempGuid is known by BlueBubbles' real guid from then on.
  * - `updated-message` for a message someone sent us, with dateEdited → events.edited
@@ -23,13 +31,16 @@
  */
 import type { DriverContext, InboundMessage } from '../types.js';
 import { DriverFailure } from '../types.js';
-import { ATTACHMENT_PLACEHOLDER, type BBAttachment, type BBMessage, type BBWebhookEvent } from './api-types.js';
+import { type BBAttachment, type BBChat, type BBMessage, type BBWebhookEvent } from './api-types.js';
 import { BlueBubblesClient } from './client.js';
 import { parseConfig } from './config.js';
 import { toDriverFailure } from './errors.js';
 import { ledger } from './ledger.js';
-import { isGroupChat, normalizeHandle } from './mapping.js';
+import { isGroupChat, normalizeHandle, sanitizeText } from './mapping.js';
 import { tapbackOf } from './tapbacks.js';
+
+/** The attributedBody run attribute naming the attachment that sits there. */
+const FILE_TRANSFER_GUID = '__kIMFileTransferGUIDAttributeName';
 
 /** What the handler needs: the line's config (to call its server back) and where to report. */
 export type BlueBubblesWebhookDeps = Pick<DriverContext, 'config' | 'events'> & {
@@ -54,19 +65,77 @@ export function isTrimmed(m: BBMessage): boolean {
   if (!('isAudioMessage' in m)) return true;
   if (!Array.isArray(m.chats) || m.chats.length === 0) return true;
   if (m.chats.some((c) => isGroupChat(c) && !(c.participants && c.participants.length > 0))) return true;
-  return (m.attachments ?? []).some((a) => !('hideAttachment' in a));
+  const attachments = m.attachments ?? [];
+  if (attachments.some((a) => !('hideAttachment' in a))) return true;
+  // Where text and media sit comes from the attributedBody, which a webhook never carries.
+  return attachments.some((a) => !a.hideAttachment) && !Array.isArray(m.attributedBody);
 }
 
-/** Text and attachments in display order: each U+FFFC in the text stands where an attachment sits. */
-export function orderParts(text: string, attachments: number): ({ type: 'text'; value: string } | { type: 'media'; index: number })[] {
-  const out: ({ type: 'text'; value: string } | { type: 'media'; index: number })[] = [];
-  const segments = text.split(ATTACHMENT_PLACEHOLDER);
-  let next = 0;
-  segments.forEach((segment, i) => {
-    if (segment.trim() !== '') out.push({ type: 'text', value: segment.trim() });
-    if (i < segments.length - 1 && next < attachments) out.push({ type: 'media', index: next++ });
+/** What a message is fetched with: its chats (a group's members come with them), attachments, attributedBody. */
+export const FULL_MESSAGE_WITH = 'chats,attachment,attributedBody';
+
+
+type Part = { type: 'text'; value: string } | { type: 'media'; index: number };
+
+const squash = (t: string) => t.replace(/[\s\uFFFC]+/g, '');
+
+/** Positions from the attributedBody's runs, or undefined when it gives none that fit the message. */
+function partsFromAttributedBody(m: BBMessage, attachments: BBAttachment[]): Part[] | undefined {
+  const bodies = Array.isArray(m.attributedBody) ? m.attributedBody : [];
+  const body = bodies.find((b) => isObject(b) && typeof b.string === 'string' && Array.isArray(b.runs));
+  if (!body) return undefined;
+  const str = body.string as string;
+  const runs = (body.runs as unknown[])
+    .filter((r): r is { range: [number, number]; attributes?: Record<string, unknown> } => isObject(r) && Array.isArray(r.range) && r.range.length === 2 && r.range.every((n) => Number.isInteger(n) && n >= 0))
+    .sort((a, b) => a.range[0] - b.range[0]);
+  const byGuid = new Map(attachments.map((a, i) => [a.guid!, i]));
+  const out: Part[] = [];
+  const used = new Set<number>();
+  let text = '';
+  const flush = () => {
+    const value = sanitizeText(text);
+    if (value !== '') out.push({ type: 'text', value });
+    text = '';
+  };
+  for (const run of runs) {
+    const guid = run.attributes?.[FILE_TRANSFER_GUID];
+    if (typeof guid === 'string') {
+      const index = byGuid.get(guid);
+      if (index !== undefined && !used.has(index)) {
+        flush();
+        out.push({ type: 'media', index });
+        used.add(index);
+      }
+      continue;
+    }
+    text += str.slice(run.range[0], run.range[0] + run.range[1]);
+  }
+  flush();
+  if (used.size === 0) return undefined;
+  // The runs must say what the message's text says; otherwise they are not trusted.
+  const said = out.flatMap((p) => (p.type === 'text' ? [p.value] : [])).join('');
+  if (squash(said) !== squash(m.text ?? '')) return undefined;
+  attachments.forEach((_, i) => {
+    if (!used.has(i)) out.push({ type: 'media', index: i });
   });
-  while (next < attachments) out.push({ type: 'media', index: next++ });
+  return out;
+}
+
+/**
+ * Text and attachments in display order. BlueBubbles strips the U+FFFC placeholders from `text`
+ * (sanitizeStr), so where each attachment sits comes from the attributedBody: its runs carry
+ * `__kIMFileTransferGUIDAttributeName` for an attachment (read the same way by BlueBubbles'
+ * messageInterface.ts to find a message part's attachment), the text between them is the text.
+ * Without a usable attributedBody (an older Mac, a body that does not parse) the order is fixed:
+ * the text first, then the attachments in the order BlueBubbles lists them.
+ */
+export function orderParts(m: BBMessage, attachments: BBAttachment[]): Part[] {
+  const fromRuns = partsFromAttributedBody(m, attachments);
+  if (fromRuns) return fromRuns;
+  const out: Part[] = [];
+  const text = sanitizeText(m.text);
+  if (text !== '') out.push({ type: 'text', value: text });
+  attachments.forEach((_, index) => out.push({ type: 'media', index }));
   return out;
 }
 
@@ -78,9 +147,19 @@ function clientFor(deps: BlueBubblesWebhookDeps): BlueBubblesClient {
 
 async function fullMessage(client: BlueBubblesClient, guid: string): Promise<BBMessage> {
   try {
-    const env = await client.request<BBMessage>('GET', `/api/v1/message/${encodeURIComponent(guid)}`, { query: { with: 'chats,chats.participants,attachment' } });
+    const env = await client.request<BBMessage>('GET', `/api/v1/message/${encodeURIComponent(guid)}`, { query: { with: FULL_MESSAGE_WITH } });
     if (!isObject(env.data)) throw new DriverFailure('not_found', `BlueBubbles returned no message for ${guid}`);
     return env.data as BBMessage;
+  } catch (err) {
+    throw toDriverFailure(err, 'lookup');
+  }
+}
+
+/** A group's members when the message came without them: GET /api/v1/chat/:guid?with=participants (ChatRouter.find). */
+async function chatParticipants(client: BlueBubblesClient, chatGuid: string): Promise<NonNullable<BBChat['participants']>> {
+  try {
+    const env = await client.request<BBChat>('GET', `/api/v1/chat/${encodeURIComponent(chatGuid)}`, { query: { with: 'participants' } });
+    return Array.isArray(env.data?.participants) ? env.data.participants : [];
   } catch (err) {
     throw toDriverFailure(err, 'lookup');
   }
@@ -109,7 +188,7 @@ export async function toInboundMessage(client: BlueBubblesClient, m: BBMessage, 
   const attachments = (m.attachments ?? []).filter((a) => typeof a.guid === 'string' && a.guid !== '' && !a.hideAttachment);
   const parts: InboundMessage['parts'] = [];
   if (typeof m.subject === 'string' && m.subject.trim() !== '') parts.push({ type: 'text', value: m.subject.trim() });
-  for (const p of orderParts(m.text ?? '', attachments.length)) {
+  for (const p of orderParts(m, attachments)) {
     if (p.type === 'text') {
       parts.push(p);
       continue;
@@ -128,7 +207,8 @@ export async function toInboundMessage(client: BlueBubblesClient, m: BBMessage, 
   const chat = m.chats?.[0];
   const msg: InboundMessage = { guid: m.guid!, from, parts, sentAt: positive(m.dateCreated) ? m.dateCreated : nowMs };
   if (chat && isGroupChat(chat) && typeof chat.guid === 'string') {
-    const handles = [...new Set([from, ...(chat.participants ?? []).map((h) => h.address).filter((a): a is string => typeof a === 'string' && a.trim() !== '').map(normalizeHandle)])];
+    const members = chat.participants && chat.participants.length > 0 ? chat.participants : await chatParticipants(client, chat.guid);
+    const handles = [...new Set([from, ...members.map((h) => h.address).filter((a): a is string => typeof a === 'string' && a.trim() !== '').map(normalizeHandle)])];
     msg.group = { chatKey: chat.guid, handles, ...(chat.displayName ? { displayName: chat.displayName } : {}) };
   }
   return msg;
@@ -153,7 +233,7 @@ export async function handleBlueBubblesWebhook(deps: BlueBubblesWebhookDeps, lin
     if (data.isFromMe !== true) {
       // Someone edited a message they sent us.
       if (!positive(data.dateEdited) || typeof data.text !== 'string') return { handled: 'ignored', reason: 'update of a message we did not send' };
-      const text = data.text.replace(/\uFFFC/g, '').trim();
+      const text = sanitizeText(data.text);
       const r = await ledger.once(lineId, `edit:${guid}:${data.dateEdited}`, () => deps.events.edited(lineId, guid, text, data.dateEdited as number));
       return r.ran ? { handled: 'edit', guid } : { handled: 'duplicate', guid };
     }

@@ -11,7 +11,7 @@
 import type { BBMessage } from './api-types.js';
 import type { BlueBubblesClient } from './client.js';
 import type { GroupLookup, GroupProbe, SendLookup, SendProbe } from '../types.js';
-import { chatGuidFor, isGroupChat, normalizeHandle } from './mapping.js';
+import { chatGuidFor, isGroupChat, normalizeHandle, sanitizeText } from './mapping.js';
 
 /** Messages are searched from a little before the send was recorded (the Mac's clock may differ from ours). */
 export const LOOKUP_SLACK_MS = 60_000;
@@ -20,8 +20,14 @@ const PAGE = 1000;
 /** A voice note goes out renamed to .caf: names are compared without their extension. */
 const stem = (name: string) => name.replace(/\.[^./]*$/, '').toLowerCase();
 
+/**
+ * The Mac's `text` is what BlueBubbles serializes: U+FFFC removed and trimmed (sanitizeText), so
+ * "See you at 5pm.\n" comes back as "See you at 5pm.". Both sides are compared that way.
+ */
+const sameText = (mac: string | null | undefined, ours: string) => typeof mac === 'string' && sanitizeText(ours) !== '' && sanitizeText(mac) === sanitizeText(ours);
+
 function matches(m: BBMessage, probe: SendProbe): boolean {
-  if (probe.texts.length > 0 && typeof m.text === 'string' && probe.texts.includes(m.text)) return true;
+  if (probe.texts.some((t) => sameText(m.text, t))) return true;
   const names = new Set(probe.filenames.map(stem));
   return names.size > 0 && (m.attachments ?? []).some((a) => typeof a.transferName === 'string' && names.has(stem(a.transferName)));
 }
@@ -60,7 +66,7 @@ export async function lookupCreatedGroup(client: BlueBubblesClient, probe: Group
     });
     const page = Array.isArray(env.data) ? env.data : [];
     for (const m of page) {
-      if (m.isFromMe !== true || typeof m.guid !== 'string' || m.guid === '' || m.text !== probe.text) continue;
+      if (m.isFromMe !== true || typeof m.guid !== 'string' || m.guid === '' || !sameText(m.text, probe.text)) continue;
       const chat = m.chats?.find((c) => isGroupChat(c) && typeof c.guid === 'string' && c.guid !== '');
       if (!chat) continue;
       const members = (chat.participants ?? []).map((p) => p.address).filter((a): a is string => typeof a === 'string');

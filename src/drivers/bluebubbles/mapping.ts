@@ -1,6 +1,6 @@
 /** Small translations between Blueline's terms and BlueBubbles'. */
 import type { Target, Tapback } from '../types.js';
-import type { BBChat } from './api-types.js';
+import { ATTACHMENT_PLACEHOLDER, type BBChat } from './api-types.js';
 
 /**
  * A one-to-one chat's guid: `<service>;-;<address>`; group chats are
@@ -41,3 +41,11 @@ export function reactionValue(tapback: Tapback, remove: boolean): string {
 
 /** The text older devices see for an edit (BlueBubbles requires `backwardsCompatibilityMessage`). */
 export const editFallbackText = (newText: string) => `Edited to \u201c${newText}\u201d`;
+
+/**
+ * BlueBubbles' own text clean-up (MessageSerializer.convert → Message.universalText(true) →
+ * helpers/utils.ts sanitizeStr): every U+FFFC removed, then trimmed.
+ */
+export function sanitizeText(text: string | null | undefined): string {
+  return (text ?? '').split(ATTACHMENT_PLACEHOLDER).join('').trim();
+}

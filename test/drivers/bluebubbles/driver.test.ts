@@ -154,6 +154,19 @@ describe('BlueBubbles driver: operations', () => {
     expect(await driver.lookupGroup('gc_1', probe(['+14155550108', '+14155550109']))).toMatchObject({ state: 'unknown' });
   });
 
+  it('finds a lost send whose text had leading or trailing whitespace (the Mac serializes it trimmed), text and group', async () => {
+    const since = Date.now();
+    const sent = await driver.sendText(direct, 'See you at 5pm.\n', { ref: 'msg_ws' });
+    const found = ((await (await fetch(`${bb.url}/api/v1/message/${sent.guid}?password=${encodeURIComponent(bb.password)}`)).json()) as { data: { text: string } }).data;
+    expect(found.text).toBe('See you at 5pm.'); // sanitizeStr, as BlueBubbles answers
+    const probe = { target: direct, recordedAt: since, texts: ['See you at 5pm.\n'], filenames: [], isClaimed: async () => false };
+    expect(await driver.lookupSend('msg_ws', probe)).toEqual({ state: 'sent', guid: sent.guid });
+    expect(await driver.lookupSend('msg_ws', { ...probe, texts: ['See you at 6pm.'] })).toEqual({ state: 'not_sent' });
+    const group = await driver.createGroup(['+14155550140', '+14155550141'], '  Hello all ', { ref: 'gc_ws' });
+    const gprobe = { handles: ['+14155550140', '+14155550141'], text: '  Hello all ', recordedAt: since, isClaimed: async () => false };
+    expect(await driver.lookupGroup('gc_ws', gprobe)).toEqual({ state: 'created', chatKey: group.chatKey, guid: group.guid });
+  });
+
   it('reports every capability while the Private API is on and its helper connected', () => {
     expect([...driver.capabilities()].sort()).toEqual([...DRIVER_CAPABILITIES].sort());
   });
@@ -271,6 +284,23 @@ describe('BlueBubbles driver: failures', () => {
     // Not a send: a server that does not answer in time is down.
     bb.inject('GET /api/v1/server/info', { hangMs: 1500 });
     expect((await failure(driver.refresh())).kind).toBe('line_down');
+  });
+
+  it('marks a Mac that accepts connections but never answers as down: within health_recheck_ms available() answers at once', async () => {
+    const driver = bluebubblesDriver(context(bb.config({ timeout_ms: 200, health_recheck_ms: 60_000 })), { probeOnStart: false });
+    bb.inject('GET /api/v1/server/info', { hangMs: 1500 });
+    const asked = bb.requestsTo('GET', '/api/v1/server/info').length;
+    expect(await driver.available!()).toBe(false); // one timeout
+    const started = Date.now();
+    expect(await driver.available!()).toBe(false);
+    expect(Date.now() - started).toBeLessThan(100);
+    expect(bb.requestsTo('GET', '/api/v1/server/info').length).toBe(asked + 1); // not probed again
+    // BlueBubbles' own 504 (its GatewayTimeout envelope) counts the same.
+    const other = bluebubblesDriver(context(bb.config({ health_recheck_ms: 60_000 })), { probeOnStart: false });
+    bb.inject('GET /api/v1/server/info', { status: 504, body: { status: 504, message: 'The server took too long to response!', error: { type: 'Gateway Timeout', message: 'Request timed out' } } });
+    expect(await other.available!()).toBe(false);
+    expect(await other.available!()).toBe(false);
+    expect(bb.requestsTo('GET', '/api/v1/server/info').length).toBe(asked + 2);
   });
 
   it('maps a Messages send failure (500 iMessage Error) to unreachable', async () => {

@@ -9,6 +9,10 @@ import { eventually, prepareSandbox } from '../../support/messaging.js';
 import { freePort } from '../../support/ports.js';
 import { STORE_KINDS } from '../../support/stores.js';
 import { StandIn } from './standin.js';
+import { PNG } from './helpers.js';
+import { handleBlueBubblesWebhook } from '../../../src/drivers/bluebubbles/inbound.js';
+import { intakeWake } from '../../../src/intake/wake.js';
+import { intakeWorker } from '../../../src/intake/worker.js';
 
 const INTERVAL_MS = 60_000;
 const RETRY_MS = 5_000;
@@ -97,7 +101,7 @@ describe.each(STORE_KINDS)('BlueBubbles inbound that is never lost, on %s', (kin
     expect(got).toEqual(missed.map((m) => m.guid));
 
     const queries = bb.requestsTo('POST', '/api/v1/message/query').slice(before);
-    expect(queries[0]!.json).toEqual({ after: expect.any(Number), sort: 'ASC', limit: 2, offset: 0, with: ['chat', 'chat.participants', 'attachment'] });
+    expect(queries[0]!.json).toEqual({ after: expect.any(Number), sort: 'ASC', limit: 2, offset: 0, with: ['chat', 'chat.participants', 'attachment', 'attributedBody'] });
     expect(queries.map((q) => q.json.offset)).toEqual([0, 2, 4, 6].slice(0, queries.length));
     expect(queries.length).toBeGreaterThanOrEqual(3);
     // The mark moved to the newest message walked.
@@ -118,6 +122,44 @@ describe.each(STORE_KINDS)('BlueBubbles inbound that is never lost, on %s', (kin
     // Each message once, whichever way it came.
     const all = await receivedGuids();
     expect(new Set(all).size).toBe(all.length);
+  });
+
+  it('retries an attachment still coming from iCloud (500 on download) until it is on the Mac, and catch-up holds its mark before it', async () => {
+    await t.services.inbound.stop();
+    const store = t.testStore.store;
+    const line = (await store.lines.get(lineId))!;
+    // The service's worker, driven by hand with no wait between attempts (its schedule is wall time).
+    const worker = intakeWorker(
+      { store, wake: intakeWake(), handle: (id, body) => handleBlueBubblesWebhook(t.services.drivers.contextFor(line), id, body) },
+      { pollMs: 20, leaseMs: 30_000, batch: 8, backoffMs: [0, 0, 0] },
+    );
+    const image = bb.addAttachment({ bytes: PNG, mimeType: 'image/png', transferName: 'from-icloud.png' });
+    bb.notOnDisk.add(image);
+    const msg = bb.addIncoming({ from: from(), text: 'photo on its way', attachments: [image] });
+    expect((await bb.post(hookUrl, bb.webhookEvent('new-message', msg.guid))).status).toBe(200);
+    await worker.tick();
+    const [row] = await store.intake.list();
+    expect(row).toMatchObject({ state: 'pending', attempts: 1 }); // retried, not failed
+    expect(row!.last_error).toMatch(/line_down: .*does not exist in disk/);
+    expect(await receivedGuids()).not.toContain(msg.guid);
+    bb.arrive(image);
+    await worker.tick();
+    expect(await store.intake.list()).toEqual([]);
+    expect(await receivedGuids()).toContain(msg.guid);
+
+    // Catch-up: a message whose file is not there yet stops the pass before the mark passes it.
+    const markBefore = (await store.intake.cursor(lineId))!.high_water_ms!;
+    const image2 = bb.addAttachment({ bytes: PNG, mimeType: 'image/png', transferName: 'later.png' });
+    bb.notOnDisk.add(image2);
+    const quiet = bb.addIncoming({ from: from(), text: 'no webhook, file not there yet', attachments: [image2], dateCreated: Math.max(Date.now(), markBefore + 1) });
+    const first = await t.services.inbound.catchUp.pass(line);
+    expect(first).toMatchObject({ ok: false });
+    expect((await store.intake.cursor(lineId))!.high_water_ms!).toBeLessThan(quiet.dateCreated);
+    bb.arrive(image2);
+    expect(await t.services.inbound.catchUp.pass(line)).toMatchObject({ ok: true, reported: 1 });
+    expect((await store.intake.cursor(lineId))!.high_water_ms).toBe(quiet.dateCreated);
+    expect(await receivedGuids()).toContain(quiet.guid);
+    t.services.inbound.start();
   });
 
   it('catches up when the Mac is back after being down: at once on its next webhook, else at the retry interval', async () => {

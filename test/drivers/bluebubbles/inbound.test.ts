@@ -109,7 +109,8 @@ describe('BlueBubbles inbound webhooks', () => {
         { type: 'media', filename: 'Audio Message.caf', mimeType: 'audio/x-caf', bytes: CAF },
       ],
     });
-    expect(bb.lastTo('GET', `/api/v1/message/${msg.guid}`).query).toEqual({ with: 'chats,chats.participants,attachment', password: bb.password });
+    // BlueBubbles strips the U+FFFC placeholders from `text`: the order comes from the attributedBody.
+    expect(bb.lastTo('GET', `/api/v1/message/${msg.guid}`).query).toEqual({ with: 'chats,attachment,attributedBody', password: bb.password });
     expect(bb.lastTo('GET', `/api/v1/attachment/${memo}/download`).query).toEqual({ original: 'true', password: bb.password });
     expect(bb.requestsTo('GET', `/api/v1/attachment/${preview}/download`)).toEqual([]);
   });
@@ -264,6 +265,79 @@ describe('BlueBubbles inbound webhooks', () => {
     expect((errors[0] as { kind?: string }).kind).toBe('line_down');
     await bb.post(hookUrl, event);
     await waitFor(() => events.inbound_.length === 1);
+  });
+  it('answers as BlueBubbles does for each `with`: members only for a group, and not with chats.participants; text without U+FFFC', async () => {
+    const group = bb.groupChat([SENDER, '+14155550124'], 'Crew');
+    const image = bb.addAttachment({ bytes: PNG, mimeType: 'image/png', transferName: 'IMG_0002.png' });
+    const msg = bb.addIncoming({ from: SENDER, text: '  Here \uFFFC\n', chat: group, attachments: [image] });
+    const get = async (w: string) => ((await (await fetch(`${bb.url}/api/v1/message/${msg.guid}?with=${w}&password=${encodeURIComponent(bb.password)}`)).json()) as { data: any }).data;
+    const plain = await get('chats');
+    expect(plain.chats[0].participants.map((h: { address: string }) => h.address)).toEqual([SENDER, '+14155550124']);
+    expect('participants' in (await get('chats,chats.participants')).chats[0]).toBe(false); // MessageRouter.find's quirk
+    expect((await get('attachment')).chats).toEqual([]);
+    expect(plain.text).toBe('Here');
+    expect(plain.attributedBody).toBeNull();
+    expect((await get('attributedBody')).attributedBody[0].runs).toEqual([
+      { range: [0, 7], attributes: { __kIMMessagePartAttributeName: 0 } },
+      { range: [7, 1], attributes: { __kIMMessagePartAttributeName: 1, __kIMFileTransferGUIDAttributeName: image } },
+      { range: [8, 1], attributes: { __kIMMessagePartAttributeName: 2 } },
+    ]);
+  });
+
+  it('lists every member of a group message whose webhook came without them (not only the sender)', async () => {
+    const group = bb.groupChat([SENDER, '+14155550124', '+14155550125'], 'Trip');
+    const image = bb.addAttachment({ bytes: PNG, mimeType: 'image/png', transferName: 'IMG_0003.png' });
+    const msg = bb.addIncoming({ from: SENDER, text: 'photo', chat: group, attachments: [image] });
+    const event = bb.webhookEvent('new-message', msg.guid);
+    delete (event.data.chats as { participants?: unknown }[])[0]!.participants;
+    const out = await handleBlueBubblesWebhook(ctx, lineId, event);
+    expect(out).toEqual({ handled: 'inbound', guid: msg.guid, parts: 2 });
+    expect(events.inbound_[0]!.message.group).toEqual({ chatKey: group.guid, handles: [SENDER, '+14155550124', '+14155550125'], displayName: 'Trip' });
+  });
+
+  it('asks for the chat when a group message still has no members', async () => {
+    const group = bb.groupChat([SENDER, '+14155550126'], '');
+    const msg = bb.addIncoming({ from: SENDER, text: 'hello group', chat: group });
+    const data = bb.serializeMessage(msg.guid, { forNotification: false, withChats: true, withParticipants: false, withAttachments: true });
+    bb.inject(`GET /api/v1/message/${msg.guid}`, { status: 200, body: { status: 200, message: 'Success', data } });
+    await handleBlueBubblesWebhook(ctx, lineId, { type: 'new-message', data });
+    expect(events.inbound_[0]!.message.group?.handles).toEqual([SENDER, '+14155550126']);
+    expect(bb.lastTo('GET', `/api/v1/chat/${group.guid}`).query).toMatchObject({ with: 'participants' });
+  });
+
+  it('keeps text and media in display order from the attributedBody; without one, text first then media in order', async () => {
+    const a = bb.addAttachment({ bytes: PNG, mimeType: 'image/png', transferName: 'a.png' });
+    const b = bb.addAttachment({ bytes: CAF, mimeType: 'audio/x-caf', transferName: 'b.caf' });
+    const msg = bb.addIncoming({ from: SENDER, text: '\uFFFCfirst picture, then\uFFFC the end', attachments: [a, b] });
+    await handleBlueBubblesWebhook(ctx, lineId, bb.webhookEvent('new-message', msg.guid));
+    expect(events.inbound_[0]!.message.parts.map((p) => (p.type === 'text' ? p.value : p.filename))).toEqual(['a.png', 'first picture, then', 'b.caf', 'the end']);
+
+    // A Mac whose message has no attributedBody: the documented fallback order.
+    const msg2 = bb.addIncoming({ from: SENDER, text: '\uFFFCcaption\uFFFC', attachments: [a, b] });
+    const full = bb.serializeMessage(msg2.guid, { forNotification: false, withChats: true, withParticipants: true, withAttachments: true });
+    bb.inject(`GET /api/v1/message/${msg2.guid}`, { status: 200, body: { status: 200, message: 'Success', data: full } });
+    await handleBlueBubblesWebhook(ctx, lineId, { type: 'new-message', data: full });
+    expect(bb.requestsTo('GET', `/api/v1/message/${msg2.guid}`)).toHaveLength(1); // asked for the attributedBody, got none
+    expect(events.inbound_[1]!.message.parts.map((p) => (p.type === 'text' ? p.value : p.filename))).toEqual(['caption', 'a.png', 'b.caf']);
+  });
+
+  it('fails an attachment not yet on the Mac (its 500) as line_down, to be retried; reports the message once the file is there', async () => {
+    const image = bb.addAttachment({ bytes: PNG, mimeType: 'image/png', transferName: 'icloud.png' });
+    bb.notOnDisk.add(image);
+    const msg = bb.addIncoming({ from: SENDER, text: 'from iCloud', attachments: [image] });
+    const event = bb.webhookEvent('new-message', msg.guid);
+    const err = await handleBlueBubblesWebhook(ctx, lineId, event).then(() => undefined, (e: unknown) => e);
+    expect(err).toMatchObject({ kind: 'line_down' });
+    expect(String((err as Error).message)).toContain('does not exist in disk');
+    expect(events.inbound_).toEqual([]);
+    bb.arrive(image);
+    expect(await handleBlueBubblesWebhook(ctx, lineId, event)).toEqual({ handled: 'inbound', guid: msg.guid, parts: 2 });
+    // A real 404 (no such attachment) stays final.
+    const gone = `at_${randomUUID()}`;
+    const msg3 = bb.addIncoming({ from: SENDER, text: 'gone', attachments: [] });
+    const data = { ...bb.serializeMessage(msg3.guid, { forNotification: false, withChats: true, withParticipants: true, withAttachments: true, withAttributedBody: true }) };
+    data.attachments = [{ guid: gone, mimeType: 'image/png', transferName: 'x.png', hideAttachment: false }];
+    expect(await handleBlueBubblesWebhook(ctx, lineId, { type: 'new-message', data }).catch((e: unknown) => e)).toMatchObject({ kind: 'not_found' });
   });
 });
 

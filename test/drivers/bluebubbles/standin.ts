@@ -14,6 +14,20 @@
  * `before` in Unix ms and inclusive, ordered by dateCreated (`sort`, default DESC), `offset` /
  * `limit` (default 100, at most 1000), `with` (chat, chat.participants, attachment) lowercased,
  * messages serialized in full, and `metadata: { offset, limit, total, count }`.
+ *
+ * Serialization follows MessageSerializer (api/serializers/MessageSerializer.ts):
+ * - `text` is Message.universalText(true): helpers/utils.ts sanitizeStr removes every U+FFFC and
+ *   trims, so the placeholders Messages stores where attachments sit never reach a client;
+ * - `attributedBody` is null unless asked for (`attributedBody` / `attributed-body` in `with`);
+ *   then it is the NSAttributedString list node-typedstream decodes: `{ string, runs }`, each run
+ *   `{ range: [location, length], attributes }`, an attachment's run carrying
+ *   `__kIMFileTransferGUIDAttributeName` (as messageInterface.ts reads it);
+ * - `chats` is always there unless the caller turned includeChats off (the webhook of an update),
+ *   empty when the chats were not joined; convert serializes chats with includeParticipants false,
+ *   and only serializeList's loadChatParticipants adds members, to group chats (style 43) that
+ *   hold none yet. So GET /message/:guid?with=chats gives a group's members, while
+ *   ?with=chats,chats.participants does not (MessageRouter.find puts them on the chat entities
+ *   first, and the loader skips chats that already hold members).
  */
 import { createHash, randomUUID } from 'node:crypto';
 import http from 'node:http';
@@ -67,6 +81,12 @@ interface StoredMessage {
  * `storeThenHangMs`: the Mac does the work (a send is stored) but the answer is held that long,
  * as when the service dies between its request and BlueBubbles' answer.
  */
+/** ServerError (responses/errors.ts): its default message, and the error the controller names. */
+const serverErrorThrown = (error: string) => ({ status: 500, body: { status: 500, message: 'The server has encountered an error', error: { type: 'Server Error', message: error } } });
+const PLACEHOLDER = '\uFFFC';
+/** helpers/utils.ts sanitizeStr. */
+const sanitizeStr = (val: string | null) => (val ? val.split(PLACEHOLDER).join('').trim() : val);
+
 type Injected = { status: number; body: unknown } | { hangMs: number } | { storeThenHangMs: number } | { reset: true } | { html: number };
 
 const WEBHOOK_EVENTS = [
@@ -115,6 +135,11 @@ export class StandIn {
   unreachable = new Set<string>();
   /** Answer sends without the real guid (only the tempGuid), to exercise tempGuid matching. */
   omitGuidInSendAnswers = false;
+  /**
+   * Attachments whose row is in chat.db but whose file is not on the Mac's disk yet (still coming
+   * from iCloud): their download answers AttachmentRouter.download's 500 until `arrive(guid)`.
+   */
+  notOnDisk = new Set<string>();
   /** Answer GET /api/v1/message/:guid this much later (a slow Mac), in ms. */
   messageLookupDelayMs = 0;
   requests: RecordedRequest[] = [];
@@ -209,6 +234,11 @@ export class StandIn {
     return chat;
   }
 
+  /** The file of an attachment reaches the Mac's disk. */
+  arrive(guid: string) {
+    this.notOnDisk.delete(guid);
+  }
+
   addAttachment(a: { bytes: Buffer; mimeType: string; transferName: string; uti?: string; hide?: boolean }): string {
     const guid = `at_${newGuid()}`;
     this.attachments.set(guid, { guid, bytes: a.bytes, mimeType: a.mimeType, transferName: a.transferName, uti: a.uti ?? 'public.data', hideAttachment: a.hide ?? false });
@@ -258,10 +288,33 @@ export class StandIn {
     };
   }
 
-  serializeMessage(guid: string, opts: { forNotification: boolean; withChats: boolean; withParticipants: boolean; withAttachments: boolean }) {
+  /** The attributedBody Messages keeps: text runs, and one run per U+FFFC naming the attachment there (in order). */
+  private attributedBody(m: StoredMessage) {
+    const runs: { range: [number, number]; attributes: Record<string, unknown> }[] = [];
+    let part = 0;
+    let att = 0;
+    let start = 0;
+    const pushText = (end: number) => {
+      if (end > start) runs.push({ range: [start, end - start], attributes: { __kIMMessagePartAttributeName: part++ } });
+    };
+    for (let i = 0; i < m.text.length; i++) {
+      if (m.text[i] !== PLACEHOLDER) continue;
+      pushText(i);
+      const a = m.attachments[att++];
+      runs.push({ range: [i, 1], attributes: { __kIMMessagePartAttributeName: part++, ...(a && { __kIMFileTransferGUIDAttributeName: a }) } });
+      start = i + 1;
+    }
+    pushText(m.text.length);
+    return [{ string: m.text, runs }];
+  }
+
+  serializeMessage(
+    guid: string,
+    opts: { forNotification: boolean; withChats: boolean; withParticipants: boolean; withAttachments: boolean; withAttributedBody?: boolean; includeChats?: boolean },
+  ) {
     const m = this.messages.get(guid)!;
     const out: Record<string, unknown> = {
-      originalROWID: 1, guid: m.guid, text: m.text,
+      originalROWID: 1, guid: m.guid, text: sanitizeStr(m.text), attributedBody: opts.withAttributedBody ? this.attributedBody(m) : null,
       handle: m.from ? { originalROWID: 1, address: m.from, service: 'iMessage', country: 'us', uncanonicalizedId: null } : null,
       handleId: m.from ? 1 : 0, otherHandle: 0,
       attachments: opts.withAttachments ? m.attachments.map((a) => this.serializeAttachment(a, opts.forNotification)) : [],
@@ -277,7 +330,10 @@ export class StandIn {
         timeExpressiveSendStyleId: null, isAudioMessage: m.isAudioMessage, replyToGuid: null, wasDeliveredQuietly: false, didNotifyRecipient: false,
       });
     }
-    if (opts.withChats) out.chats = [this.serializeChat(m.chatGuid, opts.withParticipants, opts.forNotification)];
+    if (opts.includeChats !== false) {
+      // loadChatParticipants: members only for a group chat (style 43).
+      out.chats = opts.withChats ? [this.serializeChat(m.chatGuid, opts.withParticipants && this.chats.get(m.chatGuid)?.style === 43, opts.forNotification)] : [];
+    }
     Object.assign(out, { messageSummaryInfo: null, payloadData: null, dateEdited: m.dateEdited, dateRetracted: null, partCount: 1 });
     return out;
   }
@@ -286,7 +342,7 @@ export class StandIn {
   webhookEvent(type: 'new-message' | 'updated-message', guid: string) {
     if (type === 'updated-message') {
       // handleUpdatedMessage: loadChatParticipants false, includeChats false, for notification.
-      return { type, data: this.serializeMessage(guid, { forNotification: true, withChats: false, withParticipants: false, withAttachments: true }) };
+      return { type, data: this.serializeMessage(guid, { forNotification: true, withChats: false, withParticipants: false, withAttachments: true, includeChats: false }) };
     }
     // handleNewMessage: { enforceMaxSize: true }, for notification; participants cleared over 4000 bytes.
     const data = this.serializeMessage(guid, { forNotification: true, withChats: true, withParticipants: true, withAttachments: true });
@@ -412,8 +468,9 @@ export class StandIn {
     if (Array.isArray(body.where) && body.where.length > 0) throw new Error('the stand-in does not evaluate where statements');
     const withQuery = ((body.with ?? []) as unknown[]).filter((e): e is string => typeof e === 'string').map((e) => e.trim().toLowerCase());
     const has = (...names: string[]) => names.some((n) => withQuery.includes(n));
-    const withChats = has('chat', 'chats');
+    // getMessages joins the chats for chat/chats/chat.participants, and always when a chatGuid is given.
     const withParticipants = has('chat.participants', 'chats.participants');
+    const withChats = has('chat', 'chats') || withParticipants || Boolean(body.chatGuid);
     const offset = body.offset ? Number.parseInt(String(body.offset), 10) : 0;
     const limit = body.limit ? Number.parseInt(String(body.limit), 10) : 100;
     if (body.chatGuid && !this.chats.has(body.chatGuid)) return ok([], `No chat found with GUID: ${body.chatGuid}`);
@@ -425,7 +482,9 @@ export class StandIn {
       .filter(({ msg }) => (!body.chatGuid || msg.chatGuid === body.chatGuid) && (after === null || msg.dateCreated >= after) && (before === null || msg.dateCreated <= before))
       .sort((a, b) => dir * (a.msg.dateCreated - b.msg.dateCreated || a.i - b.i));
     const data = all.slice(offset, offset + limit).map(({ msg }) =>
-      this.serializeMessage(msg.guid, { forNotification: false, withChats: withChats || withParticipants, withParticipants, withAttachments: has('attachment', 'attachments') }),
+      this.serializeMessage(msg.guid, {
+        forNotification: false, withChats, withParticipants, withAttachments: has('attachment', 'attachments'), withAttributedBody: has('attributedbody', 'attributed-body'),
+      }),
     );
     return { status: 200, body: { status: 200, message: 'Successfully fetched messages!', data, metadata: { offset, limit, total: all.length, count: data.length } } };
   }
@@ -543,11 +602,15 @@ export class StandIn {
     if ((m = /^\/api\/v1\/message\/([^/]+)$/.exec(p)) && r.method === 'GET') {
       const guid = m[1]!;
       if (!this.messages.has(guid)) return notFound('Message does not exist!');
+      // MessageRouter.find: chats joined only for chats/chat; with chats.participants the members go onto the
+      // chat entities, which the serializer then leaves out (see the header); loadChatParticipants is on.
       const withQuery = (r.query.with ?? '').split(',').map((s) => s.trim().toLowerCase());
       const has = (...names: string[]) => names.some((n) => withQuery.includes(n));
+      const withChats = has('chats', 'chat');
       return ok(
         this.serializeMessage(guid, {
-          forNotification: false, withChats: has('chats', 'chat'), withParticipants: has('chats.participants', 'chat.participants'), withAttachments: has('attachment', 'attachments'),
+          forNotification: false, withChats, withParticipants: withChats && !has('chats.participants', 'chat.participants'), withAttachments: has('attachment', 'attachments'),
+          withAttributedBody: has('attributedbody', 'attributed-body'),
         }),
       );
     }
@@ -574,6 +637,14 @@ export class StandIn {
       if (this.unreachable.has(body.address)) return serverError(`Failed to remove participant: ${body.address}`);
       chat.participants = chat.participants.filter((a) => a !== body.address);
       return ok(this.serializeChat(chat.guid, true, false));
+    }
+
+    // ChatRouter.find: members only with `participants` in `with`.
+    if ((m = /^\/api\/v1\/chat\/([^/]+)$/.exec(p)) && r.method === 'GET') {
+      const chat = this.chats.get(m[1]!);
+      if (!chat) return notFound('Chat does not exist!');
+      const withQuery = (r.query.with ?? '').split(',').map((s) => s.trim().toLowerCase());
+      return ok(this.serializeChat(chat.guid, withQuery.includes('participants'), false));
     }
 
     // ChatRouter.update (ChatValidator.updateRules: displayName "string|min:1") → ChatInterface.setDisplayName
@@ -618,6 +689,8 @@ export class StandIn {
       for (const k of ['original', 'force']) if (r.query[k] !== undefined && !['true', 'false', '1', '0'].includes(r.query[k]!)) return badRequest(`The ${k} field must be true or false.`);
       const a = this.attachments.get(m[1]!);
       if (!a) return notFound('Attachment does not exist!');
+      // AttachmentRouter.download: `if (!fs.existsSync(aPath)) throw new ServerError(...)`.
+      if (this.notOnDisk.has(a.guid)) return serverErrorThrown('Attachment does not exist in disk!');
       const original = r.query.original === 'true' || r.query.original === '1';
       // Without original=true BlueBubbles converts (HEIC → JPEG, CAF → MP3); the stand-in marks the bytes.
       if (!original && (a.mimeType === 'audio/x-caf' || a.mimeType === 'image/heic')) {
