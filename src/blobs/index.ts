@@ -12,6 +12,17 @@ import { pipeline } from 'node:stream/promises';
 
 export class BlobTooLarge extends Error {}
 
+/**
+ * The store failed a write (disk full, no permission, the bucket unreachable or refusing), not its
+ * source: the writer is told apart from a client that stopped sending (the source's own error,
+ * passed through as it was), since only the latter is the client's to fix.
+ */
+export class BlobStoreFailure extends Error {
+  constructor(cause: unknown) {
+    super(`the blob store failed the write: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
 /** A stored blob as a listing sees it. */
 export interface StoredBlob {
   key: string;
@@ -108,7 +119,9 @@ export function fsBlobStore(root: string): BlobStore {
     async put(key, source, maxBytes) {
       pathOf(key); // an unsafe key fails before anything is written
       const tmp = path.join(tmpDir, `${randomBytes(8).toString('hex')}.part`);
-      const fh = await fs.promises.open(tmp, 'wx');
+      const fh = await fs.promises.open(tmp, 'wx').catch((err) => {
+        throw new BlobStoreFailure(err);
+      });
       let bytes = 0;
       // Flush to disk while bytes still arrive, so the closing fsync has little left
       // to do: on a large upload it would otherwise cost as much as the transfer.
@@ -126,8 +139,13 @@ export function fsBlobStore(root: string): BlobStore {
           cb(null, chunk);
         },
       });
+      // Whichever failed first is the cause: a failing side makes the pipeline destroy the other with its error.
+      let sourceFailedFirst: boolean | undefined;
+      source.once('error', () => (sourceFailedFirst ??= true));
+      const file = fs.createWriteStream('', { fd: fh.fd, autoClose: false, emitClose: false, highWaterMark: WRITE_BUFFER });
+      file.once('error', () => (sourceFailedFirst ??= false));
       try {
-        await pipeline(source, counter, fs.createWriteStream('', { fd: fh.fd, autoClose: false, emitClose: false, highWaterMark: WRITE_BUFFER }));
+        await pipeline(source, counter, file);
         await flushing;
         await fh.sync();
         await fh.close();
@@ -137,7 +155,9 @@ export function fsBlobStore(root: string): BlobStore {
         await flushing?.catch(() => {});
         await fh.close().catch(() => {});
         await fs.promises.rm(tmp, { force: true });
-        throw err;
+        // The source's own failure and the size limit stand as they are; anything else is the disk's.
+        if (sourceFailedFirst || err instanceof BlobTooLarge) throw err;
+        throw new BlobStoreFailure(err);
       }
     },
     async putBuffer(key, bytes) {

@@ -19,7 +19,7 @@ import {
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import { BlobTooLarge, isSafeBlobKey, safeBlobKey, type BlobStore } from './index.js';
+import { BlobStoreFailure, BlobTooLarge, isSafeBlobKey, safeBlobKey, type BlobStore } from './index.js';
 
 const MiB = 1024 * 1024;
 /** S3's smallest part; with two parts in flight an upload holds about 3 parts in memory. */
@@ -83,23 +83,28 @@ export function s3BlobStore(opts: S3BlobOptions): S3BlobStore {
       // upload, and lib-storage aborts the multipart upload; that failure is the one to report,
       // even when the abort itself fails too (a lifecycle rule removes such parts).
       let sourceFailure: unknown;
-      counter.once('error', (err) => (sourceFailure = err));
+      counter.once('error', (err) => (sourceFailure ??= err));
       const feeding = pipeline(source, counter);
       feeding.catch(() => {}); // awaited below
       try {
         await upload.done();
         await feeding;
       } catch (err) {
+        // Read before stopping the source: stopping it fails the counter too.
+        const fromSource = sourceFailure;
         // The store may have failed first: stop reading the source (ending the counter ends it).
         counter.destroy();
         await feeding.catch(() => {});
-        throw sourceFailure ?? err;
+        if (fromSource !== undefined) throw fromSource;
+        throw new BlobStoreFailure(err);
       }
       // The store's own count of what it kept must match what went in.
-      const stored = await headSize(key);
+      const stored = await headSize(key).catch((err) => {
+        throw new BlobStoreFailure(err);
+      });
       if (stored !== bytes) {
         await client.send(new DeleteObjectCommand({ Bucket, Key })).catch(() => {});
-        throw new Error(`blob store kept ${stored ?? 'no'} bytes of the ${bytes} sent`);
+        throw new BlobStoreFailure(new Error(`blob store kept ${stored ?? 'no'} bytes of the ${bytes} sent`));
       }
       return bytes;
     },

@@ -12,7 +12,7 @@ import type { Clock } from '../../clock.js';
 import type { Store, Attachment } from '../../store/index.js';
 import { assertMayAct, type Principal } from '../accounts-tenants/auth.js';
 import type { BlobStore } from '../../blobs/index.js';
-import { BlobTooLarge } from '../../blobs/index.js';
+import { BlobStoreFailure, BlobTooLarge } from '../../blobs/index.js';
 import type { OutboundFile } from '../../drivers/types.js';
 import { randomHex } from '../ids.js';
 import { MAX_UPLOAD_BYTES, SUPPORTED_UPLOAD_TYPES, normalizeMimeType } from './vocabulary.js';
@@ -132,6 +132,9 @@ export function attachmentsService(deps: { store: Store; clock: Clock; blobs: Bl
         if (err instanceof BlobTooLarge) throw new DomainError(1002, `the body is longer than the declared ${length} bytes; nothing was kept`);
         // The HTTP layer's own refusal (a body arriving too slowly: 408) stands as it was raised.
         if (err instanceof DomainError) throw err;
+        // Our storage failed (disk full, the bucket down): no fault of the client's, and worth a
+        // retry. Passed on as it is: the error handler logs it and answers 3001, retryable.
+        if (err instanceof BlobStoreFailure) throw err;
         throw new DomainError(1002, 'the upload was interrupted before all bytes arrived; nothing was kept');
       }
       if (stored !== length) {
