@@ -23,7 +23,7 @@ export interface BluelineOptions {
   baseUrl?: string;
   /** The account signing secret. Default: `BLUELINE_SECRET`. Never ship it to a browser. */
   secret?: string;
-  /** Tenant slug (`x-service-tenant`): needed by multi-tenant accounts, HMAC and the event routes. Default: `BLUELINE_TENANT`. */
+  /** Tenant slug (`x-service-tenant`): needed by multi-tenant accounts and the event routes (a single-tenant account's bearer or HMAC signature says whose it is). Default: `BLUELINE_TENANT`. */
   tenant?: string;
   /** Default `bearer`. `hmac` signs every request (`x-service-signature: v1,<ts>,<hex>`). */
   auth?: AuthMode;
@@ -113,7 +113,6 @@ export class Core {
     this.fetchImpl = o.fetch ?? globalThis.fetch.bind(globalThis);
     const onNode = typeof (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node === 'string';
     this.streamingFetch = !o.fetch && onNode ? (url, init) => import('./node-put.js').then((m) => m.nodeStreamingFetch(url, init)) : undefined;
-    if (this.auth === 'hmac' && !this.tenant) throw new TypeError('HMAC auth needs `tenant` (it names whose secret signed)');
   }
 
   /** `auth: 'session'`: sent as x-csrf-token on every request that is not a GET. */

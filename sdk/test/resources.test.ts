@@ -27,6 +27,9 @@ describe('lines', () => {
   it('works with HMAC signing and from the environment', async () => {
     const hmac = new Blueline({ ...svc.options, auth: 'hmac' });
     expect(await hmac.lines.list()).toHaveLength(2);
+    // A single-tenant account's signature says whose it is: no tenant needed (as with bearer).
+    const { tenant: _, ...withoutTenant } = svc.options;
+    expect(await new Blueline({ ...withoutTenant, auth: 'hmac' }).lines.list()).toHaveLength(2);
     const saved = { ...process.env };
     try {
       Object.assign(process.env, { BLUELINE_URL: svc.url, BLUELINE_SECRET: svc.demo.signing_secret, BLUELINE_TENANT: 'demo' });
