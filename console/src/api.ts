@@ -7,26 +7,88 @@ import { Blueline, BlueLineError } from '@blueline/sdk';
 const base = window.location.origin;
 
 /**
- * Told of every 401 outside the sign-in routes: the session may have ended (expired, signed out
- * in another tab), and the shell checks it and shows the sign-in again instead of an error on
- * every screen.
+ * Why the session is asked for again: a 401 (it may have ended: expired, signed out in another
+ * tab), a 403 2005 for the CSRF token (this browser signed in again, in another tab, so this
+ * tab's token is another session's), the tab coming back into view, or another tab saying it
+ * signed in or out.
  */
-const unauthorizedListeners = new Set<() => void>();
-export function onUnauthorized(listener: () => void): () => void {
-  unauthorizedListeners.add(listener);
-  return () => void unauthorizedListeners.delete(listener);
+export type SessionDoubt = 'unauthorized' | 'csrf' | 'focus' | 'other-tab';
+/** What asking found: the session this tab shows, another one, none, or no answer. */
+export type SessionVerdict = 'same' | 'changed' | 'ended' | 'unknown';
+
+let checker: ((why: SessionDoubt) => Promise<SessionVerdict>) | null = null;
+/** The shell's check (it owns the cached session and the screens); returns the unregister. */
+export function setSessionChecker(fn: (why: SessionDoubt) => Promise<SessionVerdict>): () => void {
+  checker = fn;
+  return () => void (checker === fn && (checker = null));
 }
-function noticeUnauthorized(status: number, url: string): void {
+
+let pending: Promise<SessionVerdict> | null = null;
+let lastCheck = 0;
+/**
+ * Bumped when the session changed or ended: an answer to a request sent before is not
+ * delivered (it may be another project's data, and this tab's screens are the last session's).
+ */
+let generation = 0;
+
+/** Asks for the session again (one check at a time); requests made meanwhile wait for it. */
+export function recheckSession(why: SessionDoubt): Promise<SessionVerdict> {
+  // A token refused now is not answered by a check that began before: it may have read the old session.
+  if (pending) return why === 'csrf' ? pending.then(() => recheckSession(why)) : pending;
+  if (!checker) return Promise.resolve('unknown');
+  // Focus and visibility come together, and often: one check a second is plenty.
+  if (why === 'focus' && Date.now() - lastCheck < 1_000) return Promise.resolve('unknown');
+  lastCheck = Date.now();
+  const check = checker(why)
+    .catch((): SessionVerdict => 'unknown')
+    .then((v) => {
+      if (v === 'changed' || v === 'ended') generation++;
+      return v;
+    })
+    .finally(() => void (pending === check && (pending = null)));
+  pending = check;
+  return check;
+}
+
+/** Other tabs of this browser share its session (one cookie): a sign-in or sign-out is told to them. */
+const tabs = typeof BroadcastChannel === 'undefined' ? null : new BroadcastChannel('blueline-console-session');
+export const tellOtherTabs = () => tabs?.postMessage('session');
+if (tabs) tabs.onmessage = () => void recheckSession('other-tab');
+
+/** The API's refusal of this tab's CSRF token (not of a cross-origin request, also 2005). */
+async function refusedCsrfToken(res: Response): Promise<boolean> {
+  if (res.status !== 403) return false;
+  const body = (await res.clone().json().catch(() => null)) as { code?: unknown; message?: unknown; error?: { code?: unknown; message?: unknown } } | null;
+  const e = body?.error ?? body;
+  return e?.code === 2005 && typeof e.message === 'string' && e.message.includes('x-csrf-token');
+}
+
+/**
+ * Every request of the console's clients: held while the session is being asked for, not
+ * delivered when the session changed under it; a 401 or a refused CSRF token has the session
+ * asked for again. A request refused for its token under the same session (signed in again in
+ * another tab) is sent once more with the session's token: the refusal shows nothing was done.
+ */
+const watched = (f: typeof fetch): typeof fetch => async (input, init) => {
   // /console/session and /console/sessions: asking whether a session exists, or signing in.
-  if (status === 401 && !new URL(url, base).pathname.startsWith('/api/v1/console/session')) for (const l of unauthorizedListeners) l();
-}
-const watchedFetch: typeof fetch = async (input, init) => {
-  const res = await fetch(input, init);
-  noticeUnauthorized(res.status, input instanceof Request ? input.url : String(input));
+  if (new URL(input instanceof Request ? input.url : String(input), base).pathname.startsWith('/api/v1/console/session')) return f(input, init);
+  if (pending) await pending;
+  const sent = generation;
+  let res = await f(input, init);
+  if (res.status === 401) void recheckSession('unauthorized');
+  else if (await refusedCsrfToken(res)) {
+    const verdict = await recheckSession('csrf');
+    const headers = init?.headers as Record<string, string> | undefined;
+    const token = client.core.csrfToken;
+    if (verdict === 'same' && generation === sent && token && token !== headers?.['x-csrf-token'] && (init?.body === undefined || typeof init.body === 'string')) {
+      res = await f(input, { ...init, headers: { ...headers, 'x-csrf-token': token } });
+    }
+  }
+  if (generation !== sent) throw new Error('the console session changed: this browser signed in to another project or signed out');
   return res;
 };
 
-export const client = new Blueline({ baseUrl: base, auth: 'session', maxRetries: 1, timeoutMs: 30_000, fetch: watchedFetch });
+export const client = new Blueline({ baseUrl: base, auth: 'session', maxRetries: 1, timeoutMs: 30_000, fetch: watched(fetch) });
 
 /**
  * A client whose requests go through XMLHttpRequest, for uploads: fetch cannot report upload
@@ -46,7 +108,6 @@ export function uploadClient(onProgress: (fraction: number) => void): Blueline {
       }
       xhr.upload.onprogress = (e) => e.lengthComputable && onProgress(e.loaded / e.total);
       xhr.onload = () => {
-        noticeUnauthorized(xhr.status, String(input));
         const headers = new Headers();
         for (const line of xhr.getAllResponseHeaders().trim().split(/[\r\n]+/)) {
           const i = line.indexOf(':');
@@ -59,7 +120,7 @@ export function uploadClient(onProgress: (fraction: number) => void): Blueline {
       xhr.send((body ?? null) as XMLHttpRequestBodyInit | null);
     });
   };
-  const c = new Blueline({ baseUrl: base, auth: 'session', fetch: xhrFetch, maxRetries: 0, timeoutMs: 0 });
+  const c = new Blueline({ baseUrl: base, auth: 'session', fetch: watched(xhrFetch), maxRetries: 0, timeoutMs: 0 });
   c.core.csrfToken = client.core.csrfToken;
   return c;
 }

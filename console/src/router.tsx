@@ -1,12 +1,12 @@
-import { createRootRoute, createRoute, createRouter, Link, Navigate, Outlet, useRouterState } from '@tanstack/react-router';
+import { createRootRoute, createRoute, createRouter, Link, Navigate, Outlet, useNavigate, useRouterState } from '@tanstack/react-router';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { lazy, Suspense, useEffect, useRef, useState, type ReactNode } from 'react';
+import { lazy, Suspense, useEffect, useState, type ReactNode } from 'react';
 import type { ConsoleSession } from '@blueline/sdk';
-import { client, onUnauthorized } from './api.js';
+import { BlueLineError, client, recheckSession, setSessionChecker, tellOtherTabs, type SessionVerdict } from './api.js';
 import { SessionContext, useSession } from './session.js';
 import { SignIn } from './screens/sign-in.js';
 import { Overview } from './screens/overview.js';
-import { Page, Spinner } from './ui.js';
+import { Notice, Page, Spinner } from './ui.js';
 import { screenOf, useFocusOnNavigate } from './focus-on-navigate.js';
 
 // Screens past the first one load on demand: the overview's first load stays small.
@@ -29,29 +29,56 @@ function Shell() {
   });
   const pathname = useRouterState({ select: (s) => s.location.pathname });
   useFocusOnNavigate(session.isPending ? null : session.isError || !session.data ? 'sign-in' : screenOf(pathname), pathname);
+  const navigate = useNavigate();
   // A session that ended while a screen was open (it expired, or signed out in another tab): the
   // first 401 is checked against the session itself, and the sign-in comes back on the same
   // address, so signing in again returns to the screen. The last session's data is dropped.
   const [ended, setEnded] = useState<ConsoleSession['kind'] | null>(null);
-  const checking = useRef(false);
-  useEffect(
-    () =>
-      onUnauthorized(() => {
-        const was = qc.getQueryData<ConsoleSession | null>(['session']);
-        if (!was || checking.current) return;
-        checking.current = true;
-        client.session.current().then(
-          () => void (checking.current = false),
-          () => {
-            checking.current = false;
-            setEnded(was.kind);
-            qc.setQueryData(['session'], null);
-            setTimeout(() => qc.removeQueries({ predicate: (q) => q.queryKey[0] !== 'session' }), 0);
-          },
-        );
-      }),
-    [qc],
-  );
+  // This browser signed in to another project (or as the operator) in another tab: one cookie,
+  // so this tab now acts as that session. It shows that session's console from its start,
+  // never the other project's data under this one's name.
+  const [switched, setSwitched] = useState<{ to: ConsoleSession; unsaved: boolean } | null>(null);
+  useEffect(() => {
+    const dropData = () => {
+      qc.getMutationCache().clear();
+      qc.removeQueries({ predicate: (q) => q.queryKey[0] !== 'session' });
+    };
+    const unregister = setSessionChecker(async (why): Promise<SessionVerdict> => {
+      const was = qc.getQueryData<ConsoleSession | null>(['session']);
+      if (!was) return 'unknown';
+      let now: ConsoleSession;
+      try {
+        now = await client.session.current();
+      } catch (err) {
+        if (!(err instanceof BlueLineError && err.status === 401)) return 'unknown';
+        setEnded(was.kind);
+        setSwitched(null);
+        qc.setQueryData(['session'], null);
+        setTimeout(dropData, 0);
+        return 'ended';
+      }
+      if (identity(now) === identity(was)) {
+        qc.setQueryData(['session'], now); // its CSRF token is now this tab's
+        return 'same';
+      }
+      dropData();
+      qc.setQueryData(['session'], now);
+      // A refused CSRF token: the change the user made was refused (nothing was done) and is not sent again.
+      setSwitched({ to: now, unsaved: why === 'csrf' });
+      void navigate({ to: '/' });
+      return 'changed';
+    });
+    // Back to this tab (another may have signed in or out meanwhile): the session is asked first.
+    const onVisible = () => void (document.visibilityState === 'visible' && recheckSession('focus'));
+    const onFocus = () => void recheckSession('focus');
+    document.addEventListener('visibilitychange', onVisible);
+    window.addEventListener('focus', onFocus);
+    return () => {
+      unregister();
+      document.removeEventListener('visibilitychange', onVisible);
+      window.removeEventListener('focus', onFocus);
+    };
+  }, [qc, navigate]);
   if (session.isPending) return <div className="center"><Spinner /></div>;
   if (session.isError || !session.data)
     return (
@@ -59,22 +86,36 @@ function Shell() {
         ended={ended}
         onSignedIn={(s) => {
           setEnded(null);
+          setSwitched(null);
           qc.setQueryData(['session'], s);
+          tellOtherTabs();
         }}
       />
     );
   const signOut = async () => {
     await client.session.signOut().catch(() => {});
+    tellOtherTabs();
     qc.clear();
     qc.setQueryData(['session'], null);
     window.location.assign('/console/');
   };
   return (
-    <SessionContext.Provider value={{ session: session.data, signOut }}>
+    // Keyed by the session: another session's console starts afresh (no state of the last one's screens).
+    <SessionContext.Provider key={identity(session.data)} value={{ session: session.data, signOut }}>
       <div className="app">
         <a className="skip-link" href="#main">Skip to content</a>
         <Sidebar />
         <main className="main" id="main" tabIndex={-1}>
+          {switched && identity(switched.to) === identity(session.data) && (
+            <div className="switched">
+              <Notice kind="warn">
+                This browser signed in {switched.to.kind === 'operator' ? 'as the operator' : <>to <strong>{switched.to.tenant?.name}</strong> ({switched.to.tenant?.slug})</>} in
+                another tab, so this tab now shows {switched.to.kind === 'operator' ? "the operator's console" : 'that project'} too.
+                {switched.unsaved && ' Your last change was not saved.'}
+              </Notice>
+              <button type="button" className="btn small" onClick={() => setSwitched(null)}>Dismiss</button>
+            </div>
+          )}
           <Suspense fallback={<div className="center"><Spinner /></div>}>
             <Outlet />
           </Suspense>
@@ -83,6 +124,9 @@ function Shell() {
     </SessionContext.Provider>
   );
 }
+
+/** Which session a tab shows: its kind and project (a new sign-in to the same project is the same). */
+const identity = (s: ConsoleSession) => `${s.kind}:${s.tenant?.id ?? ''}`;
 
 function NavLink({ to, children }: { to: string; children: ReactNode }) {
   return (

@@ -194,7 +194,8 @@ describe.skipIf(skip)('console in Chromium', { timeout: 60_000 }, () => {
     expect((await api('POST', `/admin/v1/lines/${demo.phone_line_ids[0]}/simulate/inbound`, { from: CONTACT, reaction: { message_id: ourId, reaction: 'laugh' } }, ADMIN)).status).toBe(202);
     await ours.locator('.reaction', { hasText: CONTACT }).filter({ hasText: '😂' }).waitFor({ timeout: 10_000 });
     const theirs = page.locator('.bubble-row.in', { hasText: 'Is the blue one in stock?' });
-    await theirs.getByLabel('React to this message').selectOption('love');
+    await theirs.getByRole('button', { name: 'React to this message' }).click();
+    await theirs.getByRole('button', { name: 'love', exact: true }).click();
     await theirs.locator('.reaction.mine', { hasText: '❤️ You' }).waitFor();
     const theirId = (await theirs.getAttribute('data-message-id'))!;
     const looked = (await (await api('GET', `/api/v1/messages/${theirId}`)).json()) as { message: { reactions: { reaction: string; from: string }[] } };
@@ -354,11 +355,15 @@ describe.skipIf(skip)('console in Chromium', { timeout: 60_000 }, () => {
     const epoch = (await row.getByTestId('service-epoch').textContent())!;
     expect(epoch).toMatch(/^epoch-/);
     await expectAccessible('operator lines');
-    // Assign it to the demo tenant, then back to acme.
-    await row.getByLabel('Assign +15550108888 to tenant').selectOption(demo.tenant);
-    await page.getByText('Line reassigned.').waitFor();
-    await row.getByLabel('Assign +15550108888 to tenant').selectOption('acme');
-    await page.waitForTimeout(300);
+    // Assign it to the demo tenant, then back to acme (each move asked first).
+    await row.getByLabel('Tenant for +15550108888').selectOption(demo.tenant);
+    page.once('dialog', (d) => void d.accept());
+    await row.getByRole('button', { name: 'Move +15550108888' }).click();
+    await page.getByText('+15550108888 moved to').waitFor();
+    await row.getByLabel('Tenant for +15550108888').selectOption('acme');
+    page.once('dialog', (d) => void d.accept());
+    await row.getByRole('button', { name: 'Move +15550108888' }).click();
+    await page.getByText('+15550108888 moved to Acme Inc. (acme).').waitFor();
     const lines = (await (await api('GET', '/admin/v1/lines', undefined, ADMIN)).json()) as { phone_lines: { phone_line_id: string; phone_number: string; tenant: string }[] };
     const line = lines.phone_lines.find((l) => l.phone_number === '+15550108888')!;
     expect(line.tenant).toBe('acme');

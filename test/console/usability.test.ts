@@ -160,7 +160,7 @@ describe.skipIf(skip)('console usability in Chromium', { timeout: 60_000 }, () =
     expect(await page.locator('.bubble').count()).toBe(130);
     await page.getByRole('button', { name: 'Load earlier messages' }).waitFor({ state: 'detached' });
     // A picker under every bubble: no taller than the tapbacks beside it.
-    const box = await page.getByLabel('React to this message').first().boundingBox();
+    const box = await page.getByRole('button', { name: 'React to this message' }).first().boundingBox();
     expect(box!.height).toBeLessThanOrEqual(24);
   });
 

@@ -1,4 +1,4 @@
-/** The thread's composer: text (Enter sends, Shift+Enter a new line), files, a voice note, an effect. */
+/** The thread's composer: text (Enter sends, Shift+Enter a new line), files; one-to-one, also a voice note and an effect. */
 import { useLayoutEffect, useRef, useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import type { ChatSummary, Effect } from '@blueline/sdk';
@@ -19,6 +19,7 @@ export function Composer({ chat, onSent }: { chat: ChatSummary['chat']; onSent: 
   const lines = useQuery({ queryKey: ['lines'], queryFn: () => client.lines.list() });
   const box = useRef<HTMLTextAreaElement>(null);
   const [sending, setSending] = useState(false);
+  const group = chat.is_group;
   const canSend = !sending && (!!text.trim() || files.length > 0 || !!voice);
   // The box grows with its lines, up to the CSS max-height (then it scrolls).
   useLayoutEffect(() => {
@@ -31,6 +32,12 @@ export function Composer({ chat, onSent }: { chat: ChatSummary['chat']; onSent: 
   async function send(e: FormEvent) {
     e.preventDefault();
     if (!canSend) return;
+    // Nothing the user gave is dropped: what this chat cannot take is refused before anything goes out.
+    const refused = chat.is_group && (voice || effect) ? 'A group chat takes text and attachments only, not a voice note or an effect: nothing was sent.' : effect && !text.trim() && files.length === 0 ? 'An effect goes with text or attachments: add some, or choose No effect.' : null;
+    if (refused) {
+      setError(refused);
+      return;
+    }
     setSending(true);
     setError(null);
     try {
@@ -114,13 +121,18 @@ export function Composer({ chat, onSent }: { chat: ChatSummary['chat']; onSent: 
           Attach
           <input type="file" multiple aria-label="Attach files" onChange={(e) => setFiles([...(e.target.files ?? [])])} />
         </label>
-        <label className="btn small filebtn">
-          Voice file
-          <input type="file" accept="audio/wav,audio/x-wav,audio/x-caf,.caf,.wav" aria-label="Voice note file" onChange={(e) => setVoice(e.target.files?.[0] ?? null)} />
-        </label>
-        <button type="button" className={`btn small ${recording ? 'danger' : ''}`} onClick={() => void toggleRecording()} aria-pressed={!!recording}>
-          {recording ? '■ Stop' : '● Record'}
-        </button>
+        {/* The group send (POST /chats/{id}/messages) takes no voice note and no effect: not offered. */}
+        {!group && (
+          <>
+            <label className="btn small filebtn">
+              Voice file
+              <input type="file" accept="audio/wav,audio/x-wav,audio/x-caf,.caf,.wav" aria-label="Voice note file" onChange={(e) => setVoice(e.target.files?.[0] ?? null)} />
+            </label>
+            <button type="button" className={`btn small ${recording ? 'danger' : ''}`} onClick={() => void toggleRecording()} aria-pressed={!!recording}>
+              {recording ? '■ Stop' : '● Record'}
+            </button>
+          </>
+        )}
         <textarea
           ref={box}
           className="grow message-text"
@@ -137,16 +149,19 @@ export function Composer({ chat, onSent }: { chat: ChatSummary['chat']; onSent: 
             if (canSend) e.currentTarget.form?.requestSubmit();
           }}
         />
-        <select aria-label="Effect" value={effect} onChange={(e) => setEffect(EFFECTS.find((x) => x === e.target.value) ?? '')}>
-          <option value="">No effect</option>
-          {EFFECTS.map((x) => (
-            <option key={x} value={x}>{x}</option>
-          ))}
-        </select>
+        {!group && (
+          <select aria-label="Effect" value={effect} onChange={(e) => setEffect(EFFECTS.find((x) => x === e.target.value) ?? '')}>
+            <option value="">No effect</option>
+            {EFFECTS.map((x) => (
+              <option key={x} value={x}>{x}</option>
+            ))}
+          </select>
+        )}
         <button className="btn primary" type="submit" disabled={!canSend}>
           Send
         </button>
       </div>
+      {group && <p className="muted small composer-note">A group chat takes text and attachments; voice notes and effects are for one-to-one chats.</p>}
       <span id="composer-keys" className="sr-only">Enter sends; Shift+Enter starts a new line.</span>
     </form>
   );

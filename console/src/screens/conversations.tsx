@@ -7,7 +7,7 @@ import { Badge, Empty, ErrorBanner, Spinner, ago, shortTime, useTitle } from '..
 import { DownloadButton, InlineImage, VoiceNote } from './media.js';
 import { avatarText } from '../avatar.js';
 import { Composer } from './composer.js';
-import { TAPBACK_EMOJI, TAPBACKS, tapbackOf, type Tapback } from '../tapbacks.js';
+import { TAPBACK_EMOJI, TAPBACKS, type Tapback } from '../tapbacks.js';
 
 
 function preview(m: ChatSummary['last_message']): string {
@@ -77,6 +77,13 @@ function Reactions({ m, onChange }: { m: ChatMessage; onChange: () => void }) {
     client.messages.react(m.id, { reaction, remove }).then(onChange, (e: unknown) => setError(describeError(e)));
   };
   const mine = m.reactions.find((r) => r.from === 'me');
+  const [open, setOpen] = useState(false);
+  const toggle = useRef<HTMLButtonElement>(null);
+  const pick = (t: Tapback) => {
+    setOpen(false);
+    toggle.current?.focus();
+    react(t);
+  };
   return (
     <div className="reactions">
       {m.reactions.map((r) =>
@@ -91,12 +98,37 @@ function Reactions({ m, onChange }: { m: ChatMessage; onChange: () => void }) {
         ),
       )}
       {m.direction === 'inbound' || m.status !== 'failed' ? (
-        <select className="react-pick" aria-label="React to this message" value="" onChange={(e) => { const t = tapbackOf(e.target.value); if (t) react(t); }}>
-          <option value="">{mine ? 'Change' : 'React'}</option>
-          {TAPBACKS.map((t) => (
-            <option key={t} value={t}>{TAPBACK_EMOJI[t]} {t}</option>
-          ))}
-        </select>
+        // A button opens the tapbacks, each a button of its own: browsing them never sends one.
+        <span className="react-pick">
+          <button
+            type="button"
+            ref={toggle}
+            className="reaction react-open"
+            aria-expanded={open}
+            onClick={() => setOpen(!open)}
+            onKeyDown={(e) => e.key === 'Escape' && setOpen(false)}
+          >
+            {mine ? 'Change' : 'React'}<span className="sr-only">{mine ? ' your reaction' : ''} to this message</span>
+          </button>
+          {open && (
+            <span
+              className="react-choices"
+              role="group"
+              aria-label="Tapbacks"
+              onKeyDown={(e) => {
+                if (e.key !== 'Escape') return;
+                setOpen(false);
+                toggle.current?.focus();
+              }}
+            >
+              {TAPBACKS.map((t, i) => (
+                <button key={t} type="button" className="reaction" aria-label={t} title={t} aria-pressed={mine?.reaction === t} autoFocus={i === 0} onClick={() => pick(t)}>
+                  <span aria-hidden="true">{TAPBACK_EMOJI[t]}</span>
+                </button>
+              ))}
+            </span>
+          )}
+        </span>
       ) : null}
       {error && <span className="bad small" role="alert">{error}</span>}
     </div>

@@ -3,7 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { Link, useNavigate, useSearch } from '@tanstack/react-router';
 import type { EventRecord, EventsQuery, StreamEvent } from '@blueline/sdk';
 import { client, describeError } from '../api.js';
-import { Badge, Card, Empty, ErrorBanner, Page, Spinner, shortTime, statusTone, time } from '../ui.js';
+import { Badge, Card, Empty, ErrorBanner, Notice, Page, Spinner, shortTime, statusTone, time } from '../ui.js';
 
 const PAGE = 50;
 /** Rows the live tail keeps on screen; older ones drop off (the list below pages through everything). */
@@ -99,10 +99,21 @@ function LiveTail() {
 type EventsSearch = Partial<Filters> & { c?: string[] };
 const text = (v: unknown) => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '');
 
+/**
+ * The "After" filter as the API takes it, or null: only what the date-time box itself writes
+ * (local `YYYY-MM-DDTHH:MM[:SS[.mmm]]`), so the box shows the filter applied. An address edited
+ * by hand (`?since=garbage`) is not a date: ignored, and the screen says so.
+ */
+function sinceOf(value: string): string | null {
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$/.test(value)) return null;
+  const at = new Date(value);
+  return Number.isNaN(at.getTime()) ? null : at.toISOString();
+}
+
 export function Events() {
   const search = useSearch({ strict: false }) as EventsSearch;
   const navigate = useNavigate();
-  const filters: Filters = { type: text(search.type), status: text(search.status), lead_id: text(search.lead_id), since: text(search.since) };
+  const filters: Filters = { type: text(search.type), status: text(search.status), lead_id: text(search.lead_id), since: search.since === undefined || search.since === '' ? '' : text(search.since) || JSON.stringify(search.since) };
   const cursors = Array.isArray(search.c) ? search.c.filter((x): x is string => typeof x === 'string') : [];
   // From the address as it is now (not as this render saw it): a click right after a filter keeps it.
   const go = (change: Partial<EventsSearch>) =>
@@ -118,12 +129,13 @@ export function Events() {
   const setCursors = (c: string[]) => go({ c });
   const cursor = cursors[cursors.length - 1];
   const status = STATUSES.find((s) => s === filters.status);
+  const since = sinceOf(filters.since);
   const query = {
     limit: PAGE,
     ...(filters.type && { type: filters.type }),
     ...(status && { status }),
     ...(filters.lead_id && { lead_id: filters.lead_id }),
-    ...(filters.since && { since: new Date(filters.since).toISOString() }),
+    ...(since && { since }),
     ...(cursor && { cursor }),
   };
   const page = useQuery({ queryKey: ['events', query], queryFn: () => client.events.list(query).page(), placeholderData: (p) => p });
@@ -158,6 +170,14 @@ export function Events() {
             <input type="datetime-local" value={filters.since} onChange={set('since')} />
           </label>
         </div>
+        {filters.since && !since && (
+          <div className="row">
+            <Notice kind="warn">
+              The address has an “After” filter that is not a date and time (<bdi className="mono">{filters.since}</bdi>): it is ignored, and the list shows events of any time.
+            </Notice>
+            <button type="button" className="btn small" onClick={() => go({ since: '', c: [] })}>Remove it</button>
+          </div>
+        )}
         <ErrorBanner error={page.error} />
         {page.isPending ? (
           <Spinner />

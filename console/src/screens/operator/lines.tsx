@@ -1,7 +1,7 @@
 /** Lines: add (simulator or BlueBubbles), assign to a tenant, turn on/off; health and service epoch. */
 import { useState } from 'react';
-import { useQuery } from '@tanstack/react-query';
-import type { AdminLineHealth, Req } from '@blueline/sdk';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import type { AdminLineHealth, Req, Res } from '@blueline/sdk';
 import { client } from '../../api.js';
 import { Badge, Card, Empty, ErrorBanner, Page, ago } from '../../ui.js';
 import { useAction, useLines, useTenants } from './shared.js';
@@ -31,6 +31,47 @@ function Health({ id, phone }: { id: string; phone: string }) {
       <div className="muted small" title={h ? `checked ${ago(h.checked_at)}; ${h.service_epoch_source === 'recorded' ? 'the last epoch the line named' : 'named by the line just now'}` : undefined}>
         epoch <span className="mono" data-testid="service-epoch">{h?.service_epoch ?? '—'}</span>
       </div>
+    </div>
+  );
+}
+
+type Line = Res<'/admin/v1/lines', 'get'>['phone_lines'][number];
+type Tenant = Res<'/admin/v1/tenants', 'get'>['tenants'][number];
+
+/**
+ * Moving a line to another project: the select only picks (a keyboard user browses it with the
+ * arrows), "Move" applies the pick after asking, in words that name the line and both projects.
+ */
+function Assign({ line, tenants, run }: { line: Line; tenants: readonly Tenant[]; run: ReturnType<typeof useAction>['run'] }) {
+  const qc = useQueryClient();
+  const [picked, setPicked] = useState(line.tenant);
+  const named = (slug: string) => {
+    const t = tenants.find((x) => x.slug === slug);
+    return t && t.name !== slug ? `${t.name} (${slug})` : slug;
+  };
+  const move = () => {
+    if (picked === line.tenant) return;
+    if (!confirm(`Move line ${line.phone_number} from ${named(line.tenant)} to ${named(picked)}? From now on it sends and receives for ${named(picked)}, no longer for ${named(line.tenant)}.`)) return;
+    // Said once the list shows it (the row's pick starts again from the line's new project).
+    const moved = async () => {
+      await client.admin.updateLine(line.phone_line_id, { tenant: picked });
+      await qc.invalidateQueries({ queryKey: ['admin', 'lines'] });
+    };
+    void run(moved, `${line.phone_number} moved to ${named(picked)}.`);
+  };
+  return (
+    <div className="row">
+      <label>
+        <span className="sr-only">Tenant for {line.phone_number}</span>
+        <select value={picked} onChange={(e) => setPicked(e.target.value)}>
+          {tenants.map((t) => (
+            <option key={t.id} value={t.slug}>{t.slug}</option>
+          ))}
+        </select>
+      </label>
+      <button type="button" className="btn small" disabled={picked === line.tenant} onClick={move}>
+        Move<span className="sr-only"> {line.phone_number}</span>
+      </button>
     </div>
   );
 }
@@ -124,14 +165,7 @@ export function Lines() {
                   <Health id={l.phone_line_id} phone={l.phone_number} />
                 </td>
                 <td>
-                  <label>
-                    <span className="sr-only">Assign {l.phone_number} to tenant</span>
-                    <select value={l.tenant} onChange={(e) => void run(() => client.admin.updateLine(l.phone_line_id, { tenant: e.target.value }), 'Line reassigned.')}>
-                      {tenants.data?.tenants.map((t) => (
-                        <option key={t.id} value={t.slug}>{t.slug}</option>
-                      ))}
-                    </select>
-                  </label>
+                  <Assign key={l.tenant} line={l} tenants={tenants.data?.tenants ?? []} run={run} />
                 </td>
               </tr>
             ))}
