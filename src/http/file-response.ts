@@ -12,10 +12,13 @@ export interface FileToSend {
 /**
  * A `Range` header (`bytes=a-b`, `bytes=a-`, `bytes=-n`) as an inclusive range; undefined when
  * unsatisfiable (416); 'ignore' for a form this service does not serve (the whole file, 200).
+ * An invalid range (`bytes=5-2`: last before first) is ignored too, as RFC 9110 §14.2 says; only
+ * a valid one that misses the file is unsatisfiable.
  */
 export function parseRange(header: string, size: number): { start: number; end: number } | undefined | 'ignore' {
   const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
   if (!m || (m[1] === '' && m[2] === '')) return 'ignore';
+  if (m[1] !== '' && m[2] !== '' && Number(m[2]) < Number(m[1])) return 'ignore';
   if (m[1] === '') {
     const n = Number(m[2]);
     if (n === 0 || size === 0) return undefined;

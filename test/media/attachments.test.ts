@@ -70,6 +70,10 @@ describe('attachments', () => {
     const bad = await t.request({ method: 'GET', url: `/api/v1/attachments/${id}/content`, headers: { authorization: `Bearer ${t.demo.signing_secret}`, range: 'bytes=5000-' } });
     expect(bad.statusCode).toBe(416);
     expect(bad.headers['content-range']).toBe('bytes */2048');
+    // An invalid range (last before first) is ignored (RFC 9110 §14.2): the whole file.
+    const invalid = await t.request({ method: 'GET', url: `/api/v1/attachments/${id}/content`, headers: { authorization: `Bearer ${t.demo.signing_secret}`, range: 'bytes=5-2' } });
+    expect(invalid.statusCode).toBe(200);
+    expect(invalid.rawPayload.equals(bytes)).toBe(true);
   });
 
   it('takes the upload by bearer only, with the declared type and size', async () => {
