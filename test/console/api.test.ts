@@ -85,6 +85,19 @@ describe('console sessions', () => {
     expect((await t.request({ method: 'GET', url: '/api/v1/console/session', headers: { cookie } })).statusCode).toBe(401);
   });
 
+  it("signing in again ends the session the browser's cookie named (a failed sign-in ends nothing)", async () => {
+    const first = cookieOf(await signIn({ kind: 'tenant', tenant: t.demo.tenant, secret: t.demo.signing_secret }));
+    const refused = await signIn({ kind: 'tenant', tenant: t.demo.tenant, secret: 'bl_sk_wrong' }, { cookie: first });
+    expect(refused.statusCode).toBe(401);
+    expect((await t.request({ method: 'GET', url: '/api/v1/phone-numbers', headers: { cookie: first } })).statusCode).toBe(200);
+
+    const again = await signIn({ kind: 'tenant', tenant: t.demo.tenant, secret: t.demo.signing_secret }, { cookie: first });
+    expect(again.statusCode).toBe(201);
+    // A copy of the old cookie no longer works; the new one does.
+    expect((await t.request({ method: 'GET', url: '/api/v1/phone-numbers', headers: { cookie: first } })).statusCode).toBe(401);
+    expect((await t.request({ method: 'GET', url: '/api/v1/phone-numbers', headers: { cookie: cookieOf(again) } })).statusCode).toBe(200);
+  });
+
   it('a session lasts 12 hours', async () => {
     const res = await signIn({ kind: 'tenant', tenant: t.demo.tenant, secret: t.demo.signing_secret });
     const cookie = cookieOf(res);

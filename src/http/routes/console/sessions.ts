@@ -23,6 +23,10 @@ export function createConsoleSessionRoute(app: TypedApp, deps: SessionSettings) 
     if (req.headers.origin !== undefined) assertSameOrigin(req, deps);
     const input = req.body.kind === 'operator' ? { kind: 'operator' as const, adminToken: req.body.admin_token } : { kind: 'tenant' as const, tenant: req.body.tenant, secret: req.body.secret };
     const { token, session, principal } = await deps.sessions.signIn(input, req.ip);
+    // The browser's cookie now names the new session: the one it named before ends with it, not
+    // 12 hours later (the cookie is gone, but a copy of it would still work).
+    const previous = sessionToken(req);
+    if (previous !== undefined) await deps.sessions.signOut(previous);
     setSessionCookie(reply, deps, token);
     reply.header('cache-control', 'no-store');
     return reply.code(201).send(sessionView(session, principal?.tenant));
