@@ -19,10 +19,17 @@ import type { Store, PhoneLine } from '../store/index.js';
 import type { DriverRegistry } from '../drivers/registry.js';
 import { DriverFailure } from '../drivers/types.js';
 import { ingestFound, messagesSince, newestMessageDate } from '../drivers/bluebubbles/catch-up.js';
+import { AttachmentNotOnMac } from '../drivers/bluebubbles/errors.js';
 import { workerName } from '../jobs/claim-loop.js';
 
 /** How far before the mark each pass looks again (messages Messages stores with an earlier date). */
 export const CATCH_UP_OVERLAP_MS = 60_000;
+/**
+ * How long after a message was sent catch-up waits for its attachment to reach the Mac (from
+ * iCloud) before it gives the message up, so one file that never comes does not hold every later
+ * message of the line back for good. Webhooks are not held meanwhile.
+ */
+export const ATTACHMENT_WAIT_MS = 60 * 60_000;
 
 export interface CatchUpSettings {
   intervalMs: number;
@@ -75,9 +82,11 @@ export function catchUp(deps: { store: Store; clock: Clock; drivers: DriverRegis
               const out = await ingestFound(ctx, line.id, m);
               if (out.handled === 'inbound') reported++;
             } catch (err) {
-              // A message that cannot be read however often we ask (its attachment is gone) must not
-              // hold every later one back; anything else stops the pass before the mark passes it.
-              if (!permanent(err)) throw err;
+              // A message that cannot be read however often we ask (its attachment is gone, or still
+              // not on the Mac an hour on) must not hold every later one back; anything else stops
+              // the pass before the mark passes it.
+              const waitedEnough = err instanceof AttachmentNotOnMac && typeof m.dateCreated === 'number' && clock.now() - m.dateCreated > ATTACHMENT_WAIT_MS;
+              if (!permanent(err) && !waitedEnough) throw err;
               logger?.warn({ line_id: line.id, guid: m.guid, reason: reasonOf(err) }, 'catch-up skipped a message it cannot read');
             }
           }

@@ -26,6 +26,16 @@ const PRIVATE_API_OFF = /private api/i;
 const NEEDS_NEWER_MACOS = /only supported on macos|not supported by the connected messages helper/i;
 const DOES_NOT_EXIST = /does not exist|not found/i;
 
+/**
+ * A message's attachment the Mac cannot serve yet (download 5xx: still coming from iCloud). The
+ * line is up; the message is retried (line_down), and catch-up waits for it, for a while.
+ */
+export class AttachmentNotOnMac extends DriverFailure {
+  constructor(message: string) {
+    super('line_down', message);
+  }
+}
+
 /** True when the failure says the Private API is off or its helper is not connected. */
 export function isPrivateApiOff(err: unknown): boolean {
   return err instanceof BlueBubblesError && err.kind === 'http' && PRIVATE_API_OFF.test(err.serverText);
@@ -99,7 +109,7 @@ export function toDriverFailure(err: unknown, op: Operation): unknown {
     case 'download':
       // Only a 404 says the attachment is not there at all. A 500 ("Attachment does not exist in
       // disk!") is a file still on its way from iCloud: the Mac may recover, so it is retried.
-      if (status >= 500) return new DriverFailure('line_down', msg);
+      if (status >= 500) return new AttachmentNotOnMac(msg);
       if (missing) return new DriverFailure('not_found', msg);
       return new DriverFailure('rejected', msg);
     case 'lookup':

@@ -13,6 +13,7 @@ import { PNG } from './helpers.js';
 import { handleBlueBubblesWebhook } from '../../../src/drivers/bluebubbles/inbound.js';
 import { intakeWake } from '../../../src/intake/wake.js';
 import { intakeWorker } from '../../../src/intake/worker.js';
+import { ATTACHMENT_WAIT_MS } from '../../../src/intake/catch-up.js';
 
 const INTERVAL_MS = 60_000;
 const RETRY_MS = 5_000;
@@ -159,6 +160,20 @@ describe.each(STORE_KINDS)('BlueBubbles inbound that is never lost, on %s', (kin
     expect(await t.services.inbound.catchUp.pass(line)).toMatchObject({ ok: true, reported: 1 });
     expect((await store.intake.cursor(lineId))!.high_water_ms).toBe(quiet.dateCreated);
     expect(await receivedGuids()).toContain(quiet.guid);
+
+    // A file that never comes holds catch-up back for ATTACHMENT_WAIT_MS, then its message is given up.
+    const never = bb.addAttachment({ bytes: PNG, mimeType: 'image/png', transferName: 'never.png' });
+    bb.notOnDisk.add(never);
+    const stuck = bb.addIncoming({ from: from(), text: 'its file never reaches the Mac', attachments: [never], dateCreated: quiet.dateCreated + 1 });
+    const after = bb.addIncoming({ from: from(), text: 'the next message', dateCreated: quiet.dateCreated + 2 });
+    expect(await t.services.inbound.catchUp.pass(line)).toMatchObject({ ok: false });
+    expect(await receivedGuids()).not.toContain(after.guid);
+    t.clock.advance(ATTACHMENT_WAIT_MS + 60_000);
+    expect(await t.services.inbound.catchUp.pass(line)).toMatchObject({ ok: true, reported: 1 });
+    expect((await store.intake.cursor(lineId))!.high_water_ms).toBe(after.dateCreated);
+    const received = await receivedGuids();
+    expect(received).toContain(after.guid);
+    expect(received).not.toContain(stuck.guid);
     t.services.inbound.start();
   });
 
