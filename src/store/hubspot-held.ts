@@ -16,6 +16,7 @@ export type HeldActionPatch = Partial<Pick<HeldAction, 'state' | 'outcome' | 'me
 const toHeld = (r: HubSpotHeldActionsTable): HeldAction => ({
   ...r,
   attempts: Number(r.attempts),
+  links_contact: Number(r.links_contact),
   next_attempt_at: Number(r.next_attempt_at),
   send_by: Number(r.send_by),
   expires_at: Number(r.expires_at),

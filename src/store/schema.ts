@@ -413,6 +413,8 @@ export interface HubSpotHeldActionsTable {
   /** the recipient (E.164) and the rendered text, as the action asked */
   phone: string;
   text: string;
+  /** 1 when `phone` is the contact's own (sending links it to the contact, for reply push); 0 for a phone the action's input named (migration 023) */
+  links_contact: number;
   /** held: waiting to send; completing: outcome known, HubSpot to be told; completed; abandoned: HubSpot could not be told */
   state: 'held' | 'completing' | 'completed' | 'abandoned';
   /** JSON: the outcome HubSpot is told (SUCCESS with the sent message, or FAIL_CONTINUE with the error) */

@@ -144,7 +144,12 @@ export function hubspotCrm(deps: { store: Store; clock: Clock; config: HubSpotCo
         const props = p.object.properties ?? {};
         const input = p.inputFields ?? {};
         const rawPhone = typeof input.phone === 'string' && input.phone.trim() ? input.phone : undefined;
-        const phone = rawPhone ? normalizePhone(rawPhone) : contactPhone(props).normalized ?? undefined;
+        const own = contactPhone(props).normalized ?? undefined;
+        const phone = rawPhone ? normalizePhone(rawPhone) : own;
+        // Replies from a phone are pushed to the contact it is linked to: only the contact's own
+        // number links. A phone the action's input names (a rep told of every enrolled contact)
+        // is no contact's: linked, its replies would land on whichever contact was enrolled last.
+        const linksContact = phone !== undefined && phone === own;
         if (!phone) throw new DomainError(1013, rawPhone ? `phone "${rawPhone.slice(0, 40)}" is not a phone number in E.164` : 'no phone: set the action\'s phone input or send the contact\'s mobilephone/phone');
         const template = typeof input.message === 'string' ? input.message : '';
         const text = renderTemplate(template, props);
@@ -152,11 +157,11 @@ export function hubspotCrm(deps: { store: Store; clock: Clock; config: HubSpotCo
         const objectId = String(p.object.objectId);
         try {
           const sent = await sendForCrm(deps, tenant, { phone, text, idempotencyKey: `hubspot:workflow:${portalId}:${callbackId}` });
-          await link(tenant, phone, portalId, objectId);
+          if (linksContact) await link(tenant, phone, portalId, objectId);
           return sent;
         } catch (err) {
           if (!isHeldLimit(err)) throw err;
-          return { held: (await held.hold(tenant, { portalId, callbackId, objectId, phone, text }, err)).reason };
+          return { held: (await held.hold(tenant, { portalId, callbackId, objectId, phone, text, linksContact }, err)).reason };
         }
       }, readWorkflowRecord);
       if (!('held' in r.result)) return { kind: 'sent', result: r.result, duplicate: r.duplicate };

@@ -97,7 +97,7 @@ export function heldActions(deps: { store: Store; clock: Clock; api: HubSpotApi;
   const pipelineKey = (portalId: string, callbackId: string) => `hubspot:workflow:${portalId}:${callbackId}`;
 
   /** Holds an action the pipeline refused for time; a retry of the same callbackId finds its row. */
-  async function hold(tenant: Tenant, a: { portalId: string; callbackId: string; objectId: string; phone: string; text: string }, refusal: FirstTouchLimitReached): Promise<Hold> {
+  async function hold(tenant: Tenant, a: { portalId: string; callbackId: string; objectId: string; phone: string; text: string; linksContact: boolean }, refusal: FirstTouchLimitReached): Promise<Hold> {
     const now = clock.now();
     const waitMs = heldWaitMs(refusal);
     const holdMs = Math.ceil(Math.min(MAX_HOLD_MS, Math.max(MIN_HOLD_MS, waitMs + HOLD_MARGIN_MS)) / MINUTE_MS) * MINUTE_MS;
@@ -109,6 +109,7 @@ export function heldActions(deps: { store: Store; clock: Clock; api: HubSpotApi;
       object_id: a.objectId,
       phone: a.phone,
       text: a.text,
+      links_contact: a.linksContact ? 1 : 0,
       next_attempt_at: now + waitMs,
       send_by: now + holdMs - COMPLETE_MARGIN_MS,
       expires_at: now + holdMs,
@@ -140,7 +141,7 @@ export function heldActions(deps: { store: Store; clock: Clock; api: HubSpotApi;
     if (tenant.status !== 'active') return fail(new DomainError(2005, `project "${tenant.slug}" is suspended`));
     try {
       const sent = await sendForCrm(deps, tenant, { phone: a.phone, text: a.text, idempotencyKey: pipelineKey(a.portal_id, a.callback_id) });
-      await store.hubspot.linkContact({ tenant_id: tenant.id, handle: a.phone, portal_id: a.portal_id, contact_id: a.object_id, linked_at: clock.now() });
+      if (a.links_contact) await store.hubspot.linkContact({ tenant_id: tenant.id, handle: a.phone, portal_id: a.portal_id, contact_id: a.object_id, linked_at: clock.now() });
       return { outcome: { state: 'SUCCESS', sent } };
     } catch (err) {
       const later = (ms: number) => ({ retryAt: Math.min(a.send_by, clock.now() + ms), error: (err as Error).message });

@@ -21,6 +21,7 @@ import * as m019 from './019_hubspot_auto_send_wait.js';
 import * as m020 from './020_blob_key_indexes.js';
 import * as m021 from './021_hubspot_held_reason.js';
 import * as m022 from './022_hubspot_ui_domain.js';
+import * as m023 from './023_hubspot_held_links_contact.js';
 
 /** Numbered migrations, applied in key order; never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -46,4 +47,5 @@ export const migrations: Record<string, Migration> = {
   '020_blob_key_indexes': m020,
   '021_hubspot_held_reason': m021,
   '022_hubspot_ui_domain': m022,
+  '023_hubspot_held_links_contact': m023,
 };
