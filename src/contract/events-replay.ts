@@ -37,7 +37,7 @@ export const replayEvent = operation({
   tags: ['events'],
   auth: 'tenant-header',
   params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100, description: 'evt_…' }) }),
-  query: Type.Object({ subscription_id: Type.Optional(Type.String({ maxLength: 100 })) }, { additionalProperties: false }),
+  query: Type.Object({ subscription_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'only this subscription (an empty value is refused, not read as every one)' })) }, { additionalProperties: false }),
   responses: { 200: ReplaySucceeded, 502: ReplayFailed },
   errors: [2011],
 });

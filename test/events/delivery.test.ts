@@ -232,6 +232,12 @@ describe.each(STORE_KINDS)('inbound → event log → signed webhook on %s', (ki
     expect(rx.received.length).toBe(n1);
     const unknown = await t.api('POST', `/api/v1/events/${ev.id}/replay?subscription_id=sub_nope`, undefined, { tenant: 'demo' });
     expect(unknown.json().error.code).toBe(2011);
+    // An empty value (a client's unset variable) is refused, not read as "every destination".
+    const empty = await t.api('POST', `/api/v1/events/${ev.id}/replay?subscription_id=`, undefined, { tenant: 'demo' });
+    expect(empty.statusCode).toBe(400);
+    expect(empty.json().error.code).toBe(1002);
+    expect(rx.received.length).toBe(n1);
+    expect(rx2.received).toHaveLength(2);
     await t.api('DELETE', `/api/v1/webhook-subscriptions/${sub2.id}`);
     await rx2.close();
   });

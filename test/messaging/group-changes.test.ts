@@ -92,6 +92,11 @@ describe('group management', () => {
       await rename(g.id, { display_name: 'Launch crew' });
       const log = await deviceLog(t, g.phone_line_id);
       expect(log.filter((e) => e.kind === 'rename_group' && e.display_name === 'Launch crew')).toHaveLength(1);
+      // Lengths are code points, as the contract counts them: 200 emoji is 200 characters.
+      const emoji = '\u{1F600}'.repeat(200);
+      expect((await rename(g.id, { display_name: emoji })).statusCode).toBe(200);
+      const over = await rename(g.id, { display_name: emoji + 'x' });
+      expect(over.json().error).toMatchObject({ code: 1002 });
     });
 
     it('leaves the group: left_at in the chat view, the history stays, nothing more goes in', async () => {

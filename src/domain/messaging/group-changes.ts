@@ -74,7 +74,9 @@ export function groupChanges(deps: MessagingDeps) {
     async rename(tenant: Tenant, chatId: string, displayName: string): Promise<GroupChanged> {
       const name = displayName.trim();
       if (name === '') throw new DomainError(1002, 'display_name is empty');
-      if (name.length > MAX_DISPLAY_NAME_LENGTH) throw new DomainError(1002, `display_name is ${name.length} characters; the maximum is ${MAX_DISPLAY_NAME_LENGTH}`);
+      // Counted in code points, as the contract's maxLength and every text length are (an emoji is one).
+      const length = [...name].length;
+      if (length > MAX_DISPLAY_NAME_LENGTH) throw new DomainError(1002, `display_name is ${length} characters; the maximum is ${MAX_DISPLAY_NAME_LENGTH}`);
       const chat = await groupOf(tenant, chatId, 'renaming');
       if (chat.display_name !== name) {
         const { driver } = await lineOf(tenant, chat);
