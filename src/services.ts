@@ -125,7 +125,7 @@ export function buildServices(deps: ServiceDeps) {
     // Restarts go through the drivers' (observed) state, so a simulated restart counts like a real one.
     simulator: simulatorControls({ store, clock, events, blobs, state }),
     // What the console needs beyond the original API (issue 20).
-    subscriptionChanges: subscriptionChanges({ store, clock, allowPrivateNetworks: config.allowPrivateNetworks, attempt: (event, sub, nowMs) => attemptDelivery(event, sub, attempt, nowMs), deepLinkTemplate }),
+    subscriptionChanges: subscriptionChanges({ store, clock, allowPrivateNetworks: config.allowPrivateNetworks, attempt: (event, sub, nowMs) => attemptDelivery(event, sub, attempt, nowMs), deepLinkTemplate, addressGuard: deps.addressGuard }),
     stats: statsService({ store, clock }),
     signingSecretStatus: signingSecretStatus({ store, clock }),
     lineHealth: lineHealth({ store, clock, drivers }),

@@ -17,6 +17,7 @@ import { attemptRow, isRetryable, isSuccess, recordAttempt, refreshEventStatus }
 import { attemptDelivery, type AttemptSettings } from './attempt.js';
 import { noObserver, type ServiceObserver } from '../metrics/observer.js';
 import { claimLoop, workerName } from '../jobs/claim-loop.js';
+import { DEV_INBOX_URL } from '../domain/events/vocabulary.js';
 
 export const MAX_ATTEMPTS = 3;
 
@@ -48,6 +49,16 @@ export function deliveryWorker(deps: { store: Store; clock: Clock; bus: EventBus
       return;
     }
     const { event, sub } = target;
+    if (sub.url === DEV_INBOX_URL) {
+      // The subscription was moved to the dev inbox while this delivery was due: nothing goes out
+      // by POST (spec: the dev inbox records without any outbound request); the event is put in the
+      // dev inbox, where the subscription now says its events go.
+      await store.events.addToDevInbox(event.id);
+      await recordAttempt(store, job.event_ref, job.subscription_id, { at: clock.now(), status: null, durationMs: 0, error: 'the subscription now points at the dev inbox: not sent; the event is in the dev inbox' });
+      await store.events.endJob(job.id, 'failed', owner);
+      await refreshEventStatus(store, clock, job.event_ref);
+      return;
+    }
     const result = await attemptDelivery(event, sub, settings, clock.now());
     const attempts = job.attempts + 1;
     const { next_attempt_at } = job;

@@ -222,6 +222,10 @@ export function eventsRepo(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
       if (createdAfterMs !== undefined) q = q.where('created_at', '>', createdAfterMs);
       return (await q.orderBy('id', 'asc').execute()).map((r) => r.id);
     },
+    /** Lists the event in the dev inbox too (its subscription was moved there while a delivery was due). */
+    async addToDevInbox(id: string): Promise<void> {
+      await db.updateTable('events').set({ dev_inbox: 1 }).where('id', '=', id).execute();
+    },
     /** A tenant's events among `ids`, oldest first. */
     async eventsByIds(tenantId: string, ids: string[]): Promise<EventRow[]> {
       if (ids.length === 0) return [];

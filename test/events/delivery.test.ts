@@ -390,6 +390,34 @@ describe('dev inbox', () => {
     expect(replay.json().error.code).toBe(1002);
   });
 
+  it('a subscription moved to the dev inbox while a retry is due: the retry makes no request, and the event is in the dev inbox', async () => {
+    const app = await startTestApp('sqlite', { ...EVENT_ENV, BLUELINE_WEBHOOK_BACKOFF_MS: '1000,1000' });
+    const rx = await startReceiver(503);
+    try {
+      await prepareSandbox(app);
+      const sub = (await app.api('POST', '/api/v1/webhook-subscriptions', { url: rx.url, events: ['message.received'] })).json();
+      const start = new Date(app.clock.now() - 1).toISOString();
+      await app.admin('POST', `/admin/v1/lines/${app.demo.phone_line_ids[0]}/simulate/inbound`, { from: '+14155550134', text: 'moved meanwhile' });
+      await rx.waitFor(1); // the first attempt: 503, a retry is due in about a second
+      expect((await app.api('PATCH', `/api/v1/webhook-subscriptions/${sub.id}`, { url: 'https://dev-inbox' })).statusCode).toBe(200);
+      const inbox = await eventually(
+        async () => (await app.api('GET', `/api/v1/dev-inbox?since=${encodeURIComponent(start)}`, undefined, { tenant: 'demo' })).json().events as { id: string; payload: { text: string } }[],
+        (events) => events.length > 0,
+        5_000,
+      );
+      expect(inbox.map((e) => e.payload.text)).toEqual(['moved meanwhile']);
+      const event = (await app.api('GET', `/api/v1/events/${inbox[0]!.id}`, undefined, { tenant: 'demo' })).json();
+      const attempts = event.delivery.attempts as { status?: number | null; error?: string }[];
+      expect(attempts).toHaveLength(2);
+      expect(attempts[0]!.status).toBe(503);
+      expect(attempts[1]!.error).toContain('now points at the dev inbox: not sent');
+      expect(rx.received).toHaveLength(1);
+    } finally {
+      await rx.close();
+      await app.close();
+    }
+  });
+
   /** Events recorded straight into the store, so several can share one millisecond. */
   async function recordDevInboxEvents(times: number[]): Promise<string[]> {
     const tenant = (await t.testStore.store.tenants.getBySlug('demo'))!;

@@ -56,6 +56,14 @@ describe('webhook subscription URLs resolving to private addresses', () => {
     }
   });
 
+  it('checks a changed url the same way (PATCH): a name resolving to a private address is refused, the url kept', async () => {
+    const sub = (await create('https://public.example/h')).json();
+    const res = await t.api('PATCH', `/api/v1/webhook-subscriptions/${sub.id}`, { url: 'https://hooks.internal.example/blueline' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.message).toContain('hooks.internal.example resolves to 10.1.2.3: private (10.0.0.0/8)');
+    expect((await t.api('GET', `/api/v1/webhook-subscriptions/${sub.id}`)).json().url).toBe('https://public.example/h');
+  });
+
   it('accepts a public name, and a name that does not resolve yet (delivery reports it)', async () => {
     expect((await create('https://public.example/h')).statusCode).toBe(201);
     expect((await create('https://not-yet.example/h')).statusCode).toBe(201);

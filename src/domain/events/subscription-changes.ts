@@ -5,9 +5,9 @@
 import { DomainError } from '../../errors/registry.js';
 import type { Clock } from '../../clock.js';
 import type { Store, Subscription } from '../../store/index.js';
-import { validateWebhookUrl } from '../../net/index.js';
+import type { AddressGuard } from '../../net/index.js';
 import { randomHex } from '../ids.js';
-import { devInboxUrl } from './subscriptions.js';
+import { checkedWebhookUrl } from './subscriptions.js';
 import { DEV_INBOX_URL, EVENT_TYPES } from './vocabulary.js';
 import { messageReceivedEnvelope } from './envelope.js';
 import type { AttemptDelivery, AttemptResult } from './attempts.js';
@@ -31,6 +31,8 @@ export function subscriptionChanges(deps: {
   clock: Clock;
   allowPrivateNetworks: boolean;
   attempt: AttemptDelivery;
+  /** The connect-time address check's guard, also applied to a changed url's name (as to a new one's). */
+  addressGuard?: AddressGuard;
   /** `data.crm_deep_link` of the sample, filled in as for real events (services.ts). */
   deepLinkTemplate: string;
 }) {
@@ -42,15 +44,6 @@ export function subscriptionChanges(deps: {
     return s;
   }
 
-  function checkedUrl(url: string): string {
-    const devInbox = devInboxUrl(url);
-    if (devInbox === 'ambiguous') throw new DomainError(1002, `url is not allowed: the dev inbox is selected with exactly ${DEV_INBOX_URL}`);
-    if (devInbox) return DEV_INBOX_URL;
-    const check = validateWebhookUrl(url, { allowPrivateNetworks: deps.allowPrivateNetworks });
-    if (!check.ok) throw new DomainError(1002, `url is not allowed: ${check.reason}`);
-    return url.trim();
-  }
-
   return {
     async update(tenantId: string, id: string, change: SubscriptionChange): Promise<Subscription> {
       await owned(tenantId, id);
@@ -60,7 +53,8 @@ export function subscriptionChanges(deps: {
         if (unknown.length) throw new DomainError(1002, `unknown event type ${unknown.join(', ')}; supported: ${EVENT_TYPES.join(', ')}`);
       }
       const set = {
-        ...(change.url !== undefined && { url: checkedUrl(change.url) }),
+        // Checked as a new subscription's url is, its name's addresses included.
+        ...(change.url !== undefined && { url: await checkedWebhookUrl(change.url, { allowPrivateNetworks: deps.allowPrivateNetworks, guard: deps.addressGuard }) }),
         ...(change.events && { events: [...new Set(change.events)] }),
         ...(change.enabled !== undefined && { disabled_at: change.enabled ? null : clock.now() }),
       };

@@ -33,6 +33,23 @@ export function devInboxUrl(url: string): 'dev-inbox' | 'ambiguous' | undefined 
   return plain ? 'dev-inbox' : 'ambiguous';
 }
 
+/**
+ * A subscription's url as stored, for a new subscription and a changed one alike: the dev inbox in
+ * its one form (recording and replay recognise it by it), else a webhook url whose name resolves
+ * to addresses deliveries may reach (a private one is refused now, as voice-note audio_url is,
+ * not at every delivery). 1002 with the reason otherwise.
+ */
+export async function checkedWebhookUrl(url: string, options: { allowPrivateNetworks: boolean; guard?: AddressGuard }): Promise<string> {
+  const devInbox = devInboxUrl(url);
+  if (devInbox === 'ambiguous') throw new DomainError(1002, `url is not allowed: the dev inbox is selected with exactly ${DEV_INBOX_URL}`);
+  if (devInbox) return DEV_INBOX_URL;
+  const check = validateWebhookUrl(url, options);
+  if (!check.ok) throw new DomainError(1002, `url is not allowed: ${check.reason}`);
+  const resolved = await resolveWebhookHost(url, options);
+  if (!resolved.ok) throw new DomainError(1002, `url is not allowed: ${resolved.reason}`);
+  return url.trim();
+}
+
 export function subscriptionsService(deps: { store: Store; clock: Clock; allowPrivateNetworks: boolean; addressGuard?: AddressGuard }) {
   const { store, clock } = deps;
 
@@ -48,19 +65,8 @@ export function subscriptionsService(deps: { store: Store; clock: Clock; allowPr
       if (input.events.length === 0) throw new DomainError(1002, 'events needs at least one event type');
       const unknown = input.events.filter((e) => !(EVENT_TYPES as readonly string[]).includes(e));
       if (unknown.length) throw new DomainError(1002, `unknown event type ${unknown.join(', ')}; supported: ${EVENT_TYPES.join(', ')}`);
-      const devInbox = devInboxUrl(input.url);
-      if (devInbox === 'ambiguous') throw new DomainError(1002, `url is not allowed: the dev inbox is selected with exactly ${DEV_INBOX_URL}`);
-      if (!devInbox) {
-        const options = { allowPrivateNetworks: deps.allowPrivateNetworks, guard: deps.addressGuard };
-        const check = validateWebhookUrl(input.url, options);
-        if (!check.ok) throw new DomainError(1002, `url is not allowed: ${check.reason}`);
-        // The name's addresses too, as voice-note audio_url does: a private one is refused now.
-        const resolved = await resolveWebhookHost(input.url, options);
-        if (!resolved.ok) throw new DomainError(1002, `url is not allowed: ${resolved.reason}`);
-      }
+      const url = await checkedWebhookUrl(input.url, { allowPrivateNetworks: deps.allowPrivateNetworks, guard: deps.addressGuard });
       const secret = newSecret();
-      // Stored in its one form: recording and replay recognise the dev inbox by it.
-      const url = devInbox ? DEV_INBOX_URL : input.url.trim();
       const sub = { id: `sub_${randomHex(12)}`, tenant_id: tenantId, url, events: [...new Set(input.events)], secret, created_at: clock.now() };
       await store.events.insertSubscription(sub);
       return { subscription: { id: sub.id, tenant_id: tenantId, url, events: sub.events, secrets: [{ secret, expires_at: null }], created_at: sub.created_at, enabled: true }, secret };
