@@ -168,6 +168,15 @@ export interface LineStateTable {
   updated_at: number;
 }
 
+/** First touches reserved per project and local day, against its daily cap (store/first-touch-days.ts). */
+export interface FirstTouchDaysTable {
+  tenant_id: string;
+  /** start of the project's local day (epoch ms) */
+  day_start: number;
+  /** reservations taken that day and not given back, failed first touches included */
+  n: number;
+}
+
 export interface SimulatorSentTable {
   id: string;
   line_id: string;
@@ -476,6 +485,7 @@ export interface DB {
   idempotency_keys: IdempotencyKeysTable;
   rate_buckets: RateBucketsTable;
   line_state: LineStateTable;
+  first_touch_days: FirstTouchDaysTable;
   group_creations: GroupCreationsTable;
   simulator_sent: SimulatorSentTable;
   accounts: AccountsTable;

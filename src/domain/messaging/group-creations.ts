@@ -137,7 +137,10 @@ export function groupCreations(deps: { store: Store; clock: Clock; drivers: Driv
       if (g.idempotency_key) await tx.idempotency.release({ tenant_id: g.tenant_id, route: CHATS_ROUTE, key: g.idempotency_key });
       return true;
     });
-    if (mine) await store.lineRuntime.releaseFirstTouch(g.line_id, g.reserved_at, g.previous_first_touch_at);
+    if (mine) {
+      await store.lineRuntime.releaseFirstTouch(g.line_id, g.reserved_at, g.previous_first_touch_at);
+      await store.firstTouchDays.giveBack(g.tenant_id, g.reserved_at);
+    }
   }
 
   async function settle(g: GroupCreation, retryInMs: number, log?: GroupSweepLog): Promise<'recorded' | 'dropped' | { until: number }> {

@@ -54,7 +54,10 @@ export function msUntilWindowOpens(ms: number, tenant: Tenant): number {
   return minutes * 60_000 - p.second * 1000 - (ms % 1000);
 }
 
-/** A line taken for a first touch; `release()` gives the slot back when nothing was sent from it. */
+/**
+ * A line taken for a first touch, and a first touch of the project's daily cap; `release()` gives
+ * both back when nothing was sent from it.
+ */
 export interface FirstTouchReservation {
   line: PhoneLine;
   /** When it was taken, and the line's last first touch before it (to give it back later, from another process). */
@@ -67,6 +70,45 @@ export function limits(deps: MessagingDeps) {
   const { store, clock } = deps;
   const tokens = rateTokens(store);
 
+  /** The tenant's active lines that can do `need`, least recently used for first touch first. */
+  async function candidateLines(tenant: Tenant, need: DriverCapability): Promise<PhoneLine[]> {
+    const capable = (await store.lines.listByTenant(tenant.id)).filter(
+      (l) => sendsFrom(l) && deps.drivers.has(l.driver) && deps.drivers.forLine(l).capabilities().has(need),
+    );
+    // A line whose service is down right now (a Mac offline) is not chosen.
+    const up = await Promise.all(capable.map(async (l) => (await deps.drivers.forLine(l).available?.()) ?? true));
+    const lines = capable.filter((_, i) => up[i]);
+    if (lines.length === 0) throw new DomainError(3002, 'no active phone line of this project can send this message right now');
+    return lines;
+  }
+
+  /** Reserves a line for a first touch at `now` (the cap taken already), or throws 4002 with retry_after. */
+  async function reserveLine(tenant: Tenant, need: DriverCapability, now: number, dayStart: number, preferred?: PhoneLine): Promise<{ line: PhoneLine; previous: number | null }> {
+    const nextDay = dayStart + DAY_MS;
+    const lines = preferred ? [preferred] : await candidateLines(tenant, need);
+    const scored = await Promise.all(
+      lines.map(async (line) => {
+        const [today, last] = await Promise.all([
+          store.messages.firstTouchStats(line.id, dayStart),
+          store.lineRuntime.lastFirstTouch(line.id),
+        ]);
+        const freeAt = today.count >= FIRST_TOUCH_PER_LINE_PER_DAY ? nextDay : last === null ? now : Math.max(now, last + FIRST_TOUCH_GAP_MS);
+        return { line, freeAt, last: last ?? 0, previous: last };
+      }),
+    );
+    // Least recently used first, so first touches spread over the lines.
+    scored.sort((a, b) => a.last - b.last);
+    for (const s of scored) {
+      if (s.freeAt <= now && (await store.lineRuntime.reserveFirstTouch(s.line.id, now, FIRST_TOUCH_GAP_MS))) {
+        return { line: s.line, previous: s.previous };
+      }
+    }
+    const earliest = Math.min(...scored.map((s) => (s.freeAt <= now ? now + 1000 : s.freeAt)));
+    throw new DomainError(4002, 'every phone line is at its first-touch limit right now', {
+      retryAfter: Math.max(1, Math.ceil((earliest - now) / 1000)),
+    });
+  }
+
   return {
     /** Takes one request token from the tenant's bucket, or throws 1007 with retry_after. */
     async takeRateToken(tenant: Tenant): Promise<void> {
@@ -77,17 +119,7 @@ export function limits(deps: MessagingDeps) {
       }
     },
 
-    /** The tenant's active lines that can do `need`, least recently used for first touch first. */
-    async candidateLines(tenant: Tenant, need: DriverCapability): Promise<PhoneLine[]> {
-      const capable = (await store.lines.listByTenant(tenant.id)).filter(
-        (l) => sendsFrom(l) && deps.drivers.has(l.driver) && deps.drivers.forLine(l).capabilities().has(need),
-      );
-      // A line whose service is down right now (a Mac offline) is not chosen.
-      const up = await Promise.all(capable.map(async (l) => (await deps.drivers.forLine(l).available?.()) ?? true));
-      const lines = capable.filter((_, i) => up[i]);
-      if (lines.length === 0) throw new DomainError(3002, 'no active phone line of this project can send this message right now');
-      return lines;
-    },
+    candidateLines,
 
     /**
      * Chooses and reserves a line for a first touch now, or throws 4002 with
@@ -103,33 +135,29 @@ export function limits(deps: MessagingDeps) {
       }
       const dayStart = localDayStart(now, tenant.timezone);
       const nextDay = dayStart + DAY_MS;
-      if ((await store.messages.tenantFirstTouches(tenant.id, dayStart)) >= tenant.daily_first_touch_cap) {
+      // The cap is taken first, atomically (store/first-touch-days.ts): a count of today's
+      // messages would let every request racing for the last slot through.
+      if (!(await store.firstTouchDays.take(tenant.id, dayStart, tenant.daily_first_touch_cap))) {
         throw new DomainError(4002, `daily cap reached: the project's daily first-touch cap (${tenant.daily_first_touch_cap}) is used up`, {
           retryAfter: Math.ceil((nextDay - now) / 1000),
         });
       }
-      const lines = preferred ? [preferred] : await this.candidateLines(tenant, need);
-      const scored = await Promise.all(
-        lines.map(async (line) => {
-          const [today, last] = await Promise.all([
-            store.messages.firstTouchStats(line.id, dayStart),
-            store.lineRuntime.lastFirstTouch(line.id),
-          ]);
-          const freeAt = today.count >= FIRST_TOUCH_PER_LINE_PER_DAY ? nextDay : last === null ? now : Math.max(now, last + FIRST_TOUCH_GAP_MS);
-          return { line, freeAt, last: last ?? 0, previous: last };
-        }),
-      );
-      // Least recently used first, so first touches spread over the lines.
-      scored.sort((a, b) => a.last - b.last);
-      for (const s of scored) {
-        if (s.freeAt <= now && (await store.lineRuntime.reserveFirstTouch(s.line.id, now, FIRST_TOUCH_GAP_MS))) {
-          return { line: s.line, reservedAt: now, previous: s.previous, release: () => store.lineRuntime.releaseFirstTouch(s.line.id, now, s.previous) };
-        }
+      try {
+        const line = await reserveLine(tenant, need, now, dayStart, preferred);
+        return {
+          line: line.line,
+          reservedAt: now,
+          previous: line.previous,
+          release: async () => {
+            await store.lineRuntime.releaseFirstTouch(line.line.id, now, line.previous);
+            await store.firstTouchDays.giveBack(tenant.id, now);
+          },
+        };
+      } catch (err) {
+        // No line taken: the cap's slot goes back. Should that fail too, the day has one first touch fewer.
+        await store.firstTouchDays.giveBack(tenant.id, now).catch(() => undefined);
+        throw err;
       }
-      const earliest = Math.min(...scored.map((s) => (s.freeAt <= now ? now + 1000 : s.freeAt)));
-      throw new DomainError(4002, 'every phone line is at its first-touch limit right now', {
-        retryAfter: Math.max(1, Math.ceil((earliest - now) / 1000)),
-      });
     },
   };
 }

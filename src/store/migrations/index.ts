@@ -22,6 +22,7 @@ import * as m020 from './020_blob_key_indexes.js';
 import * as m021 from './021_hubspot_held_reason.js';
 import * as m022 from './022_hubspot_ui_domain.js';
 import * as m023 from './023_hubspot_held_links_contact.js';
+import * as m024 from './024_first_touch_days.js';
 
 /** Numbered migrations, applied in key order; never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -48,4 +49,5 @@ export const migrations: Record<string, Migration> = {
   '021_hubspot_held_reason': m021,
   '022_hubspot_ui_domain': m022,
   '023_hubspot_held_links_contact': m023,
+  '024_first_touch_days': m024,
 };
