@@ -38,7 +38,9 @@ describe('chats', () => {
     expect(chat).toMatchObject({ is_group: true, display_name: 'Team' });
     expect(chat.handles.sort()).toEqual([...members].sort());
     const log = await deviceLog(t, chat.phone_line_id);
-    expect(log[0]).toMatchObject({ kind: 'create_group', handles: members, text: 'Team chat' });
+    expect(log.find((e) => e.kind === 'create_group')).toMatchObject({ kind: 'create_group', handles: members, text: 'Team chat' });
+    // The name is the device's too (a rename right after the creation), not only the chat view's.
+    expect(log.filter((e) => e.kind === 'rename_group')).toEqual([expect.objectContaining({ display_name: 'Team' })]);
   });
 
   it('applies the first-message and part rules with the spec codes', async () => {

@@ -115,7 +115,25 @@ export function groupCreations(deps: { store: Store; clock: Clock; drivers: Driv
   });
 
   /** Records the group and settles its intent in one transaction; a group recorded already (by its request or a sweep) is answered as it is. */
-  function record(g: GroupCreation, line: PhoneLine, created: CreatedGroup): Promise<ChatOpened> {
+  /**
+   * The group's name, given on the device: a line creates a group without one (no driver takes a
+   * name with the creation), so a requested display_name is a rename right after. Recorded only
+   * if the device took it (as every rename is): otherwise the chat says it has none, which the
+   * caller can set again with PATCH.
+   */
+  async function nameOnDevice(g: GroupCreation, line: PhoneLine, created: CreatedGroup): Promise<GroupCreation> {
+    if (!g.display_name) return g;
+    try {
+      await drivers.forLine(line).renameGroup(created.chatKey, g.display_name);
+      return g;
+    } catch {
+      // The answer's display_name is null: what the device has.
+      return { ...g, display_name: null };
+    }
+  }
+
+  async function record(g: GroupCreation, line: PhoneLine, created: CreatedGroup): Promise<ChatOpened> {
+    g = await nameOnDevice(g, line, created);
     return store.transaction(async (tx) => {
       // The removal first: of two settling the same intent at once, the second waits here for the first.
       const open = await tx.groupCreations.remove(g.id);
