@@ -72,13 +72,16 @@ export function firstTouchDaysRepo(db: Kysely<DB>) {
         .where('tenant_id', '=', tenantId)
         .where('day_start', '=', dayStart)
         .executeTakeFirst();
-      if (row) return false;
-      // The day's first: its row starts from what the day holds already (of two processes seeding at once, one row wins).
-      await db
-        .insertInto('first_touch_days')
-        .values({ tenant_id: tenantId, day_start: dayStart, n: await seed(tenantId, dayStart) })
-        .onConflict((oc) => oc.columns(['tenant_id', 'day_start']).doNothing())
-        .execute();
+      if (!row) {
+        // The day's first: its row starts from what the day holds already (of two processes seeding at once, one row wins).
+        await db
+          .insertInto('first_touch_days')
+          .values({ tenant_id: tenantId, day_start: dayStart, n: await seed(tenantId, dayStart) })
+          .onConflict((oc) => oc.columns(['tenant_id', 'day_start']).doNothing())
+          .execute();
+      }
+      // Once more either way: a row found now may be one another request created after our first
+      // try found none (two first touches at the start of a day), not a row at its cap.
       return increment(tenantId, dayStart, cap);
     },
 
