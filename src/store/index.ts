@@ -79,7 +79,10 @@ export async function openStore(opts: OpenOptions & { masterKey: Buffer }): Prom
   try {
     await checkMasterKey(database.db, box);
   } catch (err) {
-    await database.close();
+    // Closed without waiting: the caller is told at once. Awaited, the close waits for the SQLite
+    // checkpointer's thread, which holds no process open: in a starting process with nothing else
+    // to keep it alive, Node would exit 0 silently before the error was printed.
+    void database.close().catch(() => {});
     throw err;
   }
   return {

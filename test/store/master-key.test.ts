@@ -3,11 +3,15 @@
  * service would report ready and then fail every request's authentication (a restored backup
  * without its master.key, a second process started without the shared BLUELINE_MASTER_KEY).
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config.js';
 import { openStore } from '../../src/store/index.js';
 import { createTestStore, STORE_KINDS } from '../support/stores.js';
+import { SERVICE_START_MS, SERVICE_TEST_MS, spawnService, startServerProcess } from '../support/server-process.js';
+import { freePort } from '../support/ports.js';
 
 describe.each(STORE_KINDS)('the master key, on %s', (kind) => {
   it('opens an empty store with any key, the same store again with its key, and refuses another key, naming the setting', async () => {
@@ -28,6 +32,28 @@ describe.each(STORE_KINDS)('the master key, on %s', (kind) => {
       await expect(refused).rejects.toThrow(/BLUELINE_MASTER_KEY.*master\.key.*does not open the secrets stored/);
     } finally {
       await t.cleanup();
+    }
+  });
+});
+
+describe('the service started with another master key', () => {
+  it('exits 1 at start and says which key, instead of serving requests it cannot authenticate', { timeout: SERVICE_TEST_MS }, async () => {
+    const first = await startServerProcess({ prefix: 'blueline-master-key-' });
+    try {
+      first.child.kill('SIGTERM');
+      expect(await new Promise((r) => first.child.once('exit', r))).toBe(0);
+      // A restore without its master.key: the service makes a new key, which opens nothing stored.
+      fs.rmSync(path.join(first.dataDir, 'master.key'));
+      const child = spawnService({ PORT: String(await freePort()), DATA_DIR: first.dataDir }, ['ignore', 'ignore', 'pipe']);
+      let stderr = '';
+      child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+      const timer = setTimeout(() => child.kill('SIGKILL'), SERVICE_START_MS);
+      const code = await new Promise((r) => child.once('exit', r));
+      clearTimeout(timer);
+      expect(code).toBe(1);
+      expect(stderr).toContain('configuration error: the master key (BLUELINE_MASTER_KEY, else DATA_DIR/master.key) does not open the secrets stored');
+    } finally {
+      first.cleanup();
     }
   });
 });
