@@ -146,12 +146,13 @@ function int<F extends number | undefined>(env: Env, name: string, fallback: F, 
 function backoffList(env: Env, name: string): number[] {
   const raw = env[name];
   if (raw === undefined || raw === '') return [1_000, 2_000];
-  const bad = raw.split(',').map((x) => x.trim()).find((x) => !/^\d+$/.test(x) || Number(x) > 600_000);
+  const entries = raw.split(',').map((x) => x.trim());
+  const bad = entries.find((x) => !/^\d+$/.test(x) || Number(x) > 600_000);
   if (bad !== undefined) {
     const what = bad === '' ? 'an empty entry' : `"${bad}"`;
     throw new ConfigError(`${name} must be comma-separated milliseconds from 0 to 600000, e.g. 1000,2000; ${what} in "${raw}"`);
   }
-  return raw.split(',').map((x) => Number(x.trim()));
+  return entries.map(Number);
 }
 
 /**

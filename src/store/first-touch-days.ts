@@ -15,9 +15,7 @@
  */
 import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { DB } from './schema.js';
-
-/** As the partial index messages_first_touch_tenant (migration 005) requires. */
-const FIRST_TOUCH = sql<SqlBool>`first_touch = 1`;
+import { FIRST_TOUCH } from './messages.js';
 
 export function firstTouchDaysRepo(db: Kysely<DB>) {
   const failedSince = (tenantId: string, dayStart: number) =>

@@ -70,7 +70,7 @@ const receiptBatchQ = (kind: 'delivered' | 'read') =>
   );
 
 /** Literal, not a parameter: the partial first-touch indexes (migration 005) apply only then. */
-const FIRST_TOUCH = sql<boolean>`first_touch = 1`;
+export const FIRST_TOUCH = sql<boolean>`first_touch = 1`;
 
 export function messagesRepo(db: Kysely<DB>, dialect: Dialect) {
   const receipt = { delivered: receiptQ('delivered'), read: receiptQ('read') };
