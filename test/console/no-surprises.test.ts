@@ -2,7 +2,8 @@
  * The console does only what its user asked, in Chromium against a real service process: a
  * select browsed with the arrows moves no line and sends no tapback (a button does, a line's
  * move asked first); a group chat's composer offers nothing the group send drops; an events
- * address with a `since` that is not a date keeps the screen working; and a tab whose browser
+ * address with a `since` that is not a date keeps the screen working; the settings form keeps
+ * what it shows when typed into at once; and a tab whose browser
  * signed in to another project elsewhere never shows that project's data under this one's name.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -178,6 +179,29 @@ describe.skipIf(!chromiumPath())('console without surprises in Chromium', { time
     await page.getByLabel('After').fill('2999-01-01T00:00');
     await page.getByText('No events match.').waitFor();
     expect(errors).toEqual([]);
+  });
+
+  it('settings: a keystroke the moment the form shows keeps the other fields, and the save goes out whole', async () => {
+    await asDemo('/');
+    const zone = ((await (await call('GET', '/api/v1/settings', undefined, demo.signing_secret)).json()) as { settings: { timezone: string } }).settings.timezone;
+    // As the cap field appears, a value is typed into it at once (before anything else of the page runs).
+    await page.evaluate(() => {
+      new window.MutationObserver((_: unknown, watching: { disconnect: () => void }) => {
+        const input = document.querySelector('input[name="daily_cap"]');
+        if (!input) return;
+        watching.disconnect();
+        Object.getOwnPropertyDescriptor(window.HTMLInputElement.prototype, 'value')!.set!.call(input, '9');
+        input.dispatchEvent(new window.Event('input', { bubbles: true }));
+      }).observe(document.body, { childList: true, subtree: true });
+    });
+    await page.getByRole('link', { name: 'Settings', exact: true }).click();
+    const cap = page.getByLabel('First touches per day (project)');
+    await cap.waitFor();
+    expect(await cap.inputValue()).toBe('9');
+    expect(await page.getByLabel('Time zone').inputValue()).toBe(zone);
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByText('Saved.').waitFor();
+    expect(await capOf(demo.tenant, demo.signing_secret)).toBe(9);
   });
 
   it('two tabs: signing out and into another project in one never leaves the other showing one project under the other name', async () => {

@@ -1,4 +1,4 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { client } from '../api.js';
 import { Card, ErrorBanner, Notice, Page, Spinner } from '../ui.js';
@@ -6,13 +6,33 @@ import { Card, ErrorBanner, Notice, Page, Spinner } from '../ui.js';
 const ZONES: string[] = (Intl as { supportedValuesOf?: (k: string) => string[] }).supportedValuesOf?.('timeZone') ?? ['UTC'];
 
 export function Settings() {
-  const qc = useQueryClient();
   const settings = useQuery({ queryKey: ['settings'], queryFn: () => client.settings.get() });
-  const [form, setForm] = useState({ timezone: '', start: '', end: '', cap: '' });
-  useEffect(() => {
-    const s = settings.data;
-    if (s) setForm({ timezone: s.timezone, start: s.sending_window.start, end: s.sending_window.end, cap: String(s.daily_first_touch_cap) });
-  }, [settings.data]);
+  return (
+    <Page title="Settings" subtitle="When and how much your project may start new conversations">
+      <ErrorBanner error={settings.error} />
+      {settings.data ? <SettingsForm settings={settings.data} /> : settings.isPending && <Spinner />}
+    </Page>
+  );
+}
+
+type ProjectSettings = Awaited<ReturnType<typeof client.settings.get>>;
+const formOf = (s: ProjectSettings) => ({ timezone: s.timezone, start: s.sending_window.start, end: s.sending_window.end, cap: String(s.daily_first_touch_cap) });
+
+/**
+ * The form starts with the settings it edits: filled by an effect, it was empty for a render, and
+ * a keystroke then kept the empty fields (the browser refused the save as incomplete). It takes
+ * them again when they change (a save, another tab's change).
+ */
+function SettingsForm({ settings: s }: { settings: ProjectSettings }) {
+  const qc = useQueryClient();
+  const [form, setForm] = useState(() => formOf(s));
+  // New settings are taken in the render that brings them (an effect would run after a paint, and
+  // could overwrite a keystroke made in between).
+  const [shown, setShown] = useState(s);
+  if (shown !== s) {
+    setShown(s);
+    setForm(formOf(s));
+  }
   const save = useMutation({
     mutationFn: () => client.settings.update({ timezone: form.timezone, sending_window: { start: form.start, end: form.end }, daily_first_touch_cap: Number(form.cap) }),
     onSuccess: (s) => qc.setQueryData(['settings'], s),
@@ -20,70 +40,63 @@ export function Settings() {
   // An edit after a save (or a refused one): "Saved." and the last error no longer describe the form.
   const edit = (k: keyof typeof form) => (e: { target: { value: string } }) => {
     if (!save.isIdle) save.reset();
-    setForm({ ...form, [k]: e.target.value });
+    const value = e.target.value;
+    setForm((f) => ({ ...f, [k]: value }));
   };
   const submit = (e: FormEvent) => {
     e.preventDefault();
     save.mutate();
   };
-  const s = settings.data;
   return (
-    <Page title="Settings" subtitle="When and how much your project may start new conversations">
-      <ErrorBanner error={settings.error} />
-      {!s ? (
-        settings.isPending && <Spinner />
-      ) : (
-        <form onSubmit={submit} className="stack">
-          <Card title="Sending window">
-            <p className="muted">First touches (a message to someone who never wrote to you) go out only inside this window, in the project's time zone. Replies are never held.</p>
-            <div className="grid3">
-              <label>
-                Time zone
-                <input list="zones" value={form.timezone} onChange={edit('timezone')} name="timezone" required />
-                <datalist id="zones">
-                  {ZONES.map((z) => (
-                    <option key={z} value={z} />
-                  ))}
-                </datalist>
-              </label>
-              <label>
-                Opens at
-                <input name="window_start" value={form.start} onChange={edit('start')} placeholder="09:00" pattern="\d\d:\d\d" required />
-              </label>
-              <label>
-                Closes at
-                <input name="window_end" value={form.end} onChange={edit('end')} placeholder="18:00" pattern="\d\d:\d\d" required />
-              </label>
-            </div>
-          </Card>
-          <Card title="Daily first-touch cap">
-            <div className="grid3">
-              <label>
-                First touches per day (project)
-                {/* Required: an emptied field would otherwise go out as 0 and stop every first touch. */}
-                <input name="daily_cap" type="number" min={0} step={1} required value={form.cap} onChange={edit('cap')} />
-              </label>
-              <div className="readonly">
-                <span className="muted small">Per line per day</span>
-                <strong>{s.first_touches_per_line_per_day}</strong>
-              </div>
-              <div className="readonly">
-                <span className="muted small">Rate limit (set by your operator)</span>
-                <strong>
-                  {s.rate_limit.per_second}/s, burst {s.rate_limit.burst}
-                </strong>
-              </div>
-            </div>
-          </Card>
-          <ErrorBanner error={save.error} />
-          {save.isSuccess && <Notice kind="success">Saved. New sends follow these settings now.</Notice>}
-          <div className="row">
-            <button className="btn primary" type="submit" disabled={save.isPending}>
-              {save.isPending ? 'Saving…' : 'Save settings'}
-            </button>
+    <form onSubmit={submit} className="stack">
+      <Card title="Sending window">
+        <p className="muted">First touches (a message to someone who never wrote to you) go out only inside this window, in the project's time zone. Replies are never held.</p>
+        <div className="grid3">
+          <label>
+            Time zone
+            <input list="zones" value={form.timezone} onChange={edit('timezone')} name="timezone" required />
+            <datalist id="zones">
+              {ZONES.map((z) => (
+                <option key={z} value={z} />
+              ))}
+            </datalist>
+          </label>
+          <label>
+            Opens at
+            <input name="window_start" value={form.start} onChange={edit('start')} placeholder="09:00" pattern="\d\d:\d\d" required />
+          </label>
+          <label>
+            Closes at
+            <input name="window_end" value={form.end} onChange={edit('end')} placeholder="18:00" pattern="\d\d:\d\d" required />
+          </label>
+        </div>
+      </Card>
+      <Card title="Daily first-touch cap">
+        <div className="grid3">
+          <label>
+            First touches per day (project)
+            {/* Required: an emptied field would otherwise go out as 0 and stop every first touch. */}
+            <input name="daily_cap" type="number" min={0} step={1} required value={form.cap} onChange={edit('cap')} />
+          </label>
+          <div className="readonly">
+            <span className="muted small">Per line per day</span>
+            <strong>{s.first_touches_per_line_per_day}</strong>
           </div>
-        </form>
-      )}
-    </Page>
+          <div className="readonly">
+            <span className="muted small">Rate limit (set by your operator)</span>
+            <strong>
+              {s.rate_limit.per_second}/s, burst {s.rate_limit.burst}
+            </strong>
+          </div>
+        </div>
+      </Card>
+      <ErrorBanner error={save.error} />
+      {save.isSuccess && <Notice kind="success">Saved. New sends follow these settings now.</Notice>}
+      <div className="row">
+        <button className="btn primary" type="submit" disabled={save.isPending}>
+          {save.isPending ? 'Saving…' : 'Save settings'}
+        </button>
+      </div>
+    </form>
   );
 }
