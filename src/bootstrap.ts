@@ -25,11 +25,29 @@ function readOrCreate(file: string, make: () => string): { value: string; create
   }
 }
 
-export function loadMasterKey(config: Config): Buffer {
-  const raw = config.masterKey ?? readOrCreate(path.join(config.dataDir, 'master.key'), () => randomBytes(32).toString('base64')).value;
-  const key = Buffer.from(raw, 'base64');
+export interface MasterKey {
+  key: Buffer;
+  /**
+   * Removes a master.key this start created, when the database refused it (it holds secrets
+   * sealed under another key: a restore without its master.key). Kept, the file would make the
+   * next start refuse for the same reason, and look like the right key to an operator.
+   */
+  discardIfCreated(): void;
+}
+
+export function loadMasterKey(config: Config): MasterKey {
+  const file = path.join(config.dataDir, 'master.key');
+  const loaded = config.masterKey !== undefined ? { value: config.masterKey, created: false } : readOrCreate(file, () => randomBytes(32).toString('base64'));
+  const key = Buffer.from(loaded.value, 'base64');
   if (key.length !== 32) throw new ConfigError('BLUELINE_MASTER_KEY must be 32 bytes, base64-encoded');
-  return key;
+  return {
+    key,
+    discardIfCreated() {
+      if (!loaded.created) return;
+      // Only ours: never a key another process wrote meanwhile.
+      if (fs.readFileSync(file, 'utf8').trim() === loaded.value) fs.rmSync(file, { force: true });
+    },
+  };
 }
 
 export function loadAdminToken(config: Config): string {

@@ -22,7 +22,8 @@ async function main() {
   // Everything the service writes (the database with its log, blobs, keys) is its user's alone.
   process.umask(0o077);
   fs.mkdirSync(config.dataDir, { recursive: true });
-  const masterKey = loadMasterKey(config);
+  const loadedKey = loadMasterKey(config);
+  const masterKey = loadedKey.key;
   const adminToken = loadAdminToken(config);
   const clock = config.testClock ? testClock() : systemClock();
   const sqlitePath = path.join(config.dataDir, 'blueline.sqlite');
@@ -35,6 +36,9 @@ async function main() {
     sqlitePath,
     masterKey,
     onIdleConnectionError: (err) => logger.warn({ reason: err.message }, 'database closed an idle connection; it will be replaced'),
+  }).catch((err: unknown) => {
+    if (err instanceof ConfigError) loadedKey.discardIfCreated();
+    throw err;
   });
   const blobStore = openBlobStore(config);
   await blobStore.check();

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config.js';
 import { openStore } from '../../src/store/index.js';
 import { createTestStore, STORE_KINDS } from '../support/stores.js';
-import { SERVICE_START_MS, SERVICE_TEST_MS, spawnService, startServerProcess } from '../support/server-process.js';
+import { SERVICE_START_MS, SERVICE_TEST_MS, spawnService, startServerProcess, untilReady } from '../support/server-process.js';
 import { freePort } from '../support/ports.js';
 
 describe.each(STORE_KINDS)('the master key, on %s', (kind) => {
@@ -43,7 +43,9 @@ describe('the service started with another master key', () => {
       first.child.kill('SIGTERM');
       expect(await new Promise((r) => first.child.once('exit', r))).toBe(0);
       // A restore without its master.key: the service makes a new key, which opens nothing stored.
-      fs.rmSync(path.join(first.dataDir, 'master.key'));
+      const keyFile = path.join(first.dataDir, 'master.key');
+      const rightKey = fs.readFileSync(keyFile);
+      fs.rmSync(keyFile);
       const child = spawnService({ PORT: String(await freePort()), DATA_DIR: first.dataDir }, ['ignore', 'ignore', 'pipe']);
       let stderr = '';
       child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -52,6 +54,20 @@ describe('the service started with another master key', () => {
       clearTimeout(timer);
       expect(code).toBe(1);
       expect(stderr).toContain('configuration error: the master key (BLUELINE_MASTER_KEY, else DATA_DIR/master.key) does not open the secrets stored');
+      // The key it made is not left behind: the next start would refuse again, and the operator
+      // would find a master.key that looks like the right one.
+      expect(fs.existsSync(keyFile)).toBe(false);
+
+      // The right key put back: the service starts on its data.
+      fs.writeFileSync(keyFile, rightKey, { mode: 0o600 });
+      const port = await freePort();
+      const again = spawnService({ PORT: String(port), DATA_DIR: first.dataDir }, ['ignore', 'ignore', 'ignore']);
+      try {
+        await untilReady(again, `http://127.0.0.1:${port}`);
+      } finally {
+        again.kill('SIGTERM');
+        await new Promise((r) => again.once('exit', r));
+      }
     } finally {
       first.cleanup();
     }
