@@ -1,14 +1,17 @@
 /**
  * The console does only what its user asked, in Chromium against a real service process: a
  * select browsed with the arrows moves no line and sends no tapback (a button does, a line's
- * move asked first); a group chat's composer offers nothing the group send drops; an events
- * address with a `since` that is not a date keeps the screen working; the settings form keeps
- * what it shows when typed into at once; and a tab whose browser
- * signed in to another project elsewhere never shows that project's data under this one's name.
+ * move asked first); a voice note sent before its text was refused is not sent again; a group
+ * chat's composer offers nothing the group send drops; an events address with a `since` that is
+ * not a date keeps the screen working; the settings form keeps what it shows when typed into at
+ * once; and a tab whose browser signed in to another project elsewhere never shows that
+ * project's data under this one's name.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { MAX_TEXT_LENGTH } from '../../src/domain/messaging/vocabulary.js';
+import { makeWav, speechLike } from '../audio/fixtures.js';
 import { apiCaller, axeViolations, chromiumPath, demoOf, ensureConsoleBuilt, launch, signInAsProject, type Demo } from './browser.js';
 
 // Evaluated in the page, not in Node: its globals, loosely typed (the test project has no DOM lib).
@@ -160,6 +163,26 @@ describe.skipIf(!chromiumPath())('console without surprises in Chromium', { time
     await page.locator('.chatrow', { hasText: 'Sunday' }).click();
     await page.getByLabel('Effect').waitFor();
     expect(await page.getByLabel('Voice note file').count()).toBe(1);
+  });
+
+  it('thread: a voice note that went out before its text was refused is not sent again when the text is fixed and sent', async () => {
+    await asDemo('/conversations');
+    await page.locator('.chatrow', { hasText: 'Sunday' }).click();
+    const voiceNotes = async () => (await deviceLog()).filter((e) => e.kind === 'voice_note').length;
+    const before = await voiceNotes();
+    const wav = makeWav(16000, speechLike(16000), { sampleRate: 16000, channels: 1, encoding: 'pcm16' });
+    await page.getByLabel('Voice note file').setInputFiles({ name: 'hello.wav', mimeType: 'audio/wav', buffer: wav });
+    // A text one character over the limit: the voice note goes first, then the text is refused (1009).
+    await page.getByLabel('Message text').fill('x'.repeat(MAX_TEXT_LENGTH + 1));
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await page.getByRole('alert').getByText('The voice note was sent; the rest was not:').waitFor();
+    expect(await voiceNotes()).toBe(before + 1);
+    expect(await page.getByText('Voice note: hello.wav').count()).toBe(0);
+    // Fixed and sent again: the text only.
+    await page.getByLabel('Message text').fill('See you Sunday');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await page.locator('.bubble.out', { hasText: 'See you Sunday' }).waitFor();
+    expect(await voiceNotes()).toBe(before + 1);
   });
 
   it('events: a `since` in the address that is not a date is ignored, and says so; the screen works', async () => {

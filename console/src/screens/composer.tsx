@@ -40,6 +40,7 @@ export function Composer({ chat, onSent }: { chat: ChatSummary['chat']; onSent: 
     }
     setSending(true);
     setError(null);
+    let voiceSent = false;
     try {
       const attachments: string[] = [];
       for (const [i, f] of files.entries()) {
@@ -60,6 +61,9 @@ export function Composer({ chat, onSent }: { chat: ChatSummary['chat']; onSent: 
           if (!lineId) throw new Error('no line to stage the voice note on');
           const staged = await client.voiceNotes.stage({ file: voice, mime_type: voice.type === 'audio/wav' || voice.name.endsWith('.wav') ? 'audio/wav' : 'audio/caf', phone_line_id: lineId });
           await client.messages.send({ phone, phone_line_id: staged.phone_line_id, voice_note: { voice_note_id: staged.voice_note_id } });
+          // Gone out: a retry after the text's send fails must not send it twice.
+          setVoice(null);
+          voiceSent = true;
         }
         if (text.trim() || attachments.length) {
           await client.messages.send({ phone, ...(text.trim() && { body: text }), ...(attachments.length && { attachments }), ...(effect && { effect }), ...(chat.phone_line_id && { phone_line_id: chat.phone_line_id }) });
@@ -72,7 +76,8 @@ export function Composer({ chat, onSent }: { chat: ChatSummary['chat']; onSent: 
       onSent();
     } catch (err) {
       setProgress(null);
-      setError(describeError(err));
+      setError(voiceSent ? `The voice note was sent; the rest was not: ${describeError(err)}` : describeError(err));
+      if (voiceSent) onSent();
     } finally {
       setSending(false);
     }
