@@ -32,7 +32,8 @@ export const replayEvent = operation({
   path: '/api/v1/events/{id}/replay',
   summary: 'Re-deliver now to every destination, or only ?subscription_id=',
   description:
-    'Appends fresh attempts; the event\'s status follows the result. No destination (or a dev-inbox event) is 400 / 1002. ' +
+    'Appends fresh attempts; the event\'s status follows the result. No destination (or a dev-inbox event) is 400 / 1002; ' +
+    'so is a disabled subscription, which receives nothing, a replay included, until it is enabled again. ' +
     'A replay no destination took answers 502 with its own shape (not the error envelope).',
   tags: ['events'],
   auth: 'tenant-header',

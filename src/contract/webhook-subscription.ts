@@ -9,7 +9,7 @@ export const WebhookSubscription = Type.Object({
   id: Type.String({ description: 'sub_…' }),
   url: Type.String({ description: 'where deliveries go; https://dev-inbox for the dev inbox' }),
   events: Type.Array(EventType),
-  enabled: Type.Boolean({ description: 'false: new events are not sent here (PATCH to change)' }),
+  enabled: Type.Boolean({ description: 'false: nothing is sent here, not even a delivery or retry already due (it ends failed; replay it once enabled). PATCH to change' }),
   created_at: DateTime(),
 });
 export type WebhookSubscription = Static<typeof WebhookSubscription>;

@@ -6,7 +6,7 @@ export const UpdateSubscriptionRequest = Type.Object(
   {
     url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'checked like a new subscription\'s' })),
     events: Type.Optional(Type.Array(EventType, { minItems: 1 })),
-    enabled: Type.Optional(Type.Boolean({ description: 'false: new events are not sent here until it is true again' })),
+    enabled: Type.Optional(Type.Boolean({ description: 'false: nothing is sent here until it is true again, not even a delivery or retry already due (it ends failed; replay it then)' })),
   },
   { additionalProperties: false },
 );

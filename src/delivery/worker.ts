@@ -21,6 +21,9 @@ import { DEV_INBOX_URL } from '../domain/events/vocabulary.js';
 
 export const MAX_ATTEMPTS = 3;
 
+/** The attempt recorded for a delivery that came due after its subscription was disabled. */
+export const DISABLED_NOT_SENT = 'the subscription is disabled: not sent; enable it and replay the event to deliver it';
+
 export interface WorkerSettings extends AttemptSettings {
   /** delays before attempts 2 and 3 */
   backoffMs: number[];
@@ -49,23 +52,34 @@ export function deliveryWorker(deps: { store: Store; clock: Clock; bus: EventBus
       return;
     }
     const { event, sub } = target;
+    if (!sub.enabled) {
+      // The subscription was disabled while this delivery was due (a retry already scheduled, or a
+      // job recorded just before): a disabled subscription receives nothing more. The delivery
+      // ends failed, so the event is listed as failed and can be replayed once it is enabled.
+      await recordAttempt(store, job.event_ref, job.subscription_id, { at: clock.now(), status: null, durationMs: 0, error: DISABLED_NOT_SENT });
+      await store.events.endJob(job.id, 'failed', owner, sub.url);
+      await refreshEventStatus(store, clock, job.event_ref);
+      return;
+    }
     if (sub.url === DEV_INBOX_URL) {
       // The subscription was moved to the dev inbox while this delivery was due: nothing goes out
       // by POST (spec: the dev inbox records without any outbound request); the event is put in the
       // dev inbox, where the subscription now says its events go.
       await store.events.addToDevInbox(event.id);
       await recordAttempt(store, job.event_ref, job.subscription_id, { at: clock.now(), status: null, durationMs: 0, error: 'the subscription now points at the dev inbox: not sent; the event is in the dev inbox' });
-      await store.events.endJob(job.id, 'failed', owner);
+      await store.events.endJob(job.id, 'failed', owner, sub.url);
       await refreshEventStatus(store, clock, job.event_ref);
       return;
     }
     const result = await attemptDelivery(event, sub, settings, clock.now());
     const attempts = job.attempts + 1;
     const { next_attempt_at } = job;
-    let next: JobNext = { state: 'failed', attempts, next_attempt_at };
+    // The job keeps the url this attempt went to: the event's delivery.url (the subscription's may have changed since the job was made).
+    const { url } = sub;
+    let next: JobNext = { state: 'failed', attempts, next_attempt_at, url };
     let outcome: 'delivered' | 'retry' | 'failed' = 'failed';
-    if (isSuccess(result)) [next, outcome] = [{ state: 'delivered', attempts, next_attempt_at }, 'delivered'];
-    else if (isRetryable(result) && attempts < MAX_ATTEMPTS) [next, outcome] = [{ state: 'pending', attempts, next_attempt_at: Date.now() + backoff(attempts) }, 'retry'];
+    if (isSuccess(result)) [next, outcome] = [{ state: 'delivered', attempts, next_attempt_at, url }, 'delivered'];
+    else if (isRetryable(result) && attempts < MAX_ATTEMPTS) [next, outcome] = [{ state: 'pending', attempts, next_attempt_at: Date.now() + backoff(attempts), url }, 'retry'];
     // The attempt happened whoever holds the job now: it counts.
     observer.webhookAttempt(outcome, result.status, result.durationMs);
     // From the event's recording (the job's creation) to the receiver's 2xx, on the service's clock.

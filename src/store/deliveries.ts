@@ -18,8 +18,8 @@ export interface ClaimedDelivery {
   target?: { event: DeliveredEvent; sub: Subscription };
 }
 
-/** The job's next state after an attempt (as releaseJob takes it). */
-export type JobNext = Pick<DeliveryJob, 'state' | 'attempts' | 'next_attempt_at'>;
+/** The job's next state after an attempt (as releaseJob takes it), and the url the attempt went to (unchanged when absent). */
+export type JobNext = Pick<DeliveryJob, 'state' | 'attempts' | 'next_attempt_at'> & { url?: string };
 
 type SubColumns = { [K in keyof DB['webhook_subscriptions'] as `s_${K}`]: DB['webhook_subscriptions'][K] | null };
 type ClaimRow = DB['delivery_jobs'] & SubColumns & { event_type: string | null; event_event_id: string | null; event_payload: string | null };
@@ -53,16 +53,16 @@ const claimWithTargetsQ = prepared<{ nowMs: number; leaseUntil: number; limit: n
  * event-status.ts.
  */
 const finishQ = prepared<
-  DeliveryAttempt & Record<string, unknown> & { jobId: string; owner: string; state: string; attempts: number; nextAttemptAt: number; nowMs: number },
+  DeliveryAttempt & Record<string, unknown> & { jobId: string; owner: string; state: string; attempts: number; nextAttemptAt: number; url: string | null; nowMs: number },
   { released: number; settled: number }
 >(
-  ['id', 'event_ref', 'subscription_id', 'at', 'status', 'duration_ms', 'error', 'jobId', 'owner', 'state', 'attempts', 'nextAttemptAt', 'nowMs'],
+  ['id', 'event_ref', 'subscription_id', 'at', 'status', 'duration_ms', 'error', 'jobId', 'owner', 'state', 'attempts', 'nextAttemptAt', 'url', 'nowMs'],
   (_db, p) => sql`
     with attempt as (
       insert into delivery_attempts (id, event_ref, subscription_id, at, status, duration_ms, error)
       values (${p.id}, ${p.event_ref}, ${p.subscription_id}, ${p.at}, ${p.status}, ${p.duration_ms}, ${p.error})),
     job as (
-      update delivery_jobs set state = ${p.state}, attempts = ${p.attempts}, next_attempt_at = ${p.nextAttemptAt}, lease_until = null, locked_by = null
+      update delivery_jobs set state = ${p.state}, attempts = ${p.attempts}, next_attempt_at = ${p.nextAttemptAt}, url = coalesce(${p.url}, url), lease_until = null, locked_by = null
       where id = ${p.jobId} and state = 'pending' and locked_by = ${p.owner}
       returning state),
     settled as (
@@ -95,9 +95,9 @@ export function deliveriesRepo(db: Kysely<DB>, dialect: Dialect, box: SecretBox,
     },
 
     /**
-     * An attempt of `owner`'s job is over: its record, the job's next state (only while `owner`
-     * still holds it: events.releaseJob) and the event's status. False when the job was no
-     * longer `owner`'s; the attempt is recorded either way.
+     * An attempt of `owner`'s job is over: its record, the job's next state and the url the
+     * attempt went to (only while `owner` still holds it: events.releaseJob) and the event's
+     * status. False when the job was no longer `owner`'s; the attempt is recorded either way.
      */
     async finishAttempt(job: DeliveryJob, owner: string, attempt: DeliveryAttempt, next: JobNext, nowMs: number): Promise<boolean> {
       if (dialect === 'sqlite') {
@@ -107,7 +107,7 @@ export function deliveriesRepo(db: Kysely<DB>, dialect: Dialect, box: SecretBox,
         return released;
       }
       const r = (await first(finishQ, db, {
-        ...attempt, jobId: job.id, owner, state: next.state, attempts: next.attempts, nextAttemptAt: next.next_attempt_at, nowMs,
+        ...attempt, jobId: job.id, owner, state: next.state, attempts: next.attempts, nextAttemptAt: next.next_attempt_at, url: next.url ?? null, nowMs,
       }))!;
       if (!r.settled) await events.settleEventStatus(job.event_ref, nowMs);
       return r.released > 0;

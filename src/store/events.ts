@@ -15,7 +15,7 @@ export interface Subscription {
   /** the current secret (no expiry) then earlier ones, each signing until its overlap ends */
   secrets: { secret: string; expires_at: number | null }[];
   created_at: number;
-  /** false while disabled: new events are not sent to it (migration 009) */
+  /** false while disabled: nothing is sent to it, not even a delivery already due (migration 009) */
   enabled: boolean;
 }
 
@@ -71,12 +71,12 @@ const insertAttemptQ = preparedInsert(
  * delivered it meanwhile keeps its result, and so does a worker that re-claimed it after this
  * caller's lease ran out.
  */
-const releaseJobQ = prepared<Pick<DeliveryJob, 'id' | 'state' | 'attempts' | 'next_attempt_at'> & { owner: string }>(
-  ['id', 'state', 'attempts', 'next_attempt_at', 'owner'],
+const releaseJobQ = prepared<Pick<DeliveryJob, 'id' | 'state' | 'attempts' | 'next_attempt_at'> & { owner: string; url: string | null }>(
+  ['id', 'state', 'attempts', 'next_attempt_at', 'owner', 'url'],
   (db, p) =>
     db
       .updateTable('delivery_jobs')
-      .set({ state: p.state, attempts: p.attempts, next_attempt_at: p.next_attempt_at, lease_until: null, locked_by: null })
+      .set({ state: p.state, attempts: p.attempts, next_attempt_at: p.next_attempt_at, lease_until: null, locked_by: null, url: sql<string>`coalesce(${p.url}, url)` })
       .where('id', '=', p.id)
       .where('state', '=', 'pending')
       .where('locked_by', '=', p.owner),
@@ -167,17 +167,37 @@ export function eventsRepo(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
       const r = await db.deleteFrom('webhook_subscriptions').where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
       return Number(r.numDeletedRows) > 0;
     },
-    /** `next` becomes the current secret; `previous` are the earlier ones that still sign, each until its expiry. */
-    async rotateSubscriptionSecret(id: string, next: string, previous: { secret: string; expires_at: number }[]) {
-      await db
-        .updateTable('webhook_subscriptions')
-        .set({
-          secret_enc: box.seal(next),
-          previous_secret_enc: previous.length > 0 ? box.seal(JSON.stringify(previous)) : null,
-          previous_expires_at: previous.length > 0 ? Math.max(...previous.map((p) => p.expires_at)) : null,
-        })
-        .where('id', '=', id)
-        .execute();
+    /**
+     * Replaces the tenant's subscription's secrets with what `rotate` makes of them as they are
+     * (undefined when it is not the tenant's): `next` becomes the current secret and `previous` are
+     * the earlier ones that still sign, each until its expiry. The read and the write are one
+     * transaction that holds the row (PostgreSQL: `for update`; SQLite runs one explicit
+     * transaction at a time), so a concurrent rotation starts from this one's result: without it,
+     * both would replace the same secret and the first one's new secret would be lost while its
+     * caller was told it signs. `rotate` may throw to change nothing.
+     */
+    async rotateSubscriptionSecret<T>(
+      tenantId: string,
+      id: string,
+      rotate: (sub: Subscription) => { next: string; previous: { secret: string; expires_at: number }[]; result: T },
+    ): Promise<T | undefined> {
+      return db.transaction().execute(async (tx) => {
+        let q = tx.selectFrom('webhook_subscriptions').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id);
+        if (dialect === 'postgres') q = q.forUpdate();
+        const row = await q.executeTakeFirst();
+        if (!row) return undefined;
+        const { next, previous, result } = rotate(toSub(row));
+        await tx
+          .updateTable('webhook_subscriptions')
+          .set({
+            secret_enc: box.seal(next),
+            previous_secret_enc: previous.length > 0 ? box.seal(JSON.stringify(previous)) : null,
+            previous_expires_at: previous.length > 0 ? Math.max(...previous.map((p) => p.expires_at)) : null,
+          })
+          .where('id', '=', id)
+          .execute();
+        return result;
+      });
     },
 
     /** false when the tenant already has an event with this dedup key */
@@ -253,6 +273,10 @@ export function eventsRepo(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
     async insertJobs(jobs: DeliveryJob[]) {
       for (const job of jobs) await insertJobQ(db, { ...job, locked_by: null });
     },
+    /** Where a destination's delivery went last (an attempt whose job goes on, or was ended separately: a replay's). */
+    async setJobUrl(id: string, url: string): Promise<void> {
+      await db.updateTable('delivery_jobs').set({ url }).where('id', '=', id).execute();
+    },
     async jobsOf(eventRef: string): Promise<DeliveryJob[]> {
       return (await db.selectFrom('delivery_jobs').selectAll().where('event_ref', '=', eventRef).orderBy('id').execute()).map(toJob);
     },
@@ -268,15 +292,16 @@ export function eventsRepo(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
      * released. False (and nothing changed) when the job is no longer pending (a replay delivered
      * it meanwhile) or no longer `owner`'s (its lease ran out and another worker claimed it).
      */
-    async releaseJob(id: string, owner: string, next: Pick<DeliveryJob, 'state' | 'attempts' | 'next_attempt_at'>): Promise<boolean> {
-      return Number((await releaseJobQ(db, { id, owner, ...next })).numAffectedRows ?? 0) > 0;
+    async releaseJob(id: string, owner: string, next: Pick<DeliveryJob, 'state' | 'attempts' | 'next_attempt_at'> & { url?: string }): Promise<boolean> {
+      return Number((await releaseJobQ(db, { id, owner, ...next, url: next.url ?? null })).numAffectedRows ?? 0) > 0;
     },
     /**
      * A destination's delivery is over: a replay's result (whoever holds the job), or, with
-     * `owner`, the worker found its subscription gone (only while it still holds the job).
+     * `owner`, the worker found its subscription gone, disabled or moved to the dev inbox (only
+     * while it still holds the job). `url`: where its last attempt went (the event's delivery.url).
      */
-    async endJob(id: string, state: 'delivered' | 'failed', owner?: string): Promise<boolean> {
-      let q = db.updateTable('delivery_jobs').set({ state, lease_until: null, locked_by: null }).where('id', '=', id);
+    async endJob(id: string, state: 'delivered' | 'failed', owner?: string, url?: string): Promise<boolean> {
+      let q = db.updateTable('delivery_jobs').set({ state, lease_until: null, locked_by: null, ...(url !== undefined && { url }) }).where('id', '=', id);
       if (owner !== undefined) q = q.where('locked_by', '=', owner).where('state', '=', 'pending');
       return Number((await q.executeTakeFirst()).numUpdatedRows) > 0;
     },

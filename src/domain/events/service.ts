@@ -51,6 +51,13 @@ export function eventsService(deps: { store: Store; clock: Clock; attempt: Attem
 
   async function record(e: EventRow): Promise<EventRecord> {
     const [attempts, jobs] = await Promise.all([store.events.attemptsOf(e.id), store.events.jobsOf(e.id)]);
+    // The destination that has it when one does; else the first. Its job keeps the url its latest
+    // attempt went to (the worker's or a replay's); before any attempt, the url the job was made
+    // for, which a change of the subscription's url (PATCH) since makes stale: the first attempt
+    // goes where the subscription points now, so that is shown.
+    const job = jobs.find((j) => j.state === 'delivered') ?? jobs[0];
+    const attempted = job !== undefined && attempts.some((a) => a.subscription_id === job.subscription_id);
+    const pointsNow = job && !attempted ? (await store.events.subscription(e.tenant_id, job.subscription_id))?.url : undefined;
     return {
       id: e.id,
       type: e.type,
@@ -61,8 +68,7 @@ export function eventsService(deps: { store: Store; clock: Clock; attempt: Attem
       payload: JSON.parse(e.payload) as MessageReceivedEnvelope,
       delivery: {
         status: e.status,
-        // The destination that has it when one does; else the first.
-        url: (jobs.find((j) => j.state === 'delivered') ?? jobs[0])?.url ?? (e.dev_inbox ? DEV_INBOX_URL : null),
+        url: pointsNow ?? job?.url ?? (e.dev_inbox ? DEV_INBOX_URL : null),
         attempts: attempts.map((a) => ({ at: a.at, status: a.status, durationMs: a.duration_ms, subscriptionId: a.subscription_id, error: a.error })),
         deliveredAt: e.delivered_at,
       },
@@ -70,12 +76,12 @@ export function eventsService(deps: { store: Store; clock: Clock; attempt: Attem
     };
   }
 
-  /** A destination's delivery after a replay attempt (see replay). */
-  async function settleJob(job: DeliveryJob, succeeded: boolean) {
-    if (succeeded) return store.events.endJob(job.id, 'delivered');
+  /** A destination's delivery after a replay attempt that went to `url` (see replay). */
+  async function settleJob(job: DeliveryJob, succeeded: boolean, url: string) {
+    if (succeeded) return store.events.endJob(job.id, 'delivered', undefined, url);
     // Automatic attempts still due go on; the worker's own result decides after them.
-    if (job.state === 'pending') return;
-    await store.events.endJob(job.id, 'failed');
+    if (job.state === 'pending') return store.events.setJobUrl(job.id, url);
+    await store.events.endJob(job.id, 'failed', undefined, url);
   }
 
   async function owned(tenant: Tenant, id: string) {
@@ -108,20 +114,28 @@ export function eventsService(deps: { store: Store; clock: Clock; attempt: Attem
      * event's status is then settled from its destinations; a replay that delivered restamps
      * delivered_at. Like the event, the replay succeeded when any destination answered 2xx
      * (the message names those that did not); it failed when none did, retryable unless every
-     * answer was a 4xx, the receiver's final word.
+     * answer was a 4xx, the receiver's final word. A disabled subscription is no destination,
+     * named or not: it receives nothing until it is enabled (400 / 1002 when only disabled
+     * ones are left).
      */
     async replay(tenant: Tenant, id: string, subscriptionId?: string): Promise<ReplayResult> {
       const event = await owned(tenant, id);
-      let targets: Subscription[];
+      let candidates: Subscription[];
       if (subscriptionId) {
         const sub = await store.events.subscription(tenant.id, subscriptionId);
         if (!sub) throw new DomainError(2011, `webhook subscription ${subscriptionId} not found`);
-        targets = [sub];
+        candidates = [sub];
       } else {
-        targets = (await store.events.subscriptions(tenant.id)).filter((s) => s.enabled && s.events.includes(event.type));
+        candidates = (await store.events.subscriptions(tenant.id)).filter((s) => s.events.includes(event.type));
       }
-      targets = targets.filter((s) => s.url !== DEV_INBOX_URL);
+      candidates = candidates.filter((s) => s.url !== DEV_INBOX_URL);
+      // A disabled subscription receives nothing, a replay included (the worker's attempt told the
+      // caller to enable it and replay).
+      const targets = candidates.filter((s) => s.enabled);
       if (targets.length === 0) {
+        const disabled = candidates.map((s) => s.id);
+        if (disabled.length === 1) throw new DomainError(1002, `webhook subscription ${disabled[0]} is disabled: nothing is sent to it; enable it (PATCH enabled: true), then replay`);
+        if (disabled.length > 1) throw new DomainError(1002, `webhook subscriptions ${disabled.join(', ')} are disabled: nothing is sent to them; enable one (PATCH enabled: true), then replay`);
         throw new DomainError(1002, event.dev_inbox ? 'dev-inbox events are not delivered; pull them from /api/v1/dev-inbox' : 'no delivery destination is configured for this event');
       }
       const jobs = await store.events.jobsOf(event.id);
@@ -131,7 +145,7 @@ export function eventsService(deps: { store: Store; clock: Clock; attempt: Attem
         const r = await deps.attempt(event, sub, clock.now());
         await recordAttempt(store, event.id, sub.id, r);
         const job = jobs.find((j) => j.subscription_id === sub.id);
-        if (job) await settleJob(job, isSuccess(r));
+        if (job) await settleJob(job, isSuccess(r), sub.url);
         else {
           const state = isSuccess(r) ? 'delivered' : 'failed';
           await store.events.insertJobs([{ id: `job_${timeSortableId(Date.now())}`, event_ref: event.id, subscription_id: sub.id, tenant_id: tenant.id, url: sub.url, state, attempts: 1, next_attempt_at: Date.now(), lease_until: null, created_at: clock.now() }]);

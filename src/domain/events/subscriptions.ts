@@ -82,19 +82,23 @@ export function subscriptionsService(deps: { store: Store; clock: Clock; allowPr
      * their own overlap keep signing until theirs: deliveries carry one v1= per live secret.
      */
     async rotateSecret(tenantId: string, id: string, overlapMs = DEFAULT_OVERLAP_MS): Promise<{ id: string; secret: string; previousSecretExpiresAt: number }> {
-      const s = await owned(tenantId, id);
-      const now = clock.now();
-      const until = now + overlapMs;
-      const [current, ...earlier] = s.secrets;
-      const stillSigning = earlier.filter((e): e is { secret: string; expires_at: number } => e.expires_at !== null && e.expires_at > now);
-      if (stillSigning.length >= MAX_OVERLAPPING_SECRETS - 1) {
-        const free = new Date(Math.min(...stillSigning.map((e) => e.expires_at))).toISOString();
-        throw new DomainError(1012, `${stillSigning.length + 1} secrets of this subscription are still valid; rotate again after ${free}, when the oldest overlap ends`);
-      }
-      const previous = overlapMs > 0 ? [{ secret: current!.secret, expires_at: until }, ...stillSigning] : stillSigning;
-      const secret = newSecret();
-      await store.events.rotateSubscriptionSecret(id, secret, previous);
-      return { id, secret, previousSecretExpiresAt: until };
+      // Decided on the secrets as they are inside the store's transaction: a concurrent rotation
+      // waits for this one and replaces the secret this one issued (which then stays in its overlap).
+      const rotated = await store.events.rotateSubscriptionSecret(tenantId, id, (s) => {
+        const now = clock.now();
+        const until = now + overlapMs;
+        const [current, ...earlier] = s.secrets;
+        const stillSigning = earlier.filter((e): e is { secret: string; expires_at: number } => e.expires_at !== null && e.expires_at > now);
+        if (stillSigning.length >= MAX_OVERLAPPING_SECRETS - 1) {
+          const free = new Date(Math.min(...stillSigning.map((e) => e.expires_at))).toISOString();
+          throw new DomainError(1012, `${stillSigning.length + 1} secrets of this subscription are still valid; rotate again after ${free}, when the oldest overlap ends`);
+        }
+        const previous = overlapMs > 0 ? [{ secret: current!.secret, expires_at: until }, ...stillSigning] : stillSigning;
+        const secret = newSecret();
+        return { next: secret, previous, result: { id, secret, previousSecretExpiresAt: until } };
+      });
+      if (!rotated) throw new DomainError(2011, `webhook subscription ${id} not found`);
+      return rotated;
     },
   };
 }
