@@ -37,6 +37,9 @@ export interface HubSpotTokens {
 
 export type HubSpotAutoSend = HubSpotAutoSendsTable;
 
+/** What saving an install did; `taken`: another project holds the portal, nothing was written. */
+export type InstallSaved = 'created' | 'reinstalled' | 'moved' | 'taken';
+
 const toInstall = (r: HubSpotInstallsTable): HubSpotInstall => ({
   portal_id: r.portal_id,
   tenant_id: r.tenant_id,
@@ -88,40 +91,56 @@ export function hubspotRepo(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
     /**
      * Creates the install or replaces its tokens (a reinstall); auto-send settings survive a reinstall
      * by the same project. A portal another project uninstalled and this one installs starts afresh:
-     * the auto-send settings (that project's template and line) are reset in the same statement, and
-     * the portal's call counts (that project's calls) are deleted first.
+     * its auto-send settings (that project's template and line) are reset and its call counts (that
+     * project's calls) deleted, in the same transaction. A portal another project holds (not
+     * uninstalled) is not touched: `taken`. Decided on the row as it is when written (locked on
+     * PostgreSQL, compared-and-set on both), so of two projects installing one portal at once
+     * exactly one gets it and the other is answered `taken`.
      */
-    async saveInstall(i: { portal_id: string; tenant_id: string; account_type: string; sandbox: boolean; ui_domain: string | null; tokens: { access_token: string; refresh_token: string; expires_at: number }; now: number }): Promise<void> {
+    async saveInstall(i: { portal_id: string; tenant_id: string; account_type: string; sandbox: boolean; ui_domain: string | null; tokens: { access_token: string; refresh_token: string; expires_at: number }; now: number }): Promise<InstallSaved> {
       const sealed = {
         access_token_enc: box.seal(i.tokens.access_token),
         refresh_token_enc: box.seal(i.tokens.refresh_token),
         expires_at: i.tokens.expires_at,
       };
-      // Another project's calls are none of this one's: a portal moving to another project counts from its install.
-      await db
-        .deleteFrom('hubspot_call_counts')
-        .where('portal_id', '=', i.portal_id)
-        .where((eb) => eb.exists(eb.selectFrom('hubspot_installs').select('portal_id').where('portal_id', '=', i.portal_id).where('tenant_id', '!=', i.tenant_id)))
-        .execute();
-      /** The install's value when the project stays the same; else `fresh` (the same SQL on both dialects: SET reads the row as it was). */
-      const keptBySameTenant = <V extends number | string | null>(column: 'auto_send_enabled' | 'auto_send_template' | 'auto_send_line_id', fresh: V) =>
-        sql<V>`case when hubspot_installs.tenant_id = ${i.tenant_id} then ${sql.ref(`hubspot_installs.${column}`)} else ${sql.lit(fresh)} end`;
-      await db
-        .insertInto('hubspot_installs')
-        .values({
-          portal_id: i.portal_id, tenant_id: i.tenant_id, account_type: i.account_type, sandbox: i.sandbox ? 1 : 0, status: 'active', ...sealed, ui_domain: i.ui_domain,
-          token_version: 1, refresh_lease_until: null, auto_send_enabled: 0, auto_send_template: null, auto_send_line_id: null, installed_at: i.now, updated_at: i.now,
-        })
-        .onConflict((oc) =>
-          oc.column('portal_id').doUpdateSet({
-            ...sealed, tenant_id: i.tenant_id, account_type: i.account_type, sandbox: i.sandbox ? 1 : 0, status: 'active', ui_domain: i.ui_domain,
-            token_version: sql`hubspot_installs.token_version + 1`, refresh_lease_until: null, installed_at: i.now, updated_at: i.now,
-            auto_send_enabled: keptBySameTenant('auto_send_enabled', 0),
-            auto_send_template: keptBySameTenant<string | null>('auto_send_template', null),
-            auto_send_line_id: keptBySameTenant<string | null>('auto_send_line_id', null),
-          }),
-        )
-        .execute();
+      const common = { ...sealed, tenant_id: i.tenant_id, account_type: i.account_type, sandbox: i.sandbox ? 1 : 0, status: 'active' as const, ui_domain: i.ui_domain, refresh_lease_until: null, installed_at: i.now, updated_at: i.now };
+      const fresh = { auto_send_enabled: 0, auto_send_template: null, auto_send_line_id: null };
+      /** The row changed between our read and our write (another process's install): rolled back, decided again on the row as it now is. */
+      class Overtaken extends Error {}
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return await db.transaction().execute(async (tx): Promise<InstallSaved> => {
+            let read = tx.selectFrom('hubspot_installs').select(['tenant_id', 'status']).where('portal_id', '=', i.portal_id);
+            if (dialect === 'postgres') read = read.forUpdate();
+            const prev = await read.executeTakeFirst();
+            if (!prev) {
+              const r = await tx
+                .insertInto('hubspot_installs')
+                .values({ portal_id: i.portal_id, ...common, token_version: 1, ...fresh })
+                .onConflict((oc) => oc.column('portal_id').doNothing())
+                .executeTakeFirst();
+              if (Number(r.numInsertedOrUpdatedRows ?? 0) !== 1) throw new Overtaken();
+              return 'created';
+            }
+            const moving = prev.tenant_id !== i.tenant_id;
+            if (moving && prev.status !== 'uninstalled') return 'taken';
+            // Another project's calls are none of this one's: a portal moving to another project counts from its install.
+            if (moving) await tx.deleteFrom('hubspot_call_counts').where('portal_id', '=', i.portal_id).execute();
+            const r = await tx
+              .updateTable('hubspot_installs')
+              .set({ ...common, token_version: sql`token_version + 1`, ...(moving && fresh) })
+              .where('portal_id', '=', i.portal_id)
+              .where('tenant_id', '=', prev.tenant_id)
+              .where('status', '=', prev.status)
+              .executeTakeFirst();
+            if (Number(r.numUpdatedRows) !== 1) throw new Overtaken();
+            return moving ? 'moved' : 'reinstalled';
+          });
+        } catch (err) {
+          // A concurrent insert of the same portal can also surface as a unique violation (SQLite across processes).
+          if (!(err instanceof Overtaken || isUniqueViolation(err)) || attempt >= 4) throw err;
+        }
+      }
     },
 
     async tokens(portalId: string): Promise<HubSpotTokens | undefined> {

@@ -6,7 +6,7 @@
 import type { NumericErrorCode } from '../../errors/registry.js';
 import type { Store, Tenant, PhoneLine } from '../../store/index.js';
 import { FIRST_TOUCH_GAP_MS, FIRST_TOUCH_PER_LINE_PER_DAY, localDayStart, msUntilWindowOpens } from '../../domain/messaging/limits.js';
-import { DAILY_CAP_REACHED } from './send.js';
+import { DAILY_CAP_REACHED, capOutlastsWindow } from './send.js';
 
 const DAY_MS = 86_400_000;
 
@@ -40,14 +40,16 @@ export async function firstTouchPreview(store: Store, tenant: Tenant, lines: Pho
     if (lines.length > 0) return { wouldBeFirstTouch: false, allowedNow: true };
     return { wouldBeFirstTouch: false, allowedNow: false, refusal: { error: 'no line', code: 3002, reason: 'neither the conversation\'s line nor any other line of this project can send right now' } };
   }
+  const dayStart = localDayStart(now, tenant.timezone);
+  const capReached = async () => (await store.messages.tenantFirstTouches(tenant.id, dayStart)) >= tenant.daily_first_touch_cap;
+  const capRefusal = () => refused({ error: DAILY_CAP_REACHED, code: 4002, reason: `the project's daily first-touch cap (${tenant.daily_first_touch_cap}) is used up`, retryAfter: Math.ceil((dayStart + DAY_MS - now) / 1000) });
   const wait = msUntilWindowOpens(now, tenant);
   if (wait > 0) {
+    // A window that opens again today finds the cap still reached: the cap is what stops the send (send.ts).
+    if (capOutlastsWindow(now, wait, tenant.timezone) && (await capReached())) return capRefusal();
     return refused({ error: 'outside sending window', code: 4002, reason: `outside the project's sending window (${tenant.sending_window.start}–${tenant.sending_window.end} ${tenant.timezone})`, retryAfter: Math.ceil(wait / 1000) });
   }
-  const dayStart = localDayStart(now, tenant.timezone);
-  if ((await store.messages.tenantFirstTouches(tenant.id, dayStart)) >= tenant.daily_first_touch_cap) {
-    return refused({ error: DAILY_CAP_REACHED, code: 4002, reason: `the project's daily first-touch cap (${tenant.daily_first_touch_cap}) is used up`, retryAfter: Math.ceil((dayStart + DAY_MS - now) / 1000) });
-  }
+  if (await capReached()) return capRefusal();
   if (lines.length === 0) return refused({ error: 'no line', code: 3002, reason: 'no active phone line of this project can send' });
   const freeAt = await Promise.all(
     lines.map(async (l) => {

@@ -177,7 +177,7 @@ export function hubspotInstalls(deps: { store: Store; clock: Clock; config: HubS
           if (used >= slots) throw new DomainError(2008, `project "${tenant.slug}" uses ${used} of ${slots} HubSpot install slot(s); sandbox portals take none. Uninstall a portal or ask the operator for more slots`);
         }
         const now = clock.now();
-        await store.hubspot.saveInstall({
+        const saved = await store.hubspot.saveInstall({
           portal_id: portalId,
           tenant_id: tenant.id,
           account_type: details.accountType,
@@ -186,7 +186,9 @@ export function hubspotInstalls(deps: { store: Store; clock: Clock; config: HubS
           tokens: { access_token: tokens.access_token, refresh_token: tokens.refresh_token, expires_at: now + tokens.expires_in * 1000 },
           now,
         });
-        deps.logger?.info({ tenant: tenant.slug, portal_id: portalId, account_type: details.accountType, reinstall: Boolean(existing) }, 'HubSpot portal connected');
+        // Another project's install of the portal got there between our read above and our write: it keeps the portal.
+        if (saved === 'taken') throw new DomainError(1012, `HubSpot portal ${portalId} is connected to another project; uninstall it there first`);
+        deps.logger?.info({ tenant: tenant.slug, portal_id: portalId, account_type: details.accountType, reinstall: saved === 'reinstalled', moved: saved === 'moved' }, 'HubSpot portal connected');
         return { tenantSlug: tenant.slug, portalId, accountType: details.accountType, sandbox };
       } catch (err) {
         if (err instanceof HubSpotError && err.failure === 'invalid_grant') throw new DomainError(1002, 'HubSpot refused the authorization code (used, expired or for another redirect URL): start the install again');

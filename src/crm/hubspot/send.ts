@@ -9,6 +9,9 @@ import type { Clock } from '../../clock.js';
 import type { Messaging } from '../../domain/messaging/index.js';
 import { localDayStart, msUntilWindowOpens } from '../../domain/messaging/limits.js';
 import type { Store, Tenant } from '../../store/index.js';
+import { dayIn } from './client.js';
+
+const DAY_MS = 86_400_000;
 
 export interface CrmSend {
   phone: string;
@@ -50,7 +53,10 @@ export async function sendForCrm(deps: { messaging: Messaging; store: Store; clo
     const sent = await deps.messaging.send.send(tenant, { phone: req.phone, body: req.text, phoneLineId: req.phoneLineId, idempotencyKey: req.idempotencyKey });
     return { messageId: sent.message.id, leadId: sent.lead.id, chatId: sent.chat.id, leadCreated: sent.leadCreated, phoneLineId: sent.lineId, phone: req.phone };
   } catch (err) {
-    if (isLimitRefusal(err)) throw new FirstTouchLimitReached(await limitReached(deps, tenant), err);
+    if (isLimitRefusal(err)) {
+      const reached = await limitReached(deps, tenant);
+      throw new FirstTouchLimitReached(reached.limit, reached.cause ?? err);
+    }
     throw err;
   }
 }
@@ -64,11 +70,32 @@ function isLimitRefusal(err: unknown): err is DomainError {
   return err instanceof DomainError && err.code === 4002;
 }
 
-async function limitReached(deps: { store: Store; clock: Clock }, tenant: Tenant): Promise<LimitReached> {
+/**
+ * Outside the sending window with the project's daily cap already reached: whether the cap is what
+ * the send waits for. The cap counts per calendar day in the project's time zone, so a window that
+ * opens again the same local day finds it still reached (waiting for the window would only end in
+ * "daily cap reached" then); a window that opens on a later local day finds it reset.
+ */
+export function capOutlastsWindow(now: number, windowWaitMs: number, timezone: string): boolean {
+  return dayIn(now + windowWaitMs, timezone) === dayIn(now, timezone);
+}
+
+/** The limit, and the refusal to answer when it is not the pipeline's own (the window's words for what is the cap). */
+async function limitReached(deps: { store: Store; clock: Clock }, tenant: Tenant): Promise<{ limit: LimitReached; cause?: DomainError }> {
   const now = deps.clock.now();
-  if (msUntilWindowOpens(now, tenant) > 0) return 'outside sending window';
-  if ((await deps.store.messages.tenantFirstTouches(tenant.id, localDayStart(now, tenant.timezone))) >= tenant.daily_first_touch_cap) return DAILY_CAP_REACHED;
-  return 'lines saturated';
+  const dayStart = localDayStart(now, tenant.timezone);
+  const capReached = async () => (await deps.store.messages.tenantFirstTouches(tenant.id, dayStart)) >= tenant.daily_first_touch_cap;
+  const windowWait = msUntilWindowOpens(now, tenant);
+  if (windowWait > 0) {
+    if (!capOutlastsWindow(now, windowWait, tenant.timezone) || !(await capReached())) return { limit: 'outside sending window' };
+    const { start, end } = tenant.sending_window;
+    const cause = new DomainError(4002, `daily cap reached: the project's daily first-touch cap (${tenant.daily_first_touch_cap}) is used up today, and the sending window (${start}–${end} ${tenant.timezone}) opens again before it resets`, {
+      retryAfter: Math.ceil((dayStart + DAY_MS - now) / 1000),
+    });
+    return { limit: DAILY_CAP_REACHED, cause };
+  }
+  if (await capReached()) return { limit: DAILY_CAP_REACHED };
+  return { limit: 'lines saturated' };
 }
 
 /**
