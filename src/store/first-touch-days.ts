@@ -12,6 +12,9 @@
  * A day's row is seeded on its first reservation from what that day already holds: its
  * first-touch messages (every status) and group creations still pending, so the day the counter
  * ships counts the first touches made before it.
+ *
+ * Rows of days long over are deleted by the reconciliation sweep (`deleteBefore`,
+ * FIRST_TOUCH_DAYS_KEPT_MS in domain/messaging/limits.ts).
  */
 import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { DB } from './schema.js';
@@ -101,6 +104,16 @@ export function firstTouchDaysRepo(db: Kysely<DB>) {
         .where('day_start', '=', day)
         .where('n', '>', 0)
         .execute();
+    },
+
+    /**
+     * Deletes the rows of every project's days that began before `beforeMs`; the number deleted.
+     * A slot given back later for one of those days finds no row begun by then (every older one
+     * is gone too) and changes nothing.
+     */
+    async deleteBefore(beforeMs: number): Promise<number> {
+      const r = await db.deleteFrom('first_touch_days').where('day_start', '<', beforeMs).executeTakeFirst();
+      return Number(r.numDeletedRows);
     },
   };
 }

@@ -43,6 +43,37 @@ describe('chats', () => {
     expect(log.filter((e) => e.kind === 'rename_group')).toEqual([expect.objectContaining({ display_name: 'Team' })]);
   });
 
+  it("names a group at creation by the rename's rule: trimmed, code points, 1002 when empty or too long", async () => {
+    const members = [newRecipient(), newRecipient()];
+    const res = await createChat({ to: members, message: { parts: [text('Named')] }, display_name: '  Launch crew \n' });
+    expect(res.statusCode, res.body).toBe(201);
+    const { chat } = res.json();
+    expect(chat.display_name).toBe('Launch crew');
+    const log = await deviceLog(t, chat.phone_line_id);
+    expect(log.filter((e) => e.chat_key !== undefined && e.kind === 'rename_group').slice(0, 1)).toEqual([expect.objectContaining({ display_name: 'Launch crew' })]);
+    // A rename to the same name after trimming is the no-op it is for an untrimmed rename.
+    const renamed = await t.api('PATCH', `/api/v1/chats/${chat.id}`, { display_name: 'Launch crew ' });
+    expect(renamed.json().chat.display_name).toBe('Launch crew');
+    expect((await deviceLog(t, chat.phone_line_id)).filter((e) => e.kind === 'rename_group' && e.display_name === 'Launch crew')).toHaveLength(1);
+
+    // 200 emoji are 200 characters, as for a rename; one more is refused the same way by both routes.
+    const emoji = '\u{1F600}'.repeat(200);
+    const long = await createChat({ to: [newRecipient(), newRecipient()], message: { parts: [text('Long')] }, display_name: emoji });
+    expect(long.statusCode, long.body).toBe(201);
+    expect(long.json().chat.display_name).toBe(emoji);
+    for (const name of ['   ', ' \t\n ', emoji + 'x', '']) {
+      const others = [newRecipient(), newRecipient()];
+      const created = await createChat({ to: others, message: { parts: [text('Nameless')] }, display_name: name });
+      const rename = await t.api('PATCH', `/api/v1/chats/${chat.id}`, { display_name: name });
+      expect(created.statusCode, JSON.stringify(name)).toBe(400);
+      expect(created.json().error).toEqual(rename.json().error);
+      expect(created.json().error.code).toBe(1002);
+      // Refused before a line was asked: no group exists for these members.
+      const logs = (await Promise.all(t.demo.phone_line_ids.map((id) => deviceLog(t, id)))).flat();
+      expect(logs.filter((e) => e.kind === 'create_group' && (e.handles as string[]).includes(others[0]!))).toEqual([]);
+    }
+  });
+
   it('applies the first-message and part rules with the spec codes', async () => {
     const cases: [object, number][] = [
       [{ to: newRecipient(), message: { parts: [text('see https://example.com')] } }, 1005],

@@ -55,8 +55,8 @@ describe.each(STORE_KINDS)('the daily first-touch cap under concurrency (%s)', (
     const failed = await send(SIMULATOR_RECIPIENTS.unreachable);
     expect(failed.statusCode).toBe(502);
     // The failed one used its line's gap, not the cap: the other line takes the cap's one first touch.
-    const [ok, over] = await Promise.all([send(newRecipient()), send(newRecipient())]);
-    expectOneThroughTheCap([ok, over], t);
+    // Either of the two may be the one that goes out.
+    const ok = expectOneThroughTheCap(await Promise.all([send(newRecipient()), send(newRecipient())]), t);
     t.clock.advance(FIRST_TOUCH_GAP_MS);
     expectOneThroughTheCap([ok, await send(newRecipient())], t);
     moveToNextNoonUtc(t.clock);

@@ -13,6 +13,7 @@ import { directChats } from './direct-chats.js';
 import { assertGroupable, validateParts, type PartInput } from './parts.js';
 import { assertEffect, assertService } from './rules.js';
 import { CHATS_ROUTE, groupCreations } from './group-creations.js';
+import { groupDisplayName } from './group-changes.js';
 import { decodeTimeCursor, encodeTimeCursor } from './time-cursor.js';
 
 export interface CreateChatInput {
@@ -72,7 +73,10 @@ export function chatsService(deps: MessagingDeps, lim: Limits, out: Outbound, id
     return { valid, files };
   }
 
-  /** Sends prepared parts in order: text bubbles, links, media (grouped or one by one). */
+  /**
+   * Sends prepared parts in order: text bubbles, links, media (grouped or one by one). Grouped
+   * media parts are consecutive (validateParts), so the group goes at its first image's place.
+   */
   async function sendParts(
     tenant: Tenant,
     chat: Chat,
@@ -111,8 +115,10 @@ export function chatsService(deps: MessagingDeps, lim: Limits, out: Outbound, id
     if (req.effect !== undefined) {
       throw new DomainError(4099, 'a group is created without an effect; send the effect with a later message', { variant: 'context' });
     }
+    // The rename's rule (trimmed, 1002 when empty or too long), checked before a line is reserved.
+    const displayName = req.displayName === undefined ? null : groupDisplayName(req.displayName);
     const reservation = await lim.reserveFirstTouchLine(tenant, 'create_group', pinned);
-    const request = { handles, text: valid.texts[0]!.value, displayName: req.displayName ?? null, idempotencyKey: req.idempotencyKey };
+    const request = { handles, text: valid.texts[0]!.value, displayName, idempotencyKey: req.idempotencyKey };
     return groups.create(tenant, reservation, request, claim);
   }
 

@@ -30,6 +30,19 @@ export interface ParticipantRemoved {
 
 export const MAX_DISPLAY_NAME_LENGTH = 200;
 
+/**
+ * A group's name as given (at creation or by a rename): trimmed; empty or only whitespace is
+ * 1002, and so is one over MAX_DISPLAY_NAME_LENGTH characters, counted in code points as the
+ * contract's maxLength and every text length are (an emoji is one).
+ */
+export function groupDisplayName(displayName: string): string {
+  const name = displayName.trim();
+  if (name === '') throw new DomainError(1002, 'display_name is empty');
+  const length = [...name].length;
+  if (length > MAX_DISPLAY_NAME_LENGTH) throw new DomainError(1002, `display_name is ${length} characters; the maximum is ${MAX_DISPLAY_NAME_LENGTH}`);
+  return name;
+}
+
 export function groupChanges(deps: MessagingDeps) {
   const { store, clock, drivers } = deps;
 
@@ -72,11 +85,7 @@ export function groupChanges(deps: MessagingDeps) {
     },
 
     async rename(tenant: Tenant, chatId: string, displayName: string): Promise<GroupChanged> {
-      const name = displayName.trim();
-      if (name === '') throw new DomainError(1002, 'display_name is empty');
-      // Counted in code points, as the contract's maxLength and every text length are (an emoji is one).
-      const length = [...name].length;
-      if (length > MAX_DISPLAY_NAME_LENGTH) throw new DomainError(1002, `display_name is ${length} characters; the maximum is ${MAX_DISPLAY_NAME_LENGTH}`);
+      const name = groupDisplayName(displayName);
       const chat = await groupOf(tenant, chatId, 'renaming');
       if (chat.display_name !== name) {
         const { driver } = await lineOf(tenant, chat);

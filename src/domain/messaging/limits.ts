@@ -14,6 +14,18 @@ import { rateTokens } from './rate-tokens.js';
 export const FIRST_TOUCH_GAP_MS = 10 * 60_000;
 export const FIRST_TOUCH_PER_LINE_PER_DAY = 30;
 const DAY_MS = 86_400_000;
+/**
+ * How long a project's daily first-touch count (store/first-touch-days.ts) is kept after its day
+ * began; older rows are deleted by the reconciliation sweep (reconcile.ts). A count is taken while
+ * its day is "today" in the project's timezone, and today's row began less than 24 hours ago in
+ * every timezone (localDayStart subtracts the local time of day, whatever the zone's offset).
+ * After its day, a slot may still be given back by a reservation taken before local midnight
+ * that settles after it (at once, or when the sweep drops a group creation minutes later).
+ * Three days covers both with more than a day to spare (for a project whose timezone changed,
+ * or a clock moved). A row deleted while its day was still today would be seeded again from the
+ * day's messages, missing the reservations under way then: so the margin errs on the long side.
+ */
+export const FIRST_TOUCH_DAYS_KEPT_MS = 3 * DAY_MS;
 
 /** Local wall-clock parts of `ms` in `tz`. */
 function localParts(ms: number, tz: string) {

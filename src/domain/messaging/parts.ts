@@ -58,6 +58,17 @@ export function validateParts(parts: PartInput[], opts: { firstTouch: boolean; g
     if (out.media.length < 2) {
       throw new DomainError(1002, 'parallel_attachments needs 2 or more media parts; with one image, omit the flag');
     }
+    // The images go as one group, so a part between two of them has no place in the order asked:
+    // refused rather than moved (docs/decisions.md, "Grouped images keep the parts' order").
+    const first = out.media[0]!.index;
+    const last = out.media[out.media.length - 1]!.index;
+    const between = parts.findIndex((p, i) => i > first && i < last && p.type !== 'media');
+    if (between !== -1) {
+      throw new DomainError(
+        1002,
+        `part ${between} (${parts[between]!.type}) is between grouped images; with parallel_attachments the images go as one group: put it before or after them, or omit the flag to send every part in order`,
+      );
+    }
   }
   return out;
 }

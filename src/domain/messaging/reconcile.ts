@@ -20,7 +20,8 @@
  * A send or group creation whose line's answer never came wakes the sweep for the end of its
  * window (settleAt), rather than leaving it to the next minute's sweep.
  *
- * The same sweep settles group creations a crash or a lost answer left (group-creations.ts).
+ * The same sweep settles group creations a crash or a lost answer left (group-creations.ts), and
+ * deletes the projects' daily first-touch counts of days long over (FIRST_TOUCH_DAYS_KEPT_MS).
  */
 import type { Message, Store } from '../../store/index.js';
 import type { Clock } from '../../clock.js';
@@ -29,6 +30,7 @@ import type { SendProbe, Target } from '../../drivers/types.js';
 import type { MediaSource } from './deps.js';
 import { groupCreations } from './group-creations.js';
 import { sendWindowEnd } from './outbound.js';
+import { FIRST_TOUCH_DAYS_KEPT_MS } from './limits.js';
 import { sweepPending } from './sweep.js';
 
 export const SWEEP_INTERVAL_MS = 60_000;
@@ -52,6 +54,8 @@ export interface SweepResult {
   nextAt?: number;
   /** Group creations: recorded (the line has the group), dropped (it has not), still pending (counted in `pending` too). */
   groups: { recorded: number; dropped: number; pending: number };
+  /** Projects' daily first-touch counts deleted, of days begun more than FIRST_TOUCH_DAYS_KEPT_MS ago. */
+  firstTouchDaysDeleted: number;
 }
 
 export function sendReconciler(deps: {
@@ -143,6 +147,16 @@ export function sendReconciler(deps: {
     return 'failed';
   }
 
+  /** The rows of days long over; a failure leaves them to the next sweep and does not fail this one. */
+  async function deleteOldFirstTouchDays(): Promise<number> {
+    try {
+      return await store.firstTouchDays.deleteBefore(clock.now() - FIRST_TOUCH_DAYS_KEPT_MS);
+    } catch (err) {
+      deps.log?.warn({ reason: (err as Error).message }, 'could not delete old daily first-touch counts; the next sweep tries again');
+      return 0;
+    }
+  }
+
   async function sweepOnce(): Promise<SweepResult> {
     const pass = await sweepPending({
       pending: (limit) => store.messages.sending(limit),
@@ -160,6 +174,7 @@ export function sendReconciler(deps: {
       pending: pass.pending + g.pending,
       ...(nextAt < Infinity && { nextAt }),
       groups: { recorded: g.recorded, dropped: g.dropped, pending: g.pending },
+      firstTouchDaysDeleted: await deleteOldFirstTouchDays(),
     };
     if (result.sent || result.failed || g.recorded || g.dropped) deps.log?.info({ ...result }, 'settled sends and group creations interrupted by a restart');
     return result;
