@@ -9,7 +9,7 @@
  *     never retried; /send and POST /chats carry an idempotency key, which makes them safe.
  * Runs on Node 20+ and in browsers (fetch, WebCrypto); nothing here imports node: modules.
  */
-import { BlueLineConnectionError, BlueLineError, UnexpectedResponseError, errorFromBody } from './errors.js';
+import { BlueLineConnectionError, BlueLineError, UnexpectedResponseError, errorFromBody, rangeNotSatisfiable } from './errors.js';
 
 /** `session`: a browser signed in to the console (cookie) — no secret; state changes carry the CSRF token. */
 export type AuthMode = 'bearer' | 'hmac' | 'session';
@@ -195,6 +195,7 @@ export class Core {
         await sleep(retryAfter !== null ? retryAfter * 1000 : this.backoff(attempt), spec.signal);
         continue;
       }
+      if (!error && res.status === 416) throw rangeNotSatisfiable(rangeOf(spec.headers), res.headers.get('content-range'), traceId);
       throw error ?? new UnexpectedResponseError(res.status, text, traceId);
     }
   }
@@ -236,6 +237,11 @@ export class Core {
     for (const b of mac) hex += b.toString(16).padStart(2, '0');
     return hex;
   }
+}
+
+function rangeOf(headers: Record<string, string> | undefined): string | null {
+  for (const [name, value] of Object.entries(headers ?? {})) if (name.toLowerCase() === 'range') return value;
+  return null;
 }
 
 export function queryString(query: RequestSpec['query']): string {

@@ -4,6 +4,7 @@
  * callers branch on one class hierarchy (`instanceof RateLimitError`) or on `code`.
  */
 import { ERROR_CODES, type ErrorCode } from './generated/codes.js';
+import { brand, stamp } from './brand.js';
 
 export type { ErrorCode };
 
@@ -41,6 +42,7 @@ export interface BlueLineErrorInit {
   retryAfter?: number | null;
   attachmentIndex?: number | null;
   allowedEffects?: string[] | null;
+  allowedMethods?: string[] | null;
   messageId?: string | null;
   /** /send's flat failure: its short error name and the recipient's ids when known. */
   error?: string | null;
@@ -72,6 +74,8 @@ export class BlueLineError extends Error {
   readonly retryAfter: number | null;
   readonly attachmentIndex: number | null;
   readonly allowedEffects: string[] | null;
+  /** 405 (code 2011, a method the path does not take): the methods it takes, as in `Allow`. */
+  readonly allowedMethods: string[] | null;
   /** The message recorded before the failure (3002 while the line is asked, a final 4001): check it with `messages.get` before sending again. */
   readonly messageId: string | null;
   readonly error: string | null;
@@ -90,12 +94,14 @@ export class BlueLineError extends Error {
     this.retryAfter = init.retryAfter ?? null;
     this.attachmentIndex = init.attachmentIndex ?? null;
     this.allowedEffects = init.allowedEffects ?? null;
+    this.allowedMethods = init.allowedMethods ?? null;
     this.messageId = init.messageId ?? null;
     this.error = init.error ?? null;
     this.send = init.send ?? null;
     this.downstreamStatus = init.downstreamStatus ?? null;
     this.body = init.body;
     this.family = familyOf(init.code);
+    stamp(this, new.target);
   }
 }
 
@@ -129,6 +135,7 @@ export class BlueLineConnectionError extends Error {
   ) {
     super(message, options);
     this.name = 'BlueLineConnectionError';
+    stamp(this, new.target);
   }
 }
 
@@ -141,8 +148,53 @@ export class UnexpectedResponseError extends Error {
   ) {
     super(`unexpected HTTP ${status} answer${bodyText ? `: ${bodyText.slice(0, 200)}` : ''}`);
     this.name = 'UnexpectedResponseError';
+    stamp(this, new.target);
   }
 }
+
+/**
+ * 416: the `range` asked of a download lies outside the file. The API answers it without a body
+ * (so without an error code: the spec gives none), with the file's length in `Content-Range`
+ * (`bytes *` and `/<size>`): `size` is that length, to ask again within it.
+ */
+export class RangeNotSatisfiableError extends Error {
+  readonly status = 416;
+  constructor(
+    /** The Range header that was sent. */
+    readonly range: string | null,
+    /** The file's length in bytes, from Content-Range (null when the answer had none). */
+    readonly size: number | null,
+    readonly traceId: string | null,
+  ) {
+    super(`the range ${range ?? '(none)'} lies outside the file${size === null ? '' : ` of ${size} bytes`}`);
+    this.name = 'RangeNotSatisfiableError';
+    stamp(this, new.target);
+  }
+}
+
+/** A 416 of the API (no body; the length in Content-Range) as its typed error. */
+export function rangeNotSatisfiable(range: string | null, contentRange: string | null, traceId: string | null): RangeNotSatisfiableError {
+  const size = /^bytes\s+\*\/(\d+)\s*$/i.exec(contentRange ?? '')?.[1];
+  return new RangeNotSatisfiableError(range, size === undefined ? null : Number(size), traceId);
+}
+
+const BRANDED: [abstract new (...args: never[]) => object, string][] = [
+  [BlueLineError, 'BlueLineError'],
+  [ValidationError, 'ValidationError'],
+  [IdempotencyCollisionError, 'IdempotencyCollisionError'],
+  [AuthenticationError, 'AuthenticationError'],
+  [PermissionError, 'PermissionError'],
+  [NotFoundError, 'NotFoundError'],
+  [RateLimitError, 'RateLimitError'],
+  [LineUnavailableError, 'LineUnavailableError'],
+  [DeliveryFailedError, 'DeliveryFailedError'],
+  [UnsupportedError, 'UnsupportedError'],
+  [InternalServerError, 'InternalServerError'],
+  [BlueLineConnectionError, 'BlueLineConnectionError'],
+  [UnexpectedResponseError, 'UnexpectedResponseError'],
+  [RangeNotSatisfiableError, 'RangeNotSatisfiableError'],
+];
+for (const [cls, name] of BRANDED) brand(cls, name);
 
 const CLASSES: Record<ErrorFamily, typeof BlueLineError> = {
   validation: ValidationError,
@@ -187,6 +239,7 @@ export function errorFromBody(status: number, body: unknown, traceIdHeader: stri
       retryAfter: num(e.retry_after) ?? retryAfterHeader,
       attachmentIndex: num(e.attachment_index),
       allowedEffects: Array.isArray(e.allowed_effects) ? e.allowed_effects.filter((x): x is string => typeof x === 'string') : null,
+      allowedMethods: Array.isArray(e.allowed_methods) ? e.allowed_methods.filter((x): x is string => typeof x === 'string') : null,
       messageId: str(e.message_id),
       body,
     };

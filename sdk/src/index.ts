@@ -1,7 +1,8 @@
 /**
- * @blueline/sdk: a typed client for the Blueline API. Runs on Node 20+ and in browsers (file
- * paths as upload sources are Node only). Webhook verification is in `@blueline/sdk/webhooks`
- * (it needs node:crypto, so it is kept out of this browser-safe entry).
+ * @blueline/sdk: a typed client for the Blueline API. Runs on Node 20.6+ (as an ES module or,
+ * built to dist/cjs, CommonJS) and in browsers (file paths as upload sources are Node only).
+ * Webhook verification is in `@blueline/sdk/webhooks` (it needs node:crypto, so it is kept out
+ * of this browser-safe entry).
  */
 export { Blueline } from './client.js';
 export type { BluelineOptions, AuthMode } from './core.js';
@@ -19,6 +20,7 @@ export {
   InternalServerError,
   BlueLineConnectionError,
   UnexpectedResponseError,
+  RangeNotSatisfiableError,
   familyOf,
   isErrorCode,
   type ErrorCode,

@@ -27,6 +27,8 @@ import type { MessageReceivedEvent } from './webhook-types.js';
 
 export type { MessageReceivedEvent, WebhookHandle, InboundPart, WebhookDeliveryHeaders } from './webhook-types.js';
 
+const VERIFICATION_BRAND = Symbol.for('@blueline/sdk:WebhookVerificationError');
+
 export type WebhookVerificationFailure =
   | 'missing_signature'
   | 'malformed_signature'
@@ -58,6 +60,12 @@ export class WebhookVerificationError extends Error {
   constructor(readonly reason: WebhookVerificationFailure) {
     super(`webhook verification failed: ${reason}`);
     this.name = 'WebhookVerificationError';
+    Object.defineProperty(this, VERIFICATION_BRAND, { value: true });
+  }
+
+  /** `instanceof` also holds for the error of the other build (ES module / CommonJS) when both are loaded (see brand.ts). */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return Function.prototype[Symbol.hasInstance].call(this, value) || (this === WebhookVerificationError && typeof value === 'object' && value !== null && VERIFICATION_BRAND in value);
   }
 }
 

@@ -9,6 +9,7 @@ import {
   LineUnavailableError,
   NotFoundError,
   PermissionError,
+  RangeNotSatisfiableError,
   RateLimitError,
   UnsupportedError,
   ValidationError,
@@ -112,5 +113,25 @@ describe('typed errors', () => {
     } finally {
       await svc.admin('PATCH', '/admin/v1/tenants/demo', { rate_limit: { per_second: 20, burst: 40 } });
     }
+  });
+});
+
+describe('answers without an error code of their own', () => {
+  it('a download range outside the file (416, no body) is a RangeNotSatisfiableError with the file\'s size', async () => {
+    const bytes = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 1, 2, 3, 4, 5, 6]);
+    const attachment = await client.attachments.upload(bytes, { filename: 'ten.png', contentType: 'image/png' });
+    const part = await client.attachments.download(attachment.attachment_id, { range: 'bytes=2-4' });
+    expect(part.status).toBe(206);
+    expect([...new Uint8Array(await new Response(part.body).arrayBuffer())]).toEqual([0x4e, 0x47, 1]);
+    const err = await client.attachments.download(attachment.attachment_id, { range: 'bytes=10-' }).then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(RangeNotSatisfiableError);
+    expect(err).toMatchObject({ status: 416, range: 'bytes=10-', size: 10, traceId: expect.stringMatching(/^tr_/) });
+  });
+
+  it('a method the path does not take (405 / 2011) carries the methods it takes', async () => {
+    // As an SDK newer than the service would meet it: the call arrives with a method the path lacks.
+    const asPatch = new Blueline({ ...svc.options, maxRetries: 0, fetch: (url, init) => fetch(url, { ...init, method: 'PATCH' }) });
+    const err = await failure(asPatch.lines.list());
+    expect(err).toMatchObject({ status: 405, code: 2011, retryable: false, allowedMethods: ['GET', 'HEAD'] });
   });
 });

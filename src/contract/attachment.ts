@@ -24,6 +24,7 @@ export const RangeHeaders = Type.Object({
 // would contradict.
 export const FILE_RESPONSES = {
   200: { contentType: '*/*', description: 'the bytes, with the file\'s own Content-Type, Content-Length and (when it has one) a filename in Content-Disposition' },
-  206: { contentType: '*/*', description: 'the range asked for (the file\'s own Content-Type), with Content-Range' },
-  416: { description: 'the range lies outside the file; Content-Range: bytes */<size>' },
+  206: { contentType: '*/*', description: 'the range asked for (the file\'s own Content-Type)', headers: { 'Content-Range': 'bytes <first>-<last>/<size>' } },
+  // The spec gives no code for it: the answer has no body, only the file's length (<size>).
+  416: { description: 'the range lies outside the file: no body, no error code', headers: { 'Content-Range': 'bytes */<size>' } },
 } as const;

@@ -109,3 +109,32 @@ export function successResponses(op: OperationSpec): Record<number, TSchema> {
   const success = op.responses[200];
   return { ...op.responses, 200: success ? Type.Union([success, failure], { description: 'The answer (ok true), or a failure (ok false)' }) : failure };
 }
+
+/**
+ * A known path asked with a method it does not take (decisions.md, "Errors and input"): 405 with
+ * code 2011 in the envelope, the methods the path takes in `Allow` and `error.allowed_methods`,
+ * answered before authentication. The spec lists no 405 and it can answer on every path, so the
+ * OpenAPI document gives it once (components.responses.MethodNotAllowed, named in
+ * info.description) rather than on each operation.
+ */
+export const METHOD_NOT_ALLOWED = {
+  name: 'MethodNotAllowed',
+  status: 405,
+  code: 2011,
+  description: 'A known path asked with a method it does not take (on any path; before authentication): code 2011, the methods the path takes in Allow and error.allowed_methods',
+  headers: { Allow: 'the methods the path takes, e.g. GET, HEAD' },
+  body: Type.Object(
+    {
+      success: Type.Literal(false),
+      error: Type.Object({
+        status: Type.Literal(405),
+        code: Type.Literal(2011),
+        message: Type.String(),
+        retryable: Type.Literal(false),
+        allowed_methods: Type.Array(Type.String(), { description: 'the methods the path takes (as in Allow)' }),
+      }),
+      trace_id: Type.String(),
+    },
+    { description: 'Error envelope of a method the path does not take' },
+  ),
+} as const;

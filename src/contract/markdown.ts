@@ -6,7 +6,7 @@
 import type { TSchema } from 'typebox';
 import type { OperationSpec } from './operation.js';
 import type { WebhookSpec } from './webhook.js';
-import { errorCodesByStatus } from './errors.js';
+import { METHOD_NOT_ALLOWED, errorCodesByStatus } from './errors.js';
 import { ERROR_CODES } from '../errors/registry.js';
 
 type Schema = TSchema & {
@@ -94,7 +94,10 @@ function section(op: OperationSpec): string[] {
   out.push(...table('Path', op.params as Schema), ...table('Query', op.query as Schema), ...table('Headers', op.headers as Schema), ...table('Body', op.body as Schema));
   if (op.rawBody) out.push(`Body: ${op.rawBody.description} (${op.rawBody.contentTypes.map((t) => `\`${t}\``).join(', ')}).`, '');
   for (const [status, schema] of Object.entries(op.responses)) out.push(...table(`Answer ${status}`, schema as Schema));
-  for (const [status, raw] of Object.entries(op.rawResponses ?? {})) out.push(`Answer ${status}: ${raw.description}${raw.contentType ? ` (\`${raw.contentType}\`)` : ''}.`, '');
+  for (const [status, raw] of Object.entries(op.rawResponses ?? {})) {
+    const headers = Object.entries(raw.headers ?? {}).map(([name, value]) => `; \`${name}: ${value}\``).join('');
+    out.push(`Answer ${status}: ${raw.description}${raw.contentType ? ` (\`${raw.contentType}\`)` : ''}${headers}.`, '');
+  }
   const errors = [...errorCodesByStatus(op)].sort(([a], [b]) => a - b).map(([status, codes]) => `${status}: ${codes.join(', ')}`);
   out.push(`Errors (${ERROR_SHAPE[op.errorShape ?? 'envelope']}) — ${errors.join('; ')}.`, '');
   return out;
@@ -131,10 +134,11 @@ export function apiMarkdown(operations: readonly OperationSpec[], webhooks: read
     '<!-- Generated from src/contract/ by `npm run docs:api`; a test fails when it is out of date. Do not edit by hand. -->',
     '',
     'Base address: the service\'s URL (`base_url` in `data/demo.json`). JSON bodies use `content-type: application/json`.',
-    'Errors use the envelope `{ success: false, error: { status, code, message, retryable, retry_after?, attachment_index?, allowed_effects? }, trace_id }`,',
+    'Errors use the envelope `{ success: false, error: { status, code, message, retryable, retry_after?, attachment_index?, allowed_effects?, allowed_methods? }, trace_id }`,',
     'except `POST /api/v1/send`, whose failures are flat: `{ status: "failed", error, code, reason, retryable, lead_id, chat_id, lead_created, convo_id, phone_line_id }`,',
     'and the HubSpot-facing `/crm/hubspot/*` routes, which answer failures as HTTP 200 `{ ok: false, error, code, message, retryable, trace_id }` (a refused signature: 401).',
     '`code` is stable, `message` may change, `retryable` is authoritative. Every answer carries `X-Trace-ID`.',
+    `On every path, a method the path does not take is HTTP ${METHOD_NOT_ALLOWED.status} / ${METHOD_NOT_ALLOWED.code} in the envelope with \`Allow\` and \`error.allowed_methods\`, answered before authentication (not repeated below).`,
     'The machine-readable form of this page is `GET /openapi.json`.',
     '',
   ];

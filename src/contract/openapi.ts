@@ -6,7 +6,7 @@
 import type { TSchema } from 'typebox';
 import type { AuthMode, OperationSpec } from './operation.js';
 import type { WebhookSpec } from './webhook.js';
-import { errorCodesByStatus, errorResponses, isCrmShape, successResponses } from './errors.js';
+import { METHOD_NOT_ALLOWED, errorCodesByStatus, errorResponses, isCrmShape, successResponses } from './errors.js';
 import { ERROR_CODES } from '../errors/registry.js';
 import { schemaNamer, type SchemaNamer } from './openapi-refs.js';
 
@@ -109,7 +109,11 @@ function operationObject(op: OperationSpec, named: SchemaNamer, errorBodies: Map
     responses[status] = { description: isCrmShape(op) && status === '200' ? description + crmFailureNote(op) : description, headers: headersOf(), content: { 'application/json': { schema: named.ref(schema) } } };
   }
   for (const [status, raw] of Object.entries(op.rawResponses ?? {})) {
-    responses[status] = { description: raw.description, headers: headersOf(), ...(raw.contentType && { content: { [raw.contentType]: { schema: { type: 'string', format: 'binary' } } } }) };
+    responses[status] = {
+      description: raw.description,
+      headers: { ...headersOf(), ...Object.fromEntries(Object.entries(raw.headers ?? {}).map(([name, description]) => [name, { description, required: true, schema: { type: 'string' } }])) },
+      ...(raw.contentType && { content: { [raw.contentType]: { schema: { type: 'string', format: 'binary' } } } }),
+    };
   }
   const codes = errorCodesByStatus(op);
   for (const [status, schema] of Object.entries(errorResponses(op))) {
@@ -163,6 +167,11 @@ export function buildOpenApi(operations: readonly OperationSpec[], webhooks: rea
     (paths[op.path] ??= {})[op.method.toLowerCase()] = operationObject(op, named, errorBodies);
   }
   const webhookObjects = Object.fromEntries(webhooks.map((w) => [w.event, webhookObject(w, opts.brand, named)]));
+  const methodNotAllowed = {
+    description: METHOD_NOT_ALLOWED.description,
+    headers: { Allow: { description: METHOD_NOT_ALLOWED.headers.Allow, required: true, schema: { type: 'string' } }, ...headersOf() },
+    content: { 'application/json': { schema: named.ref(METHOD_NOT_ALLOWED.body) } },
+  };
   return {
     openapi: '3.1.0',
     info: {
@@ -171,7 +180,8 @@ export function buildOpenApi(operations: readonly OperationSpec[], webhooks: rea
       description:
         'Self-hosted iMessage API gateway. Errors use the envelope {success:false, error:{status, code, message, retryable}, trace_id}; ' +
         'POST /api/v1/send uses the flat failure shape {status:"failed", error, code, reason, retryable, …}; the HubSpot-facing /crm/hubspot/* routes answer failures as HTTP 200 ' +
-        '{ok:false, error, code, message, retryable, trace_id} (a refused signature: 401). `code` is stable; `retryable` is authoritative.',
+        '{ok:false, error, code, message, retryable, trace_id} (a refused signature: 401). `code` is stable; `retryable` is authoritative. ' +
+        `Every path: a method it does not take is HTTP ${METHOD_NOT_ALLOWED.status} with code ${METHOD_NOT_ALLOWED.code} and an Allow header (#/components/responses/${METHOD_NOT_ALLOWED.name}; not repeated on each operation).`,
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
     servers: [{ url: opts.baseUrl, description: 'This service' }],
@@ -180,6 +190,8 @@ export function buildOpenApi(operations: readonly OperationSpec[], webhooks: rea
     webhooks: webhookObjects,
     components: {
       schemas: named.components(),
+      // Answered on every path, so described once here (see METHOD_NOT_ALLOWED).
+      responses: { [METHOD_NOT_ALLOWED.name]: methodNotAllowed },
       headers: RESPONSE_HEADERS,
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'The account signing secret' },

@@ -45,8 +45,11 @@ export interface OperationSpec {
   rawBody?: { contentTypes: readonly string[]; description: string };
   /** Success answers by HTTP status (JSON). */
   responses: Readonly<Record<number, TSchema>>;
-  /** Success answers that are not JSON (a download, an SSE stream), by HTTP status; no contentType: no body (a 416). */
-  rawResponses?: Readonly<Record<number, { contentType?: string; description: string }>>;
+  /**
+   * Answers that are not JSON (a download, an SSE stream, a 416 without a body), by HTTP status;
+   * no contentType: no body. `headers`: what the answer carries beyond X-Trace-ID, name → meaning.
+   */
+  rawResponses?: Readonly<Record<number, { contentType?: string; description: string; headers?: Readonly<Record<string, string>> }>>;
   /** Codes beyond the ones every operation of its auth mode can answer with (see errors.ts). */
   errors: readonly ErrorRef[];
   /**

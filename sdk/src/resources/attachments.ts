@@ -65,7 +65,10 @@ export class Attachments extends Resource {
     return res.attachment;
   }
 
-  /** `GET /api/v1/attachments/{id}/content`, streamed; `range` e.g. `bytes=0-1023`. */
+  /**
+   * `GET /api/v1/attachments/{id}/content`, streamed; `range` e.g. `bytes=0-1023` (206). A range
+   * that lies outside the file throws `RangeNotSatisfiableError` (416; its `size` is the file's).
+   */
   async download(attachmentId: string, opts: CallOptions & { range?: string } = {}): Promise<Download> {
     const res = await this.core.request<Response>({
       method: 'GET',
