@@ -68,6 +68,8 @@ export interface BBMessage {
   dateRead?: number | null;
   dateDelivered?: number | null;
   dateEdited?: number | null;
+  /** Ventura+; Messages rarely sets it (an unsend sets dateEdited and empties the unsent part). */
+  dateRetracted?: number | null;
   isFromMe?: boolean;
   isAudioMessage?: boolean;
   itemType?: number;

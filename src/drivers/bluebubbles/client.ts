@@ -10,6 +10,7 @@
  * - JSON answers are the `{ status, message, data, error }` envelope; a non-2xx
  *   answer becomes a BlueBubblesError carrying BlueBubbles' own message texts.
  */
+import type { MultipartBody } from '../../net/multipart.js';
 import type { BBEnvelope } from './api-types.js';
 import type { BlueBubblesConfig } from './config.js';
 
@@ -44,7 +45,8 @@ export class BlueBubblesError extends Error {
 export interface RequestOptions {
   query?: Record<string, string>;
   json?: unknown;
-  form?: FormData;
+  /** A multipart body streamed from its files as it is sent (net/multipart.ts); closed once the call is over. */
+  multipart?: MultipartBody;
   timeoutMs?: number;
 }
 
@@ -90,22 +92,39 @@ export class BlueBubblesClient {
     const what = `${method} ${path}`;
     let body: RequestInit['body'];
     const headers: Record<string, string> = { accept: 'application/json' };
-    if (opts.form) body = opts.form;
-    else if (opts.json !== undefined) {
+    if (opts.multipart) {
+      body = opts.multipart.body;
+      headers['content-type'] = opts.multipart.contentType;
+      headers['content-length'] = String(opts.multipart.length);
+    } else if (opts.json !== undefined) {
       body = JSON.stringify(opts.json);
       headers['content-type'] = 'application/json';
     }
+    // A streamed body is refused a redirect by fetch itself ('error'): with 'manual' (or 'follow')
+    // Node's fetch clones the request as if to send it again, and the clone's copy of the body
+    // keeps every chunk already sent until the request ends (a 100 MiB upload grew the process
+    // by ~117 MB that way; with 'error', ~34 MB of garbage at the peak). Duplex 'half': the only
+    // mode fetch has for a streamed body.
+    const init = { method, headers, body, redirect: opts.multipart ? 'error' : 'manual', signal: AbortSignal.timeout(timeoutMs), ...(opts.multipart && { duplex: 'half' }) };
     let res: Response;
     try {
-      res = await this.fetchImpl(this.url(path, opts.query), { method, headers, body, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
+      res = await this.fetchImpl(this.url(path, opts.query), init as RequestInit);
     } catch (err) {
+      // A file that could not be read to its end stopped the request: that is the failure, not the Mac.
+      if (opts.multipart?.sourceFailure !== undefined) throw opts.multipart.sourceFailure;
+      if (opts.multipart && isRefusedRedirect(err)) throw this.redirectError(what);
       throw this.transportError(err, what, timeoutMs);
     }
     if (res.status >= 300 && res.status < 400) {
       await res.body?.cancel().catch(() => {});
-      throw new BlueBubblesError('redirect', `BlueBubbles Server at ${this.host} answered ${what} with a redirect (${res.status}); check driver_config.url`, { status: res.status });
+      throw this.redirectError(what, res.status);
     }
     return res;
+  }
+
+  private redirectError(what: string, status?: number): BlueBubblesError {
+    const code = status === undefined ? '' : ` (${status})`;
+    return new BlueBubblesError('redirect', `BlueBubbles Server at ${this.host} answered ${what} with a redirect${code}; check driver_config.url`, { status });
   }
 
   private transportError(err: unknown, what: string, timeoutMs: number): BlueBubblesError {
@@ -142,8 +161,14 @@ export class BlueBubblesClient {
   /** A JSON call; resolves with the envelope of a 2xx answer. */
   async request<T>(method: 'GET' | 'POST' | 'DELETE' | 'PUT', path: string, opts: RequestOptions = {}): Promise<BBEnvelope<T>> {
     const what = `${method} ${path}`;
-    const res = await this.send(method, path, opts);
-    const text = await this.readText(res, what);
+    let res: Response;
+    let text: string;
+    try {
+      res = await this.send(method, path, opts);
+      text = await this.readText(res, what);
+    } finally {
+      opts.multipart?.close();
+    }
     if (!res.ok) throw this.httpError(res, what, text);
     if (text.trim() === '') return { status: res.status };
     const env = tryJson(text);
@@ -166,6 +191,9 @@ export class BlueBubblesClient {
     return { bytes, contentType, filename: filenameFrom(res.headers.get('content-disposition')) };
   }
 }
+
+/** fetch's failure for a redirect it was told not to follow (redirect: 'error'). */
+const isRefusedRedirect = (err: unknown) => /redirect/i.test(String((err as { cause?: { message?: unknown } })?.cause?.message ?? ''));
 
 function tryJson(text: string): BBEnvelope | undefined {
   try {

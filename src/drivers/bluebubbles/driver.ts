@@ -19,7 +19,7 @@
  * database through ctx.state, so every process reads the same epoch.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import type { Readable } from 'node:stream';
+import { multipartBody, type MultipartField } from '../../net/multipart.js';
 import type { DriverCapability, DriverContext, LineDriver, OutboundFile, SendOptions, Tapback, Target } from '../types.js';
 import { DriverFailure } from '../types.js';
 import type { BBChat, BBMessage, BBServerInfo } from './api-types.js';
@@ -55,10 +55,16 @@ export interface BlueBubblesDriverOptions {
 const newTempGuid = (ref?: string, part?: number) => (ref ? `temp-${ref}${part === undefined ? '' : `-${part}`}` : `temp-${randomUUID()}`);
 const enc = encodeURIComponent;
 
-async function readAll(stream: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
-  return Buffer.concat(chunks);
+/**
+ * The multipart body of an upload: the fields, then the file streamed from the blob store as the
+ * request sends it (never whole in memory; its size is the stored one, sent as Content-Length).
+ * A blob that cannot be read fails here, before anything reaches BlueBubbles.
+ */
+function uploadBody(file: OutboundFile, name: string, fields: MultipartField[] = []) {
+  return multipartBody([
+    ...fields,
+    { name: 'attachment', filename: name, contentType: file.mimeType || 'application/octet-stream', size: file.sizeBytes, open: () => file.open() },
+  ]);
 }
 
 function fingerprint(info: BBServerInfo): string {
@@ -194,26 +200,24 @@ export function bluebubblesDriver(ctx: DriverContext, options: BlueBubblesDriver
   const uploadTimeout = () => cfg!.timeoutMs * 2;
 
   async function sendAttachment(target: Target, file: OutboundFile, audio: boolean, tempGuid: string): Promise<string> {
-    const bytes = await readAll(file.open());
     const name = audio && !file.filename.toLowerCase().endsWith('.caf') ? `${file.filename.replace(/\.[^./]*$/, '')}.caf` : file.filename;
-    const form = new FormData();
-    form.append('attachment', new Blob([bytes], { type: file.mimeType || 'application/octet-stream' }), name);
-    form.append('chatGuid', chatGuidFor(target));
-    form.append('tempGuid', tempGuid);
-    form.append('name', name);
-    form.append('method', audio ? 'private-api' : method());
-    if (audio) form.append('isAudioMessage', 'true');
-    const env = await call('send', (c) => c.request<BBMessage>('POST', '/api/v1/message/attachment', { form, timeoutMs: uploadTimeout() }));
+    const fields: MultipartField[] = [
+      { name: 'chatGuid', value: chatGuidFor(target) },
+      { name: 'tempGuid', value: tempGuid },
+      { name: 'name', value: name },
+      { name: 'method', value: audio ? 'private-api' : method() },
+      ...(audio ? [{ name: 'isAudioMessage', value: 'true' }] : []),
+    ];
+    const multipart = await uploadBody(file, name, fields);
+    const env = await call('send', (c) => c.request<BBMessage>('POST', '/api/v1/message/attachment', { multipart, timeoutMs: uploadTimeout() }));
     return reportSend(tempGuid, env.data);
   }
 
   async function sendGrouped(target: Target, files: OutboundFile[], ref?: string): Promise<string> {
     const parts: { partIndex: number; attachment: string; name: string }[] = [];
     for (const [i, file] of files.entries()) {
-      const bytes = await readAll(file.open());
-      const form = new FormData();
-      form.append('attachment', new Blob([bytes], { type: file.mimeType || 'application/octet-stream' }), file.filename);
-      const env = await call('upload', (c) => c.request<{ path?: string }>('POST', '/api/v1/attachment/upload', { form, timeoutMs: uploadTimeout() }));
+      const multipart = await uploadBody(file, file.filename);
+      const env = await call('upload', (c) => c.request<{ path?: string }>('POST', '/api/v1/attachment/upload', { multipart, timeoutMs: uploadTimeout() }));
       const path = env.data?.path;
       if (typeof path !== 'string' || path === '') throw new DriverFailure('rejected', 'BlueBubbles accepted an upload but named no path for it');
       parts.push({ partIndex: i, attachment: path, name: file.filename });

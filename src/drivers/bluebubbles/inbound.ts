@@ -22,7 +22,9 @@
  *   BlueBubbles strips them).
  * - `new-message` from me carrying our `tempGuid` → events.sendMatched: a send
  *   reported under its tempGuid is known by BlueBubbles' real guid from then on.
- * - `updated-message` for a message someone sent us, with dateEdited → events.edited
+ * - `updated-message` for a message someone sent us, with dateEdited → events.edited; not when
+ *   it is an unsend (Ventura+: dateEdited set, the unsent part gone from the text; a whole
+ *   message unsent has text null): the text recorded stays (docs/decisions.md).
  * - `updated-message` for one of our messages → events.receipt for
  *   dateDelivered / dateRead.
  * - `new-message` that is a tapback (tapbacks.ts), from anyone or from the
@@ -231,9 +233,11 @@ export async function handleBlueBubblesWebhook(deps: BlueBubblesWebhookDeps, lin
 
   if (event.type === 'updated-message') {
     if (data.isFromMe !== true) {
-      // Someone edited a message they sent us.
-      if (!positive(data.dateEdited) || typeof data.text !== 'string') return { handled: 'ignored', reason: 'update of a message we did not send' };
-      const text = sanitizeText(data.text);
+      // Someone edited (or unsent) a message they sent us.
+      if (!positive(data.dateEdited) && !positive(data.dateRetracted)) return { handled: 'ignored', reason: 'update of a message we did not send' };
+      const text = typeof data.text === 'string' ? sanitizeText(data.text) : '';
+      // An unsend, not an edit (an edit never leaves the text empty): the recorded text is kept.
+      if (text === '' || positive(data.dateRetracted)) return { handled: 'ignored', reason: 'unsent by its sender: the recorded text is kept' };
       const r = await ledger.once(lineId, `edit:${guid}:${data.dateEdited}`, () => deps.events.edited(lineId, guid, text, data.dateEdited as number));
       return r.ran ? { handled: 'edit', guid } : { handled: 'duplicate', guid };
     }

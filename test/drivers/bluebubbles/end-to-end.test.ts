@@ -72,6 +72,41 @@ describe('a BlueBubbles line, end to end', () => {
     expect(m).toMatchObject({ direction: 'inbound', parts: [{ type: 'text', value: 'Meet at 6' }] });
   });
 
+  it('keeps the text of an inbound message its sender unsends, in whole or in part (BlueBubbles posts the unsend as an update)', async () => {
+    const photo = bb.addAttachment({ bytes: Buffer.from('a photo'), mimeType: 'image/png', transferName: 'photo.png' });
+    const whole = bb.addIncoming({ from: '+14155550781', text: 'Call me at 5' });
+    const part = bb.addIncoming({ from: '+14155550781', text: 'See this \uFFFC', attachments: [photo] });
+    const edited = bb.addIncoming({ from: '+14155550781', text: 'Meet at 5' });
+    await eventually(async () => bb.webhooks, (w) => w.length > 0);
+    const before = rx.received.length;
+    for (const m of [whole, part, edited]) await bb.post(bb.webhooks[0]!.url, bb.webhookEvent('new-message', m.guid));
+    const ids = new Map<string, string>();
+    for (const got of (await rx.waitFor(before + 3)).slice(before)) {
+      const env = JSON.parse(got.body.toString());
+      ids.set(env.event_id.split(':msg:')[1], env.data.message.id);
+    }
+    const get = async (guid: string) => (await t.api('GET', `/api/v1/messages/${ids.get(guid)}`)).json().message;
+    expect(await get(part.guid)).toMatchObject({ parts: [{ type: 'text', value: 'See this' }, { type: 'media' }] });
+
+    // The whole message unsent: its text is NULL on the Mac; then only the text part of the other.
+    bb.unsend(whole.guid, 0);
+    bb.unsend(part.guid, 0);
+    expect(bb.webhookEvent('updated-message', whole.guid).data).toMatchObject({ text: null, partCount: 0 });
+    expect(bb.webhookEvent('updated-message', part.guid).data).toMatchObject({ text: '', partCount: 1 });
+    await bb.post(bb.webhooks[0]!.url, bb.webhookEvent('updated-message', whole.guid));
+    await bb.post(bb.webhooks[0]!.url, bb.webhookEvent('updated-message', part.guid));
+    // A real edit after them, on the same line: once it shows, the unsends were processed (in order).
+    const stored = bb.messages.get(edited.guid)!;
+    stored.text = 'Meet at 6';
+    stored.dateEdited = Date.now();
+    await bb.post(bb.webhooks[0]!.url, bb.webhookEvent('updated-message', edited.guid));
+    await eventually(() => get(edited.guid), (x) => x.edited_at !== null);
+
+    expect(await get(whole.guid)).toMatchObject({ parts: [{ type: 'text', value: 'Call me at 5' }], edited_at: null });
+    expect(await get(part.guid)).toMatchObject({ parts: [{ type: 'text', value: 'See this' }, { type: 'media' }], edited_at: null });
+    expect(rx.received.length).toBe(before + 3);
+  });
+
   it("records the contact's tapbacks and our own on the message, with no message.received for them", async () => {
     const msg = bb.addIncoming({ from: '+14155550779', text: 'Can you ship Friday?' });
     let before = rx.received.length;

@@ -178,6 +178,25 @@ describe('BlueBubbles inbound webhooks', () => {
     ]);
   });
 
+  it('reports an unsend by the sender as no edit (text emptied, null, or a dateRetracted); a real edit still is one', async () => {
+    const msg = bb.addIncoming({ from: SENDER, text: 'Call me \uFFFC', attachments: [bb.addAttachment({ bytes: PNG, mimeType: 'image/png', transferName: 'a.png' })] });
+    bb.unsend(msg.guid, 0); // the text part: the webhook's text is '' (only the photo's U+FFFC was left)
+    await bb.post(hookUrl, bb.webhookEvent('updated-message', msg.guid));
+    bb.unsend(msg.guid, 0); // then the photo: text null
+    await bb.post(hookUrl, bb.webhookEvent('updated-message', msg.guid));
+    const other = bb.addIncoming({ from: SENDER, text: 'Meet at 5' });
+    const retracted = bb.webhookEvent('updated-message', other.guid);
+    await bb.post(hookUrl, { ...retracted, data: { ...retracted.data, dateEdited: Date.now(), dateRetracted: Date.now() } });
+    await waitFor(() => outcomes.length === 3);
+    expect(outcomes).toEqual(Array(3).fill({ handled: 'ignored', reason: 'unsent by its sender: the recorded text is kept' }));
+    const edited = bb.messages.get(other.guid)!;
+    edited.text = 'Meet at 6';
+    edited.dateEdited = Date.now();
+    await bb.post(hookUrl, bb.webhookEvent('updated-message', other.guid));
+    await waitFor(() => events.edits.length === 1);
+    expect(events.edits).toEqual([{ lineId, guid: other.guid, text: 'Meet at 6', atMs: edited.dateEdited }]);
+  });
+
   it('reports the real guid of a send whose answer carried only our tempGuid', async () => {
     bb.omitGuidInSendAnswers = true;
     const driver = bluebubblesDriver(ctx);

@@ -37,9 +37,98 @@ export interface RecordedRequest {
   method: string;
   path: string;
   query: Record<string, string>;
+  headers: http.IncomingHttpHeaders;
   json?: any;
   fields?: Record<string, string>;
-  files?: Record<string, { name: string; type: string; bytes: Buffer }>;
+  files?: Record<string, UploadedFile>;
+}
+
+/** A multipart file as it arrived: hashed while it streamed in, its bytes kept up to `keepFileBytesUpTo`. */
+export interface UploadedFile {
+  name: string;
+  type: string;
+  size: number;
+  sha256: string;
+  /** Every byte, or none (empty) when the file was larger than keepFileBytesUpTo. */
+  bytes: Buffer;
+}
+
+/**
+ * A multipart/form-data body read as it arrives (BlueBubbles' koa-body hands it to formidable,
+ * which streams each file to disk): fields as text, files hashed chunk by chunk and kept only up to
+ * `keep` bytes, so a large upload costs the stand-in no more memory than the driver may use.
+ */
+async function readMultipart(req: AsyncIterable<Buffer>, boundary: string, keep: number) {
+  const fields: Record<string, string> = {};
+  const files: Record<string, UploadedFile> = {};
+  const delimiter = Buffer.from(`\r\n--${boundary}`);
+  // The first boundary has no CRLF before it: one is put there, so every delimiter looks the same.
+  let buf: Buffer = Buffer.from('\r\n');
+  let state = 'preamble' as 'preamble' | 'after' | 'headers' | 'body' | 'done';
+  let part: { name: string; filename?: string; type: string; hash: ReturnType<typeof createHash>; size: number; chunks: Buffer[] } | undefined;
+  const take = (bytes: Buffer) => {
+    if (!part || bytes.length === 0) return;
+    part.hash.update(bytes);
+    part.size += bytes.length;
+    if (part.filename === undefined || part.size <= keep) part.chunks.push(Buffer.from(bytes));
+  };
+  const finish = () => {
+    if (!part) return;
+    const bytes = part.filename === undefined || part.size <= keep ? Buffer.concat(part.chunks) : Buffer.alloc(0);
+    if (part.filename === undefined) fields[part.name] = bytes.toString('utf8');
+    else files[part.name] = { name: part.filename, type: part.type, size: part.size, sha256: part.hash.digest('hex'), bytes };
+    part = undefined;
+  };
+  const step = (): boolean => {
+    if (state === 'preamble' || state === 'body') {
+      const at = buf.indexOf(delimiter);
+      if (at < 0) {
+        // Keep what could be the start of a delimiter split across chunks.
+        const safe = Math.max(0, buf.length - delimiter.length + 1);
+        if (state === 'body') take(buf.subarray(0, safe));
+        buf = buf.subarray(safe);
+        return false;
+      }
+      if (state === 'body') take(buf.subarray(0, at));
+      finish();
+      buf = buf.subarray(at + delimiter.length);
+      state = 'after';
+      return true;
+    }
+    if (state === 'after') {
+      if (buf.length < 2) return false;
+      const next = buf.subarray(0, 2).toString('latin1');
+      if (next === '--') state = 'done';
+      else if (next === '\r\n') state = 'headers';
+      else throw new Error('malformed multipart body: a boundary not followed by CRLF or --');
+      buf = buf.subarray(2);
+      return state !== 'done';
+    }
+    if (state === 'headers') {
+      const end = buf.indexOf('\r\n\r\n');
+      if (end < 0) return false;
+      const headers = Object.fromEntries(
+        buf.subarray(0, end).toString('utf8').split('\r\n').map((l) => [l.slice(0, l.indexOf(':')).trim().toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
+      );
+      const disposition = headers['content-disposition'] ?? '';
+      const name = /\bname="([^"]*)"/.exec(disposition)?.[1];
+      if (name === undefined) throw new Error(`malformed multipart part: no name in ${JSON.stringify(disposition)}`);
+      // formidable's _getFileName turns the %22 a client wrote for `"` back into it.
+      const filename = /\bfilename="([^"]*)"/.exec(disposition)?.[1]?.replace(/%22/g, '"');
+      part = { name, filename, type: headers['content-type'] ?? (filename === undefined ? '' : 'application/octet-stream'), hash: createHash('sha256'), size: 0, chunks: [] };
+      buf = buf.subarray(end + 4);
+      state = 'body';
+      return true;
+    }
+    return false;
+  };
+  for await (const chunk of req) {
+    if (state === 'done') continue;
+    buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
+    while (step());
+  }
+  if (state !== 'done') throw new Error('malformed multipart body: it ended before its closing boundary');
+  return { fields, files };
 }
 
 interface StoredAttachment {
@@ -60,7 +149,12 @@ interface StoredChat {
 
 interface StoredMessage {
   guid: string;
-  text: string;
+  /**
+   * What Message.universalText gives before sanitizing: the text, U+FFFC where each attachment
+   * sits. null once every part is unsent: Messages then stores the text column as NULL and the
+   * attributedBody holds no string.
+   */
+  text: string | null;
   subject: string | null;
   from: string | null;
   isFromMe: boolean;
@@ -87,7 +181,8 @@ const PLACEHOLDER = '\uFFFC';
 /** helpers/utils.ts sanitizeStr. */
 const sanitizeStr = (val: string | null) => (val ? val.split(PLACEHOLDER).join('').trim() : val);
 
-type Injected = { status: number; body: unknown } | { hangMs: number } | { storeThenHangMs: number } | { reset: true } | { html: number };
+/** `redirect`: a 302 to that Location (a proxy in front of the Mac pointing elsewhere). */
+type Injected = { status: number; body: unknown } | { hangMs: number } | { storeThenHangMs: number } | { reset: true } | { html: number } | { redirect: string };
 
 const WEBHOOK_EVENTS = [
   '*', 'new-message', 'updated-message', 'message-send-error', 'group-name-change', 'group-icon-changed', 'group-icon-removed',
@@ -140,6 +235,12 @@ export class StandIn {
    * from iCloud): their download answers AttachmentRouter.download's 500 until `arrive(guid)`.
    */
   notOnDisk = new Set<string>();
+  /**
+   * Uploaded files larger than this are hashed (RecordedRequest's sha256 and size) but their bytes
+   * not kept, nor given to the attachment or upload made from them: a large-upload test then
+   * costs the stand-in no memory for the file.
+   */
+  keepFileBytesUpTo = Infinity;
   /** Answer GET /api/v1/message/:guid this much later (a slow Mac), in ms. */
   messageLookupDelayMs = 0;
   requests: RecordedRequest[] = [];
@@ -245,6 +346,41 @@ export class StandIn {
     return guid;
   }
 
+  /**
+   * The sender unsends part `partIndex` of a message (macOS Ventura and later): Messages sets
+   * date_edited (not date_retracted: "Apple doesn't even use this field", MessagePoller.ts), notes
+   * the part in message_summary_info's retracted parts and keeps the other parts; with none left
+   * the text is NULL and part_count 0. BlueBubbles' MessagePoller then emits `updated-entry`,
+   * posted as `updated-message` (handleUpdatedMessage), messageSummaryInfo null in it.
+   */
+  unsend(guid: string, partIndex: number, at = Date.now()) {
+    const m = this.messages.get(guid)!;
+    const parts = this.partsOf(m);
+    const gone = parts[partIndex];
+    if (!gone) throw new Error(`message ${guid} has no part ${partIndex}`);
+    if (gone.attachment) m.attachments = m.attachments.filter((a) => a !== gone.attachment);
+    const left = parts.filter((_, i) => i !== partIndex);
+    m.text = left.length === 0 ? null : left.map((p) => p.text).join('');
+    m.dateEdited = at;
+  }
+
+  /** The message's parts as its attributedBody numbers them: text runs, and each U+FFFC with its attachment. */
+  private partsOf(m: StoredMessage): { text: string; attachment?: string }[] {
+    const parts: { text: string; attachment?: string }[] = [];
+    const text = m.text ?? '';
+    let att = 0;
+    let start = 0;
+    for (let i = 0; i < text.length; i++) {
+      if (text[i] !== PLACEHOLDER) continue;
+      if (i > start) parts.push({ text: text.slice(start, i) });
+      parts.push({ text: PLACEHOLDER, attachment: m.attachments[att++] });
+      start = i + 1;
+    }
+    if (text.length > start) parts.push({ text: text.slice(start) });
+    for (; att < m.attachments.length; att++) parts.push({ text: PLACEHOLDER, attachment: m.attachments[att] });
+    return parts;
+  }
+
   /** A message that arrived on the Mac (not from me). */
   addIncoming(m: { from: string; text: string; chat?: StoredChat; attachments?: string[]; isAudioMessage?: boolean; subject?: string; dateCreated?: number }): StoredMessage {
     const chat = m.chat ?? this.directChat(m.from);
@@ -290,6 +426,7 @@ export class StandIn {
 
   /** The attributedBody Messages keeps: text runs, and one run per U+FFFC naming the attachment there (in order). */
   private attributedBody(m: StoredMessage) {
+    if (m.text === null) return null;
     const runs: { range: [number, number]; attributes: Record<string, unknown> }[] = [];
     let part = 0;
     let att = 0;
@@ -334,7 +471,7 @@ export class StandIn {
       // loadChatParticipants: members only for a group chat (style 43).
       out.chats = opts.withChats ? [this.serializeChat(m.chatGuid, opts.withParticipants && this.chats.get(m.chatGuid)?.style === 43, opts.forNotification)] : [];
     }
-    Object.assign(out, { messageSummaryInfo: null, payloadData: null, dateEdited: m.dateEdited, dateRetracted: null, partCount: 1 });
+    Object.assign(out, { messageSummaryInfo: null, payloadData: null, dateEdited: m.dateEdited, dateRetracted: null, partCount: this.partsOf(m).length });
     return out;
   }
 
@@ -373,21 +510,17 @@ export class StandIn {
   // ---- the HTTP side ---------------------------------------------------------
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse) {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const raw = Buffer.concat(chunks);
     const u = new URL(req.url ?? '/', 'http://x');
-    const rec: RecordedRequest = { method: req.method ?? 'GET', path: decodeURIComponent(u.pathname), query: Object.fromEntries(u.searchParams) };
+    const rec: RecordedRequest = { method: req.method ?? 'GET', path: decodeURIComponent(u.pathname), query: Object.fromEntries(u.searchParams), headers: req.headers };
     const ct = req.headers['content-type'] ?? '';
-    if (ct.startsWith('application/json') && raw.length) rec.json = JSON.parse(raw.toString('utf8'));
-    if (ct.startsWith('multipart/form-data')) {
-      const form = await new Response(raw, { headers: { 'content-type': ct } }).formData();
-      rec.fields = {};
-      rec.files = {};
-      for (const [k, v] of form.entries()) {
-        if (typeof v === 'string') rec.fields[k] = v;
-        else rec.files[k] = { name: (v as File).name, type: v.type, bytes: Buffer.from(await v.arrayBuffer()) };
-      }
+    const boundary = ct.startsWith('multipart/form-data') ? /boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(ct) : null;
+    if (boundary) {
+      Object.assign(rec, await readMultipart(req, (boundary[1] ?? boundary[2])!, this.keepFileBytesUpTo));
+    } else {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      const raw = Buffer.concat(chunks);
+      if (ct.startsWith('application/json') && raw.length) rec.json = JSON.parse(raw.toString('utf8'));
     }
     this.requests.push(rec);
 
@@ -405,6 +538,10 @@ export class StandIn {
         if (res.destroyed) return;
       } else if ('reset' in injected) {
         req.socket.destroy();
+        return;
+      } else if ('redirect' in injected) {
+        res.writeHead(302, { location: injected.redirect, 'content-type': 'text/plain' });
+        res.end('Found');
         return;
       } else if ('html' in injected) {
         res.writeHead(injected.html, { 'content-type': 'text/html' });
@@ -531,7 +668,7 @@ export class StandIn {
       let method = body.method ?? 'apple-script';
       if (body.effectId || body.subject || body.selectedMessageGuid) method = 'private-api';
       if (method === 'apple-script' && !body.tempGuid) return badRequest("A 'tempGuid' is required when sending via AppleScript");
-      if (!file || file.bytes.length === 0) return badRequest('Attachment not provided or was empty!');
+      if (!file || file.size === 0) return badRequest('Attachment not provided or was empty!');
       const isAudioMessage = body.isAudioMessage === 'true';
       if (method === 'private-api' && privateApiProblem(this)) return imessageError('Attachment Send Error', privateApiProblem(this)!);
       const to = this.recipientOf(body.chatGuid);
@@ -546,7 +683,7 @@ export class StandIn {
       const denied = privateApiMiddleware(this);
       if (denied) return denied;
       const file = r.files?.attachment;
-      if (!file || file.bytes.length === 0) return badRequest('Attachment not provided or was empty!');
+      if (!file || file.size === 0) return badRequest('Attachment not provided or was empty!');
       const ext = file.name.includes('.') ? file.name.slice(file.name.lastIndexOf('.')) : '';
       const path = `${randomUUID()}/${createHash('sha1').update(file.bytes).digest('hex')}${ext}`;
       this.uploads.set(path, { name: file.name, bytes: file.bytes });
