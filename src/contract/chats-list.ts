@@ -32,6 +32,8 @@ export const listChats = operation({
   method: 'GET',
   path: '/api/v1/chats',
   summary: 'The project\'s chats with their last message, newest activity first',
+  description:
+    'Page with next_cursor until it is null. The pages after the first list the chats as they were when the first page was read (each by its activity and last message up to then), so a chat that gets a message meanwhile is neither skipped nor repeated; what came since shows on a new first page.',
   tags: ['chats'],
   auth: 'tenant',
   query: ListChatsQuery,

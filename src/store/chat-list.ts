@@ -1,6 +1,7 @@
 /**
  * The tenant's chats by latest activity (the console's conversation list): each with its
- * handles and last message, newest activity first, keyset-paged on (activity, id).
+ * handles and last message, newest activity first, keyset-paged on (activity, id); with `asOf`,
+ * each chat as it was then (domain/messaging/chat-list.ts: the pages after a walk's first).
  */
 import { sql, type Kysely } from 'kysely';
 import type { DB } from './schema.js';
@@ -23,6 +24,8 @@ export interface ChatListQuery {
   search?: string;
   /** keyset: entries strictly after this (activity desc, id desc) */
   after?: { activityAt: number; id: string };
+  /** ms: each chat as it was then, its activity and last message from messages sent up to then */
+  asOf?: number;
 }
 
 type Row = DB['chats'] & {
@@ -35,6 +38,7 @@ export function chatListRepo(db: Kysely<DB>) {
   return {
     async list(q: ChatListQuery): Promise<ChatListEntry[]> {
       const activity = sql<number>`coalesce(m.sent_at, c.created_at)`;
+      const asOf = q.asOf === undefined ? sql`` : sql`and m2.sent_at <= ${q.asOf}`;
       const pattern = q.search ? `%${q.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%` : undefined;
       const rows = await sql<Row>`
         select c.*, l.handle as lead_handle, ${activity} as activity_at,
@@ -44,7 +48,7 @@ export function chatListRepo(db: Kysely<DB>) {
           m.sent_at as m_sent_at, m.delivered_at as m_delivered_at, m.read_at as m_read_at, m.edited_at as m_edited_at
         from chats c
         left join leads l on l.id = c.lead_id
-        left join messages m on m.id = (select m2.id from messages m2 where m2.chat_id = c.id and m2.tenant_id = c.tenant_id order by m2.sent_at desc, m2.id desc limit 1)
+        left join messages m on m.id = (select m2.id from messages m2 where m2.chat_id = c.id and m2.tenant_id = c.tenant_id ${asOf} order by m2.sent_at desc, m2.id desc limit 1)
         where c.tenant_id = ${q.tenantId}
         ${pattern ? sql`and (lower(coalesce(l.handle, '')) like ${pattern} escape '\\' or exists (select 1 from chat_participants p where p.chat_id = c.id and lower(p.handle) like ${pattern} escape '\\') or lower(coalesce(c.display_name, '')) like ${pattern} escape '\\')` : sql``}
         ${q.after ? sql`and (${activity} < ${q.after.activityAt} or (${activity} = ${q.after.activityAt} and c.id < ${q.after.id}))` : sql``}

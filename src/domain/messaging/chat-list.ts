@@ -1,5 +1,5 @@
 /** The project's chats by latest activity, for the console's conversation list (GET /chats). */
-import { decodeTimeCursor, encodeTimeCursor } from './time-cursor.js';
+import { decodeListCursor, encodeListCursor } from '../list-cursor.js';
 import type { Store } from '../../store/index.js';
 import type { ChatListEntry } from '../../store/chat-list.js';
 
@@ -12,18 +12,29 @@ export interface ChatListPage {
 
 export function chatList(deps: { store: Store }) {
   return {
+    /**
+     * A page, newest activity first. A new message moves its chat to the top, so a walk that
+     * followed the chats' activity as it is now would skip a chat not read yet that moved above
+     * the page read (and a page read again would repeat one). So the pages after the first list
+     * the chats as they were when the first was read: each by its activity up to then (the
+     * first page's newest activity, `asOfMs` in the cursor), with the last message it had then.
+     * Every chat is listed once per walk; what came after shows on a new first page.
+     */
     async page(tenantId: string, q: { limit: number; cursor?: string; search?: string }): Promise<ChatListPage> {
-      const at = q.cursor ? decodeTimeCursor(q.cursor) : undefined;
+      const at = q.cursor ? decodeListCursor('chats', tenantId, q.cursor) : undefined;
       const entries = await deps.store.chatList.list({
         tenantId,
         limit: q.limit + 1,
         search: q.search?.trim() || undefined,
-        after: at && { activityAt: at.atMs, id: at.id },
+        asOf: at?.asOfMs,
+        after: at && { activityAt: at.atMs!, id: at.id },
       });
       const more = entries.length > q.limit;
       const page = more ? entries.slice(0, q.limit) : entries;
       const last = page[page.length - 1];
-      return { entries: page, nextCursor: more && last ? encodeTimeCursor(last.activityAt, last.chat.id) : null };
+      // Every message a chat on the first page had then was at most its newest activity.
+      const asOfMs = at?.asOfMs ?? page[0]?.activityAt;
+      return { entries: page, nextCursor: more && last ? encodeListCursor('chats', tenantId, { atMs: last.activityAt, asOfMs, id: last.chat.id }) : null };
     },
   };
 }

@@ -14,7 +14,7 @@ import { assertGroupable, validateParts, type PartInput } from './parts.js';
 import { assertEffect, assertService } from './rules.js';
 import { CHATS_ROUTE, groupCreations } from './group-creations.js';
 import { groupDisplayName } from './group-changes.js';
-import { decodeTimeCursor, encodeTimeCursor } from './time-cursor.js';
+import { decodeListCursor, encodeListCursor } from '../list-cursor.js';
 
 export interface CreateChatInput {
   /** One handle (the lead's direct chat) or several (a new group). */
@@ -177,12 +177,14 @@ export function chatsService(deps: MessagingDeps, lim: Limits, out: Outbound, id
 
     async listMessages(tenant: Tenant, chatId: string, limit: number, cursor?: string): Promise<ChatPage> {
       const chat = await getChat(tenant, chatId);
-      const at = cursor ? decodeTimeCursor(cursor) : undefined;
-      const before = at && { sent_at: at.atMs, id: at.id };
+      // The chat's own cursors only: one of another chat (or project) is 1002, not a page of this one.
+      const scope = `${tenant.id}|${chat.id}`;
+      const at = cursor ? decodeListCursor('chatMessages', scope, cursor) : undefined;
+      const before = at && { sent_at: at.atMs!, id: at.id };
       const rows = await store.messages.listByChat(chat.id, limit + 1, before);
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
-      const nextCursor = rows.length > limit && last ? encodeTimeCursor(last.sent_at, last.id) : null;
+      const nextCursor = rows.length > limit && last ? encodeListCursor('chatMessages', scope, { atMs: last.sent_at, id: last.id }) : null;
       return { messages: page, nextCursor };
     },
   };

@@ -4,22 +4,16 @@ import { route } from '../../route.js';
 import { parseSince } from '../../since.js';
 import { eventRecordView, sendEventRecords } from '../../present/events.js';
 import { listEvents, type ListEventsResponse } from '../../../contract/events-list.js';
-import { DomainError } from '../../../errors/registry.js';
+import { decodeListCursor, encodeListCursor } from '../../../domain/list-cursor.js';
 import type { EventsService } from '../../../domain/events/service.js';
-
-/** The opaque cursor: the last event id of the page, base64url. */
-const encodeCursor = (eventId: string) => Buffer.from(eventId).toString('base64url');
-function decodeCursor(cursor: string): string {
-  const id = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (!/^evt_[0-9A-Z]{26}$/.test(id)) throw new DomainError(1002, 'cursor is not a value returned as next_cursor');
-  return id;
-}
 
 export function listEventsRoute(app: TypedApp, deps: { eventLog: EventsService }) {
   route(app, listEvents, async (req, reply) => {
     const q = req.query;
-    const beforeId = q.cursor ? decodeCursor(q.cursor) : undefined;
-    const page = await deps.eventLog.list(principalOf(req).tenant, {
+    const tenant = principalOf(req).tenant;
+    // The cursor is the page's last event id: events recorded meanwhile are newer, before it.
+    const beforeId = q.cursor ? decodeListCursor('events', tenant.id, q.cursor).id : undefined;
+    const page = await deps.eventLog.list(tenant, {
       type: q.type,
       status: q.status,
       leadId: q.lead_id,
@@ -29,7 +23,7 @@ export function listEventsRoute(app: TypedApp, deps: { eventLog: EventsService }
     });
     const body: ListEventsResponse = {
       events: page.events.map(eventRecordView),
-      next_cursor: page.nextBeforeId === null ? null : encodeCursor(page.nextBeforeId),
+      next_cursor: page.nextBeforeId === null ? null : encodeListCursor('events', tenant.id, { id: page.nextBeforeId }),
       count: page.events.length,
     };
     return sendEventRecords(reply, body);
