@@ -137,11 +137,12 @@ describe('SSE stream', () => {
       return putBuffer(...args);
     };
     try {
-      let photo: Promise<unknown> | undefined;
+      let bothRecorded!: () => void;
+      const recorded = new Promise<void>((r) => (bothRecorded = r));
       const stream = readStream(base, t.demo.signing_secret, {
         onOpen: () =>
           setTimeout(async () => {
-            photo = t.admin('POST', `/admin/v1/lines/${t.demo.phone_line_ids[0]}/simulate/inbound`, {
+            const photo = t.admin('POST', `/admin/v1/lines/${t.demo.phone_line_ids[0]}/simulate/inbound`, {
               from: '+14155550123', parts: [{ type: 'media', mime_type: 'image/png', filename: 'a.png', content_base64: Buffer.from('png bytes').toString('base64') }],
             });
             await atGate;
@@ -150,9 +151,20 @@ describe('SSE stream', () => {
             await new Promise((r) => setTimeout(r, 100)); // the stream has sent the text by now
             release();
             await photo;
+            bothRecorded();
           }, 30),
       });
-      const streamed = (await stream).frames.filter((f) => f.event === 'message.received').map((f) => JSON.parse(f.data!).payload);
+      const first = await stream;
+      await recorded;
+      const frames = first.frames.filter((f) => f.event === 'message.received');
+      // On a slow machine the stream may reach its end (700 ms here) before the photo is recorded:
+      // a client then resumes from the last event it had, as the close frame says, and must get it.
+      const close = JSON.parse(first.frames.at(-1)!.data!) as { last_event_id?: string };
+      if (frames.length < 2 && close.last_event_id) {
+        const resumed = await readStream(base, t.demo.signing_secret, { lastEventId: close.last_event_id, untilMs: 300 });
+        frames.push(...resumed.frames.filter((f) => f.event === 'message.received'));
+      }
+      const streamed = frames.map((f) => JSON.parse(f.data!).payload);
       expect(streamed.map((p: { text: string | null; media?: unknown[] }) => (p.text ? p.text : 'photo'))).toEqual(['sent while the photo was stored', 'photo']);
     } finally {
       t.blobs.putBuffer = putBuffer;

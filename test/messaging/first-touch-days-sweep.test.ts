@@ -40,7 +40,8 @@ describe('old daily first-touch counts', () => {
       if (day > 0) t.clock.advance(DAY_MS);
       expect((await send()).statusCode, `day ${day}`).toBe(200);
     }
-    const localMidnight = (ms: number) => ms - 23.5 * HOUR_MS;
+    // Midnight at UTC-12 is 12:00 UTC (the test clock moves on with real time: not firstDay - 23.5 h to the millisecond).
+    const localMidnight = (ms: number) => Math.floor((ms - 12 * HOUR_MS) / DAY_MS) * DAY_MS + 12 * HOUR_MS;
     expect(await countRows(t)).toEqual([0, 1, 2, 3, 4].map((d) => ({ day_start: localMidnight(firstDay + d * DAY_MS), n: 1 })));
 
     const swept = await t.services.sendReconciler.sweep();
