@@ -8,6 +8,7 @@
 import type { HubSpotConfig } from '../../config.js';
 import type { Clock } from '../../clock.js';
 import type { Store } from '../../store/index.js';
+import { localDate } from '../../domain/messaging/local-time.js';
 
 /**
  * What a call is counted as (the spec's table; `token_refresh` and `install` are shown but not
@@ -52,10 +53,8 @@ export interface HubSpotContact {
 
 export const CALL_TIMEOUT_MS = 10_000;
 
-/** YYYY-MM-DD of `ms` in `tz`. */
-export function dayIn(ms: number, tz: string): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(ms));
-}
+/** YYYY-MM-DD of `ms` in `tz` (the one local-time implementation: domain/messaging/local-time.ts). */
+export const dayIn = localDate;
 
 function retryAfterOf(h: Headers): number | undefined {
   const ra = h.get('retry-after');

@@ -5,10 +5,8 @@
  */
 import type { NumericErrorCode } from '../../errors/registry.js';
 import type { Store, Tenant, PhoneLine } from '../../store/index.js';
-import { FIRST_TOUCH_GAP_MS, FIRST_TOUCH_PER_LINE_PER_DAY, localDayStart, msUntilWindowOpens } from '../../domain/messaging/limits.js';
+import { FIRST_TOUCH_GAP_MS, FIRST_TOUCH_PER_LINE_PER_DAY, localDayStart, msUntilWindowOpens, nextLocalDayStart } from '../../domain/messaging/limits.js';
 import { DAILY_CAP_REACHED, capOutlastsWindow } from './send.js';
-
-const DAY_MS = 86_400_000;
 
 /** The card's short name for what stops a send now ("daily cap reached" is the spec's). */
 export type SendBlock = 'no line' | 'outside sending window' | typeof DAILY_CAP_REACHED | 'line gap' | 'no usable phone';
@@ -41,8 +39,9 @@ export async function firstTouchPreview(store: Store, tenant: Tenant, lines: Pho
     return { wouldBeFirstTouch: false, allowedNow: false, refusal: { error: 'no line', code: 3002, reason: 'neither the conversation\'s line nor any other line of this project can send right now' } };
   }
   const dayStart = localDayStart(now, tenant.timezone);
+  const nextDay = nextLocalDayStart(now, tenant.timezone);
   const capReached = async () => (await store.messages.tenantFirstTouches(tenant.id, dayStart)) >= tenant.daily_first_touch_cap;
-  const capRefusal = () => refused({ error: DAILY_CAP_REACHED, code: 4002, reason: `the project's daily first-touch cap (${tenant.daily_first_touch_cap}) is used up`, retryAfter: Math.ceil((dayStart + DAY_MS - now) / 1000) });
+  const capRefusal = () => refused({ error: DAILY_CAP_REACHED, code: 4002, reason: `the project's daily first-touch cap (${tenant.daily_first_touch_cap}) is used up`, retryAfter: Math.ceil((nextDay - now) / 1000) });
   const wait = msUntilWindowOpens(now, tenant);
   if (wait > 0) {
     // A window that opens again today finds the cap still reached: the cap is what stops the send (send.ts).
@@ -54,7 +53,7 @@ export async function firstTouchPreview(store: Store, tenant: Tenant, lines: Pho
   const freeAt = await Promise.all(
     lines.map(async (l) => {
       const [today, last] = await Promise.all([store.messages.firstTouchStats(l.id, dayStart), store.lineRuntime.lastFirstTouch(l.id)]);
-      if (today.count >= FIRST_TOUCH_PER_LINE_PER_DAY) return dayStart + DAY_MS;
+      if (today.count >= FIRST_TOUCH_PER_LINE_PER_DAY) return nextDay;
       return last === null ? now : Math.max(now, last + FIRST_TOUCH_GAP_MS);
     }),
   );

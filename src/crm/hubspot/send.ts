@@ -7,11 +7,8 @@
 import { DomainError } from '../../errors/registry.js';
 import type { Clock } from '../../clock.js';
 import type { Messaging } from '../../domain/messaging/index.js';
-import { localDayStart, msUntilWindowOpens } from '../../domain/messaging/limits.js';
+import { localDayStart, msUntilWindowOpens, nextLocalDayStart } from '../../domain/messaging/limits.js';
 import type { Store, Tenant } from '../../store/index.js';
-import { dayIn } from './client.js';
-
-const DAY_MS = 86_400_000;
 
 export interface CrmSend {
   phone: string;
@@ -77,7 +74,7 @@ function isLimitRefusal(err: unknown): err is DomainError {
  * "daily cap reached" then); a window that opens on a later local day finds it reset.
  */
 export function capOutlastsWindow(now: number, windowWaitMs: number, timezone: string): boolean {
-  return dayIn(now + windowWaitMs, timezone) === dayIn(now, timezone);
+  return now + windowWaitMs < nextLocalDayStart(now, timezone);
 }
 
 /** The limit, and the refusal to answer when it is not the pipeline's own (the window's words for what is the cap). */
@@ -90,7 +87,7 @@ async function limitReached(deps: { store: Store; clock: Clock }, tenant: Tenant
     if (!capOutlastsWindow(now, windowWait, tenant.timezone) || !(await capReached())) return { limit: 'outside sending window' };
     const { start, end } = tenant.sending_window;
     const cause = new DomainError(4002, `daily cap reached: the project's daily first-touch cap (${tenant.daily_first_touch_cap}) is used up today, and the sending window (${start}–${end} ${tenant.timezone}) opens again before it resets`, {
-      retryAfter: Math.ceil((dayStart + DAY_MS - now) / 1000),
+      retryAfter: Math.ceil((nextLocalDayStart(now, tenant.timezone) - now) / 1000),
     });
     return { limit: DAILY_CAP_REACHED, cause };
   }

@@ -39,7 +39,7 @@ export function accountsService(deps: {
       ...(s.status !== undefined && { status: s.status }),
       ...(s.crm_install_slots !== undefined && { crm_install_slots: s.crm_install_slots }),
     };
-    assertTimezone(next.timezone);
+    assertTimezone(next.timezone, s.timezone !== undefined);
     assertSendingWindow(next.sending_window);
     assertRateLimit(next.rate_limit);
     if (!Number.isInteger(next.daily_first_touch_cap) || next.daily_first_touch_cap < 0) {

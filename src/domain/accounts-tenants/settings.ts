@@ -22,12 +22,27 @@ export function assertSlug(slug: string): void {
   }
 }
 
-export function assertTimezone(tz: string): void {
+/**
+ * Names the runtime's time-zone data (ICU) takes that are not in the IANA database: Java's old
+ * three-letter IDs and the SystemV zones. They mislead ("BST" is Asia/Dhaka, not British Summer
+ * Time; "IST" India; "CST" Chicago; "AST" Anchorage; "ECT" Paris), so a new setting may not use
+ * them. IANA's own short names (UTC, GMT, EST, MST, HST, CET, EET, WET, MET, PRC, ROC, ROK) and
+ * links (US/Eastern, Etc/GMT+5, …) are IANA names and stay allowed, in any letter case.
+ */
+const NOT_IANA = new Set(['ACT', 'AET', 'AGT', 'ART', 'AST', 'BET', 'BST', 'CAT', 'CNT', 'CST', 'CTT', 'EAT', 'ECT', 'IET', 'IST', 'JST', 'MIT', 'NET', 'NST', 'PLT', 'PNT', 'PRT', 'PST', 'SST', 'VST']);
+
+/**
+ * A time zone the service can compute in. `asNewSetting`: it is being set now, so it must also be
+ * an IANA name (a zone saved before this rule keeps working, and other settings can still change).
+ */
+export function assertTimezone(tz: string, asNewSetting = true): void {
+  const invalid = () => new DomainError(1002, `timezone "${tz}" is not an IANA time zone (e.g. "America/New_York")`);
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: tz });
   } catch {
-    throw new DomainError(1002, `timezone "${tz}" is not an IANA time zone (e.g. "America/New_York")`);
+    throw invalid();
   }
+  if (asNewSetting && (NOT_IANA.has(tz.toUpperCase()) || /^systemv\//i.test(tz))) throw invalid();
 }
 
 export function assertSendingWindow(w: { start: string; end: string }): void {

@@ -10,6 +10,10 @@ import type { MessagingDeps } from './deps.js';
 import type { DriverCapability } from '../../drivers/types.js';
 import { sendsFrom } from '../lines/service.js';
 import { rateTokens } from './rate-tokens.js';
+import { localDayStart, msUntilDailyWindow, nextLocalDayStart } from './local-time.js';
+
+/** Local days in the tenant's timezone (local-time.ts, the one implementation; re-exported for the callers of before). */
+export { localDayStart, nextLocalDayStart };
 
 export const FIRST_TOUCH_GAP_MS = 10 * 60_000;
 export const FIRST_TOUCH_PER_LINE_PER_DAY = 30;
@@ -17,8 +21,8 @@ const DAY_MS = 86_400_000;
 /**
  * How long a project's daily first-touch count (store/first-touch-days.ts) is kept after its day
  * began; older rows are deleted by the reconciliation sweep (reconcile.ts). A count is taken while
- * its day is "today" in the project's timezone, and today's row began less than 24 hours ago in
- * every timezone (localDayStart subtracts the local time of day, whatever the zone's offset).
+ * its day is "today" in the project's timezone, and today's row began at most a local day ago: 24
+ * hours, or 25 on the day a clock goes back (local-time.ts: day_start is the true local midnight).
  * After its day, a slot may still be given back by a reservation taken before local midnight
  * that settles after it (at once, or when the sweep drops a group creation minutes later).
  * Three days covers both with more than a day to spare (for a project whose timezone changed,
@@ -27,43 +31,9 @@ const DAY_MS = 86_400_000;
  */
 export const FIRST_TOUCH_DAYS_KEPT_MS = 3 * DAY_MS;
 
-/** Local wall-clock parts of `ms` in `tz`. */
-function localParts(ms: number, tz: string) {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone: tz,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-  }).formatToParts(new Date(ms));
-  const get = (t: string) => Number(parts.find((p) => p.type === t)?.value ?? 0);
-  return { hour: get('hour'), minute: get('minute'), second: get('second') };
-}
-
-/** Start of the tenant's local day containing `ms` (DST days are off by at most the shift). */
-export function localDayStart(ms: number, tz: string): number {
-  const p = localParts(ms, tz);
-  return ms - ((p.hour * 60 + p.minute) * 60 + p.second) * 1000 - (ms % 1000);
-}
-
-const toMinutes = (hhmm: string) => {
-  const [h, m] = hhmm.split(':').map(Number);
-  return h! * 60 + m!;
-};
-
-/** 0 when `ms` is inside the window, else milliseconds until it opens. */
+/** 0 when `ms` is inside the tenant's sending window (its wall clock), else milliseconds until it opens. */
 export function msUntilWindowOpens(ms: number, tenant: Tenant): number {
-  const p = localParts(ms, tenant.timezone);
-  const now = p.hour * 60 + p.minute;
-  const start = toMinutes(tenant.sending_window.start);
-  const end = toMinutes(tenant.sending_window.end);
-  const inside = start < end ? now >= start && now < end : now >= start || now < end;
-  if (inside) return 0;
-  const minutes = (start - now + 1440) % 1440;
-  return minutes * 60_000 - p.second * 1000 - (ms % 1000);
+  return msUntilDailyWindow(ms, tenant.timezone, tenant.sending_window);
 }
 
 /**
@@ -95,8 +65,7 @@ export function limits(deps: MessagingDeps) {
   }
 
   /** Reserves a line for a first touch at `now` (the cap taken already), or throws 4002 with retry_after. */
-  async function reserveLine(tenant: Tenant, need: DriverCapability, now: number, dayStart: number, preferred?: PhoneLine): Promise<{ line: PhoneLine; previous: number | null }> {
-    const nextDay = dayStart + DAY_MS;
+  async function reserveLine(tenant: Tenant, need: DriverCapability, now: number, dayStart: number, nextDay: number, preferred?: PhoneLine): Promise<{ line: PhoneLine; previous: number | null }> {
     const lines = preferred ? [preferred] : await candidateLines(tenant, need);
     const scored = await Promise.all(
       lines.map(async (line) => {
@@ -146,7 +115,7 @@ export function limits(deps: MessagingDeps) {
         });
       }
       const dayStart = localDayStart(now, tenant.timezone);
-      const nextDay = dayStart + DAY_MS;
+      const nextDay = nextLocalDayStart(now, tenant.timezone);
       // The cap is taken first, atomically (store/first-touch-days.ts): a count of today's
       // messages would let every request racing for the last slot through.
       if (!(await store.firstTouchDays.take(tenant.id, dayStart, tenant.daily_first_touch_cap))) {
@@ -155,7 +124,7 @@ export function limits(deps: MessagingDeps) {
         });
       }
       try {
-        const line = await reserveLine(tenant, need, now, dayStart, preferred);
+        const line = await reserveLine(tenant, need, now, dayStart, nextDay, preferred);
         return {
           line: line.line,
           reservedAt: now,
