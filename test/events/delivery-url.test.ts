@@ -8,15 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { STORE_KINDS } from '../support/stores.js';
-import { startReceiver, type Receiver } from '../support/receiver.js';
+import { startReceiver, type Receiver, HAND_DRIVEN_DELIVERY_ENV } from '../support/receiver.js';
 import { prepareSandbox } from '../support/messaging.js';
-
-const ENV = {
-  BLUELINE_ALLOW_PRIVATE_NETWORKS: '1',
-  BLUELINE_DELIVERY_WORKER: '0',
-  BLUELINE_WEBHOOK_BACKOFF_MS: '0,0',
-  BLUELINE_WEBHOOK_TIMEOUT_MS: '300',
-};
 
 interface EventRecord {
   delivery: { status: string; url: string | null; attempts: { status: number; subscription_id: string }[] };
@@ -28,7 +21,7 @@ describe.each(STORE_KINDS)('delivery.url after the subscription url changed (%s)
   let b: Receiver;
   let subId: string;
   beforeAll(async () => {
-    t = await startTestApp(kind, ENV);
+    t = await startTestApp(kind, HAND_DRIVEN_DELIVERY_ENV);
     await prepareSandbox(t);
     [a, b] = await Promise.all([startReceiver(), startReceiver()]);
   });

@@ -9,15 +9,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { STORE_KINDS } from '../support/stores.js';
-import { startReceiver, type Receiver } from '../support/receiver.js';
+import { startReceiver, type Receiver, HAND_DRIVEN_DELIVERY_ENV } from '../support/receiver.js';
 import { prepareSandbox } from '../support/messaging.js';
-
-const ENV = {
-  BLUELINE_ALLOW_PRIVATE_NETWORKS: '1',
-  BLUELINE_DELIVERY_WORKER: '0',
-  BLUELINE_WEBHOOK_BACKOFF_MS: '0,0',
-  BLUELINE_WEBHOOK_TIMEOUT_MS: '300',
-};
 
 interface EventRecord {
   id: string;
@@ -29,7 +22,7 @@ describe.each(STORE_KINDS)('a disabled subscription on %s', (kind) => {
   let rx: Receiver;
   let subId: string;
   beforeAll(async () => {
-    t = await startTestApp(kind, ENV);
+    t = await startTestApp(kind, HAND_DRIVEN_DELIVERY_ENV);
     await prepareSandbox(t);
     rx = await startReceiver();
     subId = (await t.api('POST', '/api/v1/webhook-subscriptions', { url: rx.url, events: ['message.received'] })).json().id;

@@ -14,7 +14,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestStore, joinTestStore, type TestStore } from '../support/stores.js';
 import { startTestApp, type TestApp } from '../support/app.js';
-import { startReceiver, type Receiver } from '../support/receiver.js';
+import { startReceiver, type Receiver, HAND_DRIVEN_DELIVERY_ENV } from '../support/receiver.js';
 import { prepareSandbox } from '../support/messaging.js';
 import type { Repos } from '../../src/store/index.js';
 
@@ -135,12 +135,7 @@ describe('a replay and a worker changing jobs of one event at the same moment (p
   let two: Receiver;
   let subTwo: string;
   beforeAll(async () => {
-    t = await startTestApp('postgres', {
-      BLUELINE_ALLOW_PRIVATE_NETWORKS: '1',
-      BLUELINE_DELIVERY_WORKER: '0',
-      BLUELINE_WEBHOOK_BACKOFF_MS: '0,0',
-      BLUELINE_WEBHOOK_TIMEOUT_MS: '300',
-    });
+    t = await startTestApp('postgres', HAND_DRIVEN_DELIVERY_ENV);
     await prepareSandbox(t);
     [one, two] = [await startReceiver(), await startReceiver()];
     for (const rx of [one, two]) {

@@ -55,3 +55,14 @@ export async function startReceiver(fallback: Answer = 200): Promise<Receiver> {
       }),
   };
 }
+
+/**
+ * A service whose webhook deliveries the test drives by hand: no background worker (call its
+ * tick()), retries due at once, loopback receivers allowed, a short timeout.
+ */
+export const HAND_DRIVEN_DELIVERY_ENV = {
+  BLUELINE_ALLOW_PRIVATE_NETWORKS: '1',
+  BLUELINE_DELIVERY_WORKER: '0',
+  BLUELINE_WEBHOOK_BACKOFF_MS: '0,0',
+  BLUELINE_WEBHOOK_TIMEOUT_MS: '300',
+};
