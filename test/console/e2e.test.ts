@@ -92,7 +92,7 @@ describe.skipIf(skip)('console in Chromium', { timeout: 60_000 }, () => {
     await page.locator('.stat').first().waitFor();
     await expectAccessible('overview');
 
-    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('link', { name: 'Settings', exact: true }).click();
     await page.getByLabel('Opens at').fill('08:30');
     await page.getByLabel('Closes at').fill('19:45');
     await page.getByRole('button', { name: 'Save settings' }).click();
@@ -101,7 +101,7 @@ describe.skipIf(skip)('console in Chromium', { timeout: 60_000 }, () => {
     const settings = (await (await api('GET', '/api/v1/settings')).json()) as { settings: { sending_window: { start: string; end: string } } };
     expect(settings.settings.sending_window).toEqual({ start: '08:30', end: '19:45' });
 
-    await page.getByRole('link', { name: 'Developers' }).click();
+    await page.getByRole('link', { name: 'Developers', exact: true }).click();
     await page.getByLabel('Endpoint URL').fill(receiver.url);
     await page.getByRole('button', { name: 'Add endpoint' }).click();
     await page.getByText('It is shown only once').waitFor();
@@ -159,7 +159,7 @@ describe.skipIf(skip)('console in Chromium', { timeout: 60_000 }, () => {
   });
 
   it('tenant: an inbound message appears in the live tail and the events list, and replays', async () => {
-    await page.getByRole('link', { name: 'Events' }).click();
+    await page.getByRole('link', { name: 'Events', exact: true }).click();
     await page.getByRole('button', { name: 'Start live tail' }).click();
     await page.waitForTimeout(300);
     expect((await inject('Is the blue one in stock?')).status).toBe(202);
@@ -179,7 +179,7 @@ describe.skipIf(skip)('console in Chromium', { timeout: 60_000 }, () => {
   });
 
   it('tenant: the thread shows the message; a text and an image go out to the device', async () => {
-    await page.getByRole('link', { name: 'Conversations' }).click();
+    await page.getByRole('link', { name: 'Conversations', exact: true }).click();
     await page.locator('.chatrow', { hasText: CONTACT }).click();
     await page.locator('.bubble.in', { hasText: 'Is the blue one in stock?' }).waitFor();
     await page.getByLabel('Message text').fill('Yes! Want me to hold one?');
@@ -266,7 +266,7 @@ describe.skipIf(skip)('console in Chromium', { timeout: 60_000 }, () => {
       }
     })();
     handle.db.close();
-    await page.getByRole('link', { name: 'Events' }).click();
+    await page.getByRole('link', { name: 'Events', exact: true }).click();
     await page.locator('tr[data-event-id]').nth(49).waitFor();
     for (let i = 0; i < 3; i++) {
       const first = await page.locator('tr[data-event-id]').first().getAttribute('data-event-id');
@@ -340,11 +340,11 @@ describe.skipIf(skip)('console in Chromium', { timeout: 60_000 }, () => {
     await page.getByRole('button', { name: 'Create tenant' }).click();
     await page.locator('tr[data-tenant="acme"]').waitFor();
 
-    await page.getByRole('link', { name: 'Accounts' }).click();
+    await page.getByRole('link', { name: 'Accounts', exact: true }).click();
     await page.getByRole('heading', { name: 'All accounts' }).waitFor();
     await expectAccessible('operator accounts');
 
-    await page.getByRole('link', { name: 'Lines' }).click();
+    await page.getByRole('link', { name: 'Lines', exact: true }).click();
     await page.locator('form[aria-label="Add a line"] select[name="tenant"]').selectOption('acme');
     await page.getByLabel('Phone number').fill('+15550108888');
     await page.getByRole('button', { name: 'Add line' }).click();
@@ -368,7 +368,7 @@ describe.skipIf(skip)('console in Chromium', { timeout: 60_000 }, () => {
     const line = lines.phone_lines.find((l) => l.phone_number === '+15550108888')!;
     expect(line.tenant).toBe('acme');
 
-    await page.getByRole('link', { name: 'Simulator' }).click();
+    await page.getByRole('link', { name: 'Simulator', exact: true }).click();
     await page.getByLabel('Simulator line').selectOption(line.phone_line_id);
     await page.getByLabel('Text').fill('Hello Acme');
     await page.getByRole('button', { name: 'Inject inbound message' }).click();
@@ -376,13 +376,13 @@ describe.skipIf(skip)('console in Chromium', { timeout: 60_000 }, () => {
     await expectAccessible('operator simulator');
     // A restart of the line's service shows as a new epoch on the lines screen.
     expect((await api('POST', `/admin/v1/lines/${line.phone_line_id}/simulate/restart`, undefined, ADMIN)).status).toBe(200);
-    await page.getByRole('link', { name: 'Lines' }).click();
+    await page.getByRole('link', { name: 'Lines', exact: true }).click();
     await row.getByRole('button', { name: 'Check +15550108888' }).click();
     await row.getByTestId('service-epoch').filter({ hasNotText: epoch }).waitFor();
   });
 
   it("operator: the device log reads as words; a contact's tapback injected from the simulator shows in the thread", async () => {
-    await page.getByRole('link', { name: 'Simulator' }).click();
+    await page.getByRole('link', { name: 'Simulator', exact: true }).click();
     await page.getByLabel('Simulator line').selectOption(demo.phone_line_ids[0]!);
     // The tenant's tapback on the contact's question (an inbound message: only its guid is in the driver's entry).
     await page.locator('.devlog-row[data-kind="reaction"]', { hasText: `${CONTACT} → ❤️ Loved ‘Is the blue one in stock?’` }).waitFor();
@@ -411,7 +411,7 @@ describe.skipIf(skip)('console in Chromium', { timeout: 60_000 }, () => {
     await page.getByLabel('Tenant slug').fill(demo.tenant);
     await page.getByLabel('Signing secret').fill(demo.signing_secret);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('link', { name: 'Conversations' }).click();
+    await page.getByRole('link', { name: 'Conversations', exact: true }).click();
     await page.getByLabel('Search chats by handle').fill(CONTACT);
     await page.locator('.chatrow', { hasText: CONTACT }).click();
     const photo = page.locator('.bubble-row.out', { has: page.locator('img.bubble-img') });

@@ -228,12 +228,12 @@ describe.skipIf(skip)('console usability in Chromium', { timeout: 60_000 }, () =
     expect(await page.getByRole('alert').count()).toBe(0);
 
     // The demo account holds one tenant; the API's 2008 says to make it multi-tenant, which the console now can.
-    await page.getByRole('link', { name: 'Accounts' }).click();
+    await page.getByRole('link', { name: 'Accounts', exact: true }).click();
     await page.getByRole('button', { name: 'Allow more tenants for Demo account' }).click();
     await page.getByText('Demo account may now hold more than one tenant.').waitFor();
     await page.getByRole('row', { name: /Demo account/ }).getByText('multi-tenant').waitFor();
     expect(await axeViolations(page)).toEqual([]);
-    await page.getByRole('link', { name: 'Tenants' }).click();
+    await page.getByRole('link', { name: 'Tenants', exact: true }).click();
     await page.getByLabel('Slug').fill('second-shop');
     await page.getByLabel('Name').fill('Second shop');
     await page.getByRole('button', { name: 'Create tenant' }).click();
