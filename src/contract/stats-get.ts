@@ -3,7 +3,7 @@ import { DateTime, Nullable } from './common.js';
 import { operation } from './operation.js';
 
 export const DailyCount = Type.Object({
-  date: Type.String({ format: 'date', description: 'UTC day' }),
+  date: Type.String({ format: 'date', description: "the project's local calendar date (its timezone, as for the daily caps' today); a day is 23 or 25 hours when clocks change" }),
   phone_line_id: Nullable(Type.String()),
   sent: Type.Integer(),
   received: Type.Integer(),
@@ -12,7 +12,7 @@ export const DailyCount = Type.Object({
 
 export const StatsResponse = Type.Object({
   days: Type.Integer(),
-  daily: Type.Array(DailyCount, { description: 'one row per UTC day and line with any message, oldest first' }),
+  daily: Type.Array(DailyCount, { description: "one row per local day (the project's timezone) and line with any message, oldest first; the last `days` local days, today included" }),
   first_touches_today: Type.Object({
     used: Type.Integer(),
     cap: Type.Integer({ description: 'the daily first-touch cap' }),

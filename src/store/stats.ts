@@ -3,7 +3,7 @@ import { sql, type Kysely } from 'kysely';
 import type { DB } from './schema.js';
 
 export interface DailyCountRow {
-  /** the day's start (UTC ms) */
+  /** which day: an index into the `days` given to dailyCounts */
   day: number;
   lineId: string | null;
   direction: 'outbound' | 'inbound';
@@ -11,20 +11,44 @@ export interface DailyCountRow {
   count: number;
 }
 
-const DAY_MS = 86_400_000;
-
 export function statsRepo(db: Kysely<DB>) {
   return {
-    /** Messages since `sinceMs`, counted per UTC day, line, direction and failure. */
-    async dailyCounts(tenantId: string, sinceMs: number): Promise<DailyCountRow[]> {
-      // Integer division of epoch ms: one expression on SQLite and PostgreSQL (bigint / bigint).
-      const day = sql<number>`(sent_at / ${sql.lit(DAY_MS)}) * ${sql.lit(DAY_MS)}`;
+    /**
+     * Messages per day, line, direction and failure. `days`: the days' first instants (UTC ms),
+     * ascending; `end`: the instant after the last one. A message belongs to the last day that
+     * begins at or before it; messages before the first day or at/after `end` are left out.
+     * The days may be of any length (a project's local days of 23 or 25 hours): the caller
+     * computes them, so SQLite and PostgreSQL count the same without time-zone SQL.
+     *
+     * One statement: the tenant's messages in [days[0], end), each given its day by a CASE of
+     * comparisons with the boundaries (newest first), then counted.
+     */
+    async dailyCounts(tenantId: string, days: readonly number[], end: number): Promise<DailyCountRow[]> {
+      if (days.length === 0) return [];
+      // Boundaries as parameters: the SQL text depends only on how many days there are (SQLite keeps
+      // a prepared statement per text for good). The CASE is grouped by its alias in the outer select,
+      // so PostgreSQL does not compare two copies of it with different parameter numbers.
+      const whens = days
+        .map((start, i) => ({ start, i }))
+        .reverse()
+        .map(({ start, i }) => sql`when messages.sent_at >= ${start} then ${sql.lit(i)}`);
+      const day = sql<number>`case ${sql.join(whens, sql` `)} end`;
+      // Through the tenant's chats: each chat's messages of the period are a range of the
+      // (chat_id, sent_at) index, where `messages.tenant_id` has no index of its own (one would
+      // cost every send) and PostgreSQL read the whole table, every project's messages.
+      const counted = db
+        .selectFrom('chats')
+        .innerJoin('messages', 'messages.chat_id', 'chats.id')
+        .select([day.as('day'), 'messages.line_id', 'messages.direction', sql<number>`case when messages.status = 'failed' then 1 else 0 end`.as('failed')])
+        .where('chats.tenant_id', '=', tenantId)
+        .where('messages.tenant_id', '=', tenantId)
+        .where('messages.sent_at', '>=', days[0]!)
+        .where('messages.sent_at', '<', end)
+        .as('m');
       const rows = await db
-        .selectFrom('messages')
-        .select([day.as('day'), 'line_id', 'direction', sql<number>`case when status = 'failed' then 1 else 0 end`.as('failed'), sql<number>`count(*)`.as('n')])
-        .where('tenant_id', '=', tenantId)
-        .where('sent_at', '>=', sinceMs)
-        .groupBy([day, 'line_id', 'direction', sql`case when status = 'failed' then 1 else 0 end`])
+        .selectFrom(counted)
+        .select(['m.day', 'm.line_id', 'm.direction', 'm.failed', sql<number>`count(*)`.as('n')])
+        .groupBy(['m.day', 'm.line_id', 'm.direction', 'm.failed'])
         .execute();
       return rows.map((r) => ({ day: Number(r.day), lineId: r.line_id, direction: r.direction, failed: Number(r.failed) === 1, count: Number(r.n) }));
     },

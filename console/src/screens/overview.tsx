@@ -7,10 +7,22 @@ import { Badge, Card, ErrorBanner, Page, Spinner, Stat, ago } from '../ui.js';
 
 type Daily = Stats['daily'][number];
 
-function lastDays(n: number): string[] {
+/** YYYY-MM-DD: the date the calendar of `timeZone` shows at `ms`. */
+function dateIn(ms: number, timeZone: string): string {
+  const p: Record<string, string> = {};
+  for (const part of new Intl.DateTimeFormat('en-US', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(ms)) p[part.type] = part.value;
+  return `${p.year}-${p.month}-${p.day}`;
+}
+
+/**
+ * The last `n` dates of the project's calendar, today last: the service counts the chart's days
+ * in the project's timezone (as it counts the caps' "today"), not in UTC or the browser's zone.
+ */
+function lastDays(n: number, timeZone: string): string[] {
+  const [y, m, d] = dateIn(Date.now(), timeZone).split('-').map(Number) as [number, number, number];
   const out: string[] = [];
-  const today = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate());
-  for (let i = n - 1; i >= 0; i--) out.push(new Date(today - i * 86_400_000).toISOString().slice(0, 10));
+  // Calendar dates, not instants: no day is assumed to be 24 hours long.
+  for (let i = n - 1; i >= 0; i--) out.push(new Date(Date.UTC(y, m - 1, d - i)).toISOString().slice(0, 10));
   return out;
 }
 
@@ -21,8 +33,8 @@ const SERIES = [
 ] as const;
 
 /** Stacked daily bars, drawn as SVG (no chart library: it would double the first load). */
-function DailyChart({ daily, days, lineId }: { daily: Daily[]; days: number; lineId: string | 'all' }) {
-  const dates = lastDays(days);
+function DailyChart({ daily, days, lineId, timeZone }: { daily: Daily[]; days: number; lineId: string | 'all'; timeZone: string }) {
+  const dates = lastDays(days, timeZone);
   const rows = dates.map((d) => {
     const of = daily.filter((x) => x.date === d && (lineId === 'all' || x.phone_line_id === lineId));
     return { date: d, sent: of.reduce((s, x) => s + x.sent, 0), received: of.reduce((s, x) => s + x.received, 0), failed: of.reduce((s, x) => s + x.failed, 0) };
@@ -80,12 +92,14 @@ function DailyChart({ daily, days, lineId }: { daily: Daily[]; days: number; lin
 export function Overview() {
   const stats = useQuery({ queryKey: ['stats', 30], queryFn: () => client.stats.get({ days: 30 }), refetchInterval: 30_000 });
   const lines = useQuery({ queryKey: ['lines'], queryFn: () => client.lines.list() });
+  // The project's timezone: the chart's dates are its calendar's (the Settings screen shares this query).
+  const settings = useQuery({ queryKey: ['settings'], queryFn: () => client.settings.get() });
   const [line, setLine] = useState<string>('all');
   const s = stats.data;
   const lineName = (id: string | null) => lines.data?.find((l: PhoneLine) => l.phone_line_id === id)?.phone_number ?? id ?? '—';
   return (
     <Page title="Overview" subtitle="The last 30 days of your project">
-      <ErrorBanner error={stats.error ?? lines.error} />
+      <ErrorBanner error={stats.error ?? lines.error ?? settings.error} />
       {!s ? (
         stats.isPending && <Spinner />
       ) : (
@@ -117,7 +131,7 @@ export function Overview() {
               </label>
             }
           >
-            <DailyChart daily={s.daily} days={s.days} lineId={line} />
+            {settings.data ? <DailyChart daily={s.daily} days={s.days} lineId={line} timeZone={settings.data.timezone} /> : settings.isPending && <Spinner />}
           </Card>
           <Card title="Lines" actions={<Link to="/conversations" className="btn small">Open conversations</Link>}>
             <table className="table">

@@ -1,15 +1,16 @@
 /**
- * The console overview's numbers: messages per UTC day and line (sent, received, failed),
- * first touches used today against the caps, and how webhook delivery is going.
+ * The console overview's numbers: messages per local calendar day of the project (its time zone,
+ * the same "today" as the first-touch caps) and line (sent, received, failed), first touches used
+ * today against the caps, and how webhook delivery is going over those days.
  */
 import type { Clock } from '../../clock.js';
 import type { Store, Tenant } from '../../store/index.js';
-import { FIRST_TOUCH_PER_LINE_PER_DAY, localDayStart } from '../messaging/limits.js';
-
-const DAY_MS = 86_400_000;
+import { FIRST_TOUCH_PER_LINE_PER_DAY } from '../messaging/limits.js';
+import { localDate, localDayStart, nextLocalDayStart } from '../messaging/local-time.js';
 
 export interface DailyCounts {
-  day: number;
+  /** YYYY-MM-DD: the local date in the project's time zone */
+  date: string;
   lineId: string | null;
   sent: number;
   received: number;
@@ -28,10 +29,16 @@ export function statsService(deps: { store: Store; clock: Clock }) {
   return {
     async overview(tenant: Tenant, days: number): Promise<Overview> {
       const now = clock.now();
-      const since = Math.floor(now / DAY_MS) * DAY_MS - (days - 1) * DAY_MS;
-      const today = localDayStart(now, tenant.timezone);
+      const tz = tenant.timezone;
+      // The last `days` local days, today included: each from its true local midnight (a day is
+      // 23 or 25 hours when clocks change), computed here so that both stores count alike.
+      const today = localDayStart(now, tz);
+      const starts = [today];
+      while (starts.length < days) starts.unshift(localDayStart(starts[0]! - 1, tz));
+      const since = starts[0]!;
+      const dates = starts.map((start) => localDate(start, tz));
       const [rows, lines, used, webhooks] = await Promise.all([
-        store.stats.dailyCounts(tenant.id, since),
+        store.stats.dailyCounts(tenant.id, starts, nextLocalDayStart(now, tz)),
         store.lines.listByTenant(tenant.id),
         store.messages.tenantFirstTouches(tenant.id, today),
         store.stats.deliveryHealth(tenant.id, since),
@@ -40,7 +47,7 @@ export function statsService(deps: { store: Store; clock: Clock }) {
       for (const r of rows) {
         const key = `${r.day}|${r.lineId ?? ''}`;
         let d = byKey.get(key);
-        if (!d) byKey.set(key, (d = { day: r.day, lineId: r.lineId, sent: 0, received: 0, failed: 0 }));
+        if (!d) byKey.set(key, (d = { date: dates[r.day]!, lineId: r.lineId, sent: 0, received: 0, failed: 0 }));
         if (r.failed) d.failed += r.count;
         else if (r.direction === 'inbound') d.received += r.count;
         else d.sent += r.count;
@@ -50,7 +57,8 @@ export function statsService(deps: { store: Store; clock: Clock }) {
       );
       return {
         days,
-        daily: [...byKey.values()].sort((a, b) => a.day - b.day || (a.lineId ?? '').localeCompare(b.lineId ?? '')),
+        // YYYY-MM-DD sorts as the days do.
+        daily: [...byKey.values()].sort((a, b) => a.date.localeCompare(b.date) || (a.lineId ?? '').localeCompare(b.lineId ?? '')),
         firstTouchesToday: { used, cap: tenant.daily_first_touch_cap, perLine },
         webhooks,
       };

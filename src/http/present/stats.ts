@@ -7,7 +7,7 @@ export function statsView(o: Overview): StatsResponse {
   const { delivered, failed, pending, oldestPendingAt } = o.webhooks;
   return {
     days: o.days,
-    daily: o.daily.map((d) => ({ date: new Date(d.day).toISOString().slice(0, 10), phone_line_id: d.lineId, sent: d.sent, received: d.received, failed: d.failed })),
+    daily: o.daily.map((d) => ({ date: d.date, phone_line_id: d.lineId, sent: d.sent, received: d.received, failed: d.failed })),
     first_touches_today: {
       used: o.firstTouchesToday.used,
       cap: o.firstTouchesToday.cap,
