@@ -50,13 +50,39 @@ export interface LineReaction {
   atMs: number;
 }
 
+/** An inbound file's bytes, opened, and what the answer carrying them says of the file. */
+export interface InboundFileBody {
+  /**
+   * The bytes as they arrive, never held whole. It errors when they stop coming (the provider cut
+   * or stalled mid-file: the driver's own failure, e.g. a DriverFailure); read it to its end or
+   * destroy it (that lets go of the download).
+   */
+  body: Readable;
+  /** The type and name the provider served it with, for a part that names none. */
+  mimeType?: string;
+  filename?: string;
+}
+
+/** A media part of an inbound message: its bytes are fetched only when it is opened. */
+export interface InboundMedia {
+  type: 'media';
+  filename?: string;
+  mimeType?: string;
+  /**
+   * Starts fetching the bytes (a download begins here, not before). The domain calls it at most
+   * once, and only for a message it is about to record (never for one it has already). Rejects
+   * when the file cannot be had now (the driver's failure, as a send's would be).
+   */
+  open(): Promise<InboundFileBody>;
+}
+
 export interface InboundMessage {
   guid: string;
   /** the sender's handle, normalized */
   from: string;
   /** set for group messages: the provider's chat key and the members */
   group?: { chatKey: string; handles: string[]; displayName?: string };
-  parts: ({ type: 'text'; value: string } | { type: 'media'; filename?: string; mimeType?: string; bytes: Buffer })[];
+  parts: ({ type: 'text'; value: string } | InboundMedia)[];
   sentAt: number;
 }
 

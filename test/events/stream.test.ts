@@ -126,15 +126,15 @@ describe('SSE stream', () => {
   it('streams an event whose recording waited (media bytes being stored) after one recorded meanwhile: neither is skipped', async () => {
     // Hold the photo's bytes on their way to the blob store, so the text from another contact is
     // recorded while the photo is still on its way, a second later by the service clock.
-    const putBuffer = t.blobs.putBuffer.bind(t.blobs);
+    const put = t.blobs.put.bind(t.blobs);
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     let reached!: () => void;
     const atGate = new Promise<void>((r) => (reached = r));
-    t.blobs.putBuffer = async (...args: Parameters<typeof putBuffer>) => {
+    t.blobs.put = async (...args: Parameters<typeof put>) => {
       reached();
       await gate;
-      return putBuffer(...args);
+      return put(...args);
     };
     try {
       let bothRecorded!: () => void;
@@ -167,7 +167,7 @@ describe('SSE stream', () => {
       const streamed = frames.map((f) => JSON.parse(f.data!).payload);
       expect(streamed.map((p: { text: string | null; media?: unknown[] }) => (p.text ? p.text : 'photo'))).toEqual(['sent while the photo was stored', 'photo']);
     } finally {
-      t.blobs.putBuffer = putBuffer;
+      t.blobs.put = put;
     }
   });
 

@@ -4,7 +4,7 @@
  * messages arriving as if a person sent them.
  */
 import { randomUUID } from 'node:crypto';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { DomainError } from '../../errors/registry.js';
 import type { Clock } from '../../clock.js';
 import type { Store, PhoneLine } from '../../store/index.js';
@@ -128,7 +128,7 @@ export function simulatorControls(deps: { store: Store; clock: Clock; events: Dr
         parts: parts.map((p) =>
           p.type === 'text'
             ? { type: 'text' as const, value: p.value ?? '' }
-            : { type: 'media' as const, filename: p.filename, mimeType: p.mimeType, bytes: Buffer.from(p.contentBase64 ?? '', 'base64') },
+            : { type: 'media' as const, filename: p.filename, mimeType: p.mimeType, open: async () => ({ body: Readable.from([Buffer.from(p.contentBase64 ?? '', 'base64')]) }) },
         ),
         sentAt: clock.now(),
       });

@@ -19,6 +19,15 @@ import type { InboundPart } from '../events/envelope.js';
 import { inboundRecord } from './inbound-record.js';
 import { recordDirectInbound } from './inbound-direct.js';
 
+/**
+ * The largest inbound file kept. The spec limits uploads (100 MB per PUT), not inbound files; a
+ * file was held whole in a Buffer before it was streamed, so none larger than Node 20's largest
+ * Buffer (4 GiB) was ever kept: that ceiling stays, and nothing below it is refused. A larger file
+ * fails its message (BlobTooLarge), as it failed before (it could not be held), and nothing of it
+ * is kept. It also sets the S3 store's part size, which stays at its 5 MiB minimum for this limit.
+ */
+export const MAX_INBOUND_FILE_BYTES = 4 * 1024 ** 3;
+
 export interface LineEventsDeps {
   store: Store;
   clock: Clock;
@@ -99,13 +108,27 @@ export function lineEvents(deps: LineEventsDeps): DriverEvents {
       if (hasMedia && (await store.messages.byProviderGuid(lineId, msg.guid))) return;
 
       // Media bytes first (outside the transaction): an orphaned blob is harmless, a lost one is not.
+      // Each file streams from the driver into the blob store (never held whole); its size is what
+      // was written. A file that fails (not to be had yet, cut off mid-body) fails the message as
+      // the driver's failure, and the files stored before it are deleted: nothing is kept of it.
       const media: { id: string; blobKey: string; filename?: string; mimeType: string; size: number }[] = [];
-      for (const p of msg.parts) {
-        if (p.type !== 'media') continue;
-        const id = `in_${randomHex(16)}`;
-        const blobKey = `in/${id}`;
-        await blobs.putBuffer(blobKey, p.bytes);
-        media.push({ id, blobKey, filename: p.filename, mimeType: p.mimeType || 'application/octet-stream', size: p.bytes.length });
+      try {
+        for (const p of msg.parts) {
+          if (p.type !== 'media') continue;
+          const id = `in_${randomHex(16)}`;
+          const blobKey = `in/${id}`;
+          const file = await p.open();
+          let size: number;
+          try {
+            size = await blobs.put(blobKey, file.body, MAX_INBOUND_FILE_BYTES);
+          } finally {
+            file.body.destroy(); // read to its end, or given up: either way the download is let go
+          }
+          media.push({ id, blobKey, filename: p.filename || file.filename, mimeType: p.mimeType || file.mimeType || 'application/octet-stream', size });
+        }
+      } catch (err) {
+        await Promise.all(media.map((m) => blobs.delete(m.blobKey).catch(() => {})));
+        throw err;
       }
       let mediaIndex = 0;
       const parts: InboundPart[] = msg.parts.map((p) => {

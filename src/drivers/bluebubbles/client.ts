@@ -10,6 +10,7 @@
  * - JSON answers are the `{ status, message, data, error }` envelope; a non-2xx
  *   answer becomes a BlueBubblesError carrying BlueBubbles' own message texts.
  */
+import { Readable } from 'node:stream';
 import type { MultipartBody } from '../../net/multipart.js';
 import type { BBEnvelope } from './api-types.js';
 import type { BlueBubblesConfig } from './config.js';
@@ -51,7 +52,11 @@ export interface RequestOptions {
 }
 
 export interface Download {
-  bytes: Buffer;
+  /**
+   * The file's bytes as they arrive (never held whole). The request's timeout covers them too: a
+   * body that stalls or is cut off errors with the failure (mapped by the caller's `failure`).
+   */
+  body: Readable;
   contentType?: string;
   filename?: string;
 }
@@ -176,20 +181,50 @@ export class BlueBubblesClient {
     return env as BBEnvelope<T>;
   }
 
-  /** A file download; resolves with the bytes exactly as served. */
-  async download(path: string, query: Record<string, string> = {}, timeoutMs?: number): Promise<Download> {
+  /**
+   * A file download: resolves once the answer's headers are in, with the bytes exactly as served to
+   * be read as they arrive. A body that breaks off or outlasts the timeout errors with
+   * `failure(the BlueBubblesError)`, as a failed request is mapped by the caller.
+   */
+  async download(path: string, query: Record<string, string> = {}, timeoutMs?: number, failure: (err: BlueBubblesError) => unknown = (err) => err): Promise<Download> {
     const what = `GET ${path}`;
     const res = await this.send('GET', path, { query, timeoutMs });
     if (!res.ok) throw this.httpError(res, what, await this.readText(res, what));
-    let bytes: Buffer;
-    try {
-      bytes = Buffer.from(await res.arrayBuffer());
-    } catch (err) {
-      throw this.transportError(err, what, timeoutMs ?? this.cfg.timeoutMs);
-    }
     const contentType = res.headers.get('content-type')?.split(';')[0]?.trim() || undefined;
-    return { bytes, contentType, filename: filenameFrom(res.headers.get('content-disposition')) };
+    const body = streamOf(res, (err) => failure(this.transportError(err, what, timeoutMs ?? this.cfg.timeoutMs)));
+    return { body, contentType, filename: filenameFrom(res.headers.get('content-disposition')) };
   }
+}
+
+/**
+ * fetch's body as a Node stream, read as the consumer asks (its backpressure reaches the socket),
+ * its errors passed through `failure`; destroying it early cancels the download.
+ */
+function streamOf(res: Response, failure: (err: unknown) => unknown): Readable {
+  const reader = res.body?.getReader();
+  return new Readable({
+    read() {
+      if (!reader) return void this.push(null);
+      const next = (): void => {
+        reader.read().then(
+          ({ done, value }) => {
+            if (this.destroyed) return;
+            if (done) return void this.push(null);
+            if (value.byteLength === 0) return next();
+            this.push(value);
+          },
+          (err: unknown) => {
+            if (!this.destroyed) this.destroy(failure(err) as Error);
+          },
+        );
+      };
+      next();
+    },
+    destroy(err, cb) {
+      reader?.cancel().catch(() => {});
+      cb(err);
+    },
+  });
 }
 
 /** fetch's failure for a redirect it was told not to follow (redirect: 'error'). */

@@ -15,11 +15,12 @@
  * group still come without members, GET /api/v1/chat/:guid?with=participants
  * (ChatRouter.find) names them.
  *
- * - `new-message`, not from me → full message → every visible attachment
- *   downloaded with ?original=true (bytes untouched, so an Apple voice memo
- *   arrives as the CAF it is) → events.inbound with the parts in display order
- *   (orderParts: from the attributedBody's runs; `text` itself has no U+FFFC left,
- *   BlueBubbles strips them).
+ * - `new-message`, not from me → full message → events.inbound with the parts in
+ *   display order (orderParts: from the attributedBody's runs; `text` itself has no
+ *   U+FFFC left, BlueBubbles strips them); each visible attachment is a media part
+ *   that downloads it with ?original=true (bytes untouched, so an Apple voice memo
+ *   arrives as the CAF it is) when the domain opens it: streamed, and not at all for
+ *   a message already recorded.
  * - `new-message` from me carrying our `tempGuid` → events.sendMatched: a send
  *   reported under its tempGuid is known by BlueBubbles' real guid from then on.
  * - `updated-message` for a message someone sent us, with dateEdited → events.edited; not when
@@ -31,7 +32,7 @@
  *   line's own Mac → events.reaction; never an inbound message.
  * Repeats are handled once per process (ledger.once).
  */
-import type { DriverContext, InboundMessage } from '../types.js';
+import type { DriverContext, InboundFileBody, InboundMessage } from '../types.js';
 import { DriverFailure } from '../types.js';
 import { type BBAttachment, type BBChat, type BBMessage, type BBWebhookEvent } from './api-types.js';
 import { BlueBubblesClient } from './client.js';
@@ -167,16 +168,25 @@ async function chatParticipants(client: BlueBubblesClient, chatGuid: string): Pr
   }
 }
 
-async function downloadAttachment(client: BlueBubblesClient, a: BBAttachment) {
+/**
+ * Starts the attachment's download: its failures, before the body (a file not on the Mac yet, a
+ * missing one) or in it (cut off, stalled past the timeout), in the driver's terms.
+ */
+async function openAttachment(client: BlueBubblesClient, a: BBAttachment): Promise<InboundFileBody> {
+  const failure = (err: unknown) => toDriverFailure(err, 'download');
   try {
     // original=true: the file as Messages stored it (no HEIC→JPEG or CAF→MP3 conversion).
-    return await client.download(`/api/v1/attachment/${encodeURIComponent(a.guid!)}/download`, { original: 'true' }, client.timeoutMs * 2);
+    const file = await client.download(`/api/v1/attachment/${encodeURIComponent(a.guid!)}/download`, { original: 'true' }, client.timeoutMs * 2, failure);
+    return { body: file.body, mimeType: file.contentType, filename: file.filename };
   } catch (err) {
-    throw toDriverFailure(err, 'download');
+    throw failure(err);
   }
 }
 
-/** Builds the InboundMessage (downloading media); undefined with a reason when there is nothing to report. */
+/**
+ * Builds the InboundMessage; undefined with a reason when there is nothing to report. Media is not
+ * downloaded here: each media part downloads its attachment when the domain opens it.
+ */
 export async function toInboundMessage(client: BlueBubblesClient, m: BBMessage, nowMs: number): Promise<InboundMessage | { skip: string }> {
   if (m.isFromMe) return { skip: 'from me' };
   if (typeof m.itemType === 'number' && m.itemType !== 0) return { skip: `not a message (itemType ${m.itemType})` };
@@ -196,13 +206,8 @@ export async function toInboundMessage(client: BlueBubblesClient, m: BBMessage, 
       continue;
     }
     const a = attachments[p.index]!;
-    const file = await downloadAttachment(client, a);
-    parts.push({
-      type: 'media',
-      bytes: file.bytes,
-      filename: a.transferName || file.filename || undefined,
-      mimeType: a.mimeType || file.contentType || undefined,
-    });
+    // Without a name or type of its own, the download's headers give them (InboundFileBody).
+    parts.push({ type: 'media', filename: a.transferName || undefined, mimeType: a.mimeType || undefined, open: () => openAttachment(client, a) });
   }
   if (parts.length === 0) return { skip: 'no text and no attachments' };
 

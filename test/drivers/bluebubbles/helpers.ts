@@ -20,8 +20,29 @@ export function memoryState(): DriverStatePort & { epochs: Map<string, string> }
   };
 }
 
+/** An inbound message as the collector read it: each media part opened and read whole (as the domain would store it). */
+export type ReadMessage = Omit<InboundMessage, 'parts'> & {
+  parts: ({ type: 'text'; value: string } | { type: 'media'; filename?: string; mimeType?: string; bytes: Buffer })[];
+};
+
+/** Reads each media part of `message` (opening it, so a driver's download happens here, as in the domain). */
+export async function readMessage(message: InboundMessage): Promise<ReadMessage> {
+  const parts: ReadMessage['parts'] = [];
+  for (const p of message.parts) {
+    if (p.type === 'text') {
+      parts.push(p);
+      continue;
+    }
+    const file = await p.open();
+    const chunks: Buffer[] = [];
+    for await (const c of file.body) chunks.push(c as Buffer);
+    parts.push({ type: 'media', filename: p.filename || file.filename, mimeType: p.mimeType || file.mimeType, bytes: Buffer.concat(chunks) });
+  }
+  return { ...message, parts };
+}
+
 export interface Collector extends DriverEvents {
-  inbound_: { lineId: string; message: InboundMessage }[];
+  inbound_: { lineId: string; message: ReadMessage }[];
   receipts: { lineId: string; guid: string; kind: 'delivered' | 'read'; atMs: number }[];
   edits: { lineId: string; guid: string; text: string; atMs: number }[];
   matches: { lineId: string; provisionalGuid: string; realGuid: string }[];
@@ -39,7 +60,7 @@ export function collector(): Collector {
       c.reactions.push({ lineId, reaction });
     },
     async inbound(lineId, message) {
-      c.inbound_.push({ lineId, message });
+      c.inbound_.push({ lineId, message: await readMessage(message) });
     },
     async receipt(lineId, guid, kind, atMs) {
       c.receipts.push({ lineId, guid, kind, atMs });

@@ -181,8 +181,21 @@ const PLACEHOLDER = '\uFFFC';
 /** helpers/utils.ts sanitizeStr. */
 const sanitizeStr = (val: string | null) => (val ? val.split(PLACEHOLDER).join('').trim() : val);
 
-/** `redirect`: a 302 to that Location (a proxy in front of the Mac pointing elsewhere). */
-type Injected = { status: number; body: unknown } | { hangMs: number } | { storeThenHangMs: number } | { reset: true } | { html: number } | { redirect: string };
+/**
+ * `redirect`: a 302 to that Location (a proxy in front of the Mac pointing elsewhere).
+ * `cutAfter` / `stallAfter` (a file download): the answer's headers with the whole file's
+ * Content-Length, that many of its bytes, then the connection cut, or nothing more until the
+ * client gives up.
+ */
+type Injected =
+  | { status: number; body: unknown }
+  | { hangMs: number }
+  | { storeThenHangMs: number }
+  | { reset: true }
+  | { html: number }
+  | { redirect: string }
+  | { cutAfter: number }
+  | { stallAfter: number };
 
 const WEBHOOK_EVENTS = [
   '*', 'new-message', 'updated-message', 'message-send-error', 'group-name-change', 'group-icon-changed', 'group-icon-removed',
@@ -547,6 +560,14 @@ export class StandIn {
         res.writeHead(injected.html, { 'content-type': 'text/html' });
         res.end('<html><body>Bad gateway</body></html>');
         return;
+      } else if ('cutAfter' in injected || 'stallAfter' in injected) {
+        const answer = this.route(rec);
+        if (!answer || !('file' in answer)) throw new Error('cutAfter / stallAfter need a file download');
+        this.fileHead(res, answer);
+        const part = answer.file.subarray(0, 'cutAfter' in injected ? injected.cutAfter : injected.stallAfter);
+        // Cut: the connection goes once the part is written. Stall: it stays open, silent.
+        res.write(part, () => 'cutAfter' in injected && req.socket.destroy());
+        return;
       } else {
         return this.reply(res, injected);
       }
@@ -569,11 +590,15 @@ export class StandIn {
       return;
     }
     if ('file' in answer) {
-      res.writeHead(200, { 'content-type': answer.mime, 'content-length': answer.file.length, 'content-disposition': `attachment; filename="${answer.name}"` });
+      this.fileHead(res, answer);
       res.end(answer.file);
       return;
     }
     this.reply(res, answer);
+  }
+
+  private fileHead(res: http.ServerResponse, a: { file: Buffer; mime: string; name: string }) {
+    res.writeHead(200, { 'content-type': a.mime, 'content-length': a.file.length, 'content-disposition': `attachment; filename="${a.name}"` });
   }
 
   private reply(res: http.ServerResponse, a: { status: number; body: unknown }) {
