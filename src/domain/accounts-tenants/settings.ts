@@ -24,10 +24,11 @@ export function assertSlug(slug: string): void {
 
 /**
  * Names the runtime's time-zone data (ICU) takes that are not in the IANA database: Java's old
- * three-letter IDs and the SystemV zones. They mislead ("BST" is Asia/Dhaka, not British Summer
- * Time; "IST" India; "CST" Chicago; "AST" Anchorage; "ECT" Paris), so a new setting may not use
- * them. IANA's own short names (UTC, GMT, EST, MST, HST, CET, EET, WET, MET, PRC, ROC, ROK) and
- * links (US/Eastern, Etc/GMT+5, …) are IANA names and stay allowed, in any letter case.
+ * three-letter IDs and the SystemV zones (and, below, UTC offsets). They mislead ("BST" is
+ * Asia/Dhaka, not British Summer Time; "IST" India; "CST" Chicago; "AST" Anchorage; "ECT"
+ * Paris), so a new setting may not use them. IANA's own short names (UTC, GMT, EST, MST, HST,
+ * CET, EET, WET, MET, PRC, ROC, ROK) and links (US/Eastern, Etc/GMT+5, …) are IANA names and
+ * stay allowed, in any letter case.
  */
 const NOT_IANA = new Set(['ACT', 'AET', 'AGT', 'ART', 'AST', 'BET', 'BST', 'CAT', 'CNT', 'CST', 'CTT', 'EAT', 'ECT', 'IET', 'IST', 'JST', 'MIT', 'NET', 'NST', 'PLT', 'PNT', 'PRT', 'PST', 'SST', 'VST']);
 
@@ -42,7 +43,9 @@ export function assertTimezone(tz: string, asNewSetting = true): void {
   } catch {
     throw invalid();
   }
-  if (asNewSetting && (NOT_IANA.has(tz.toUpperCase()) || /^systemv\//i.test(tz))) throw invalid();
+  // An offset ("+05:00") names no zone's rules; Node 24's Intl takes it (ECMA-402 offset time
+  // zones), Node 20's does not.
+  if (asNewSetting && (NOT_IANA.has(tz.toUpperCase()) || /^systemv\//i.test(tz) || /^[+\-\u2212]/.test(tz))) throw invalid();
 }
 
 export function assertSendingWindow(w: { start: string; end: string }): void {

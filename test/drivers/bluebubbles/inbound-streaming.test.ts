@@ -189,8 +189,13 @@ describe('BlueBubbles inbound attachments, streamed into the blob store', () => 
     expect(stored.digest('hex')).toBe(hash.digest('hex'));
   });
 
-  it('stores a 100 MiB attachment byte for byte while the process grows by less than 64 MB', async () => {
-    const size = 100 * MiB;
+  // Held whole, a file grows the process by at least its size. Streamed, the growth is the chunks
+  // V8 has not collected yet, whatever the file's size: ~12-25 MB on Node 20, but 72-96 MB on Node 24,
+  // whose collector lets more external memory build up before it runs (with a collection every
+  // 20 ms it is ~14 MB there too). So the file is 256 MiB and the bound half of it: a margin on
+  // both Node versions, and far below what holding the file would take.
+  it('stores a 256 MiB attachment byte for byte while the process grows by less than half of it', async () => {
+    const size = 256 * MiB;
     const big = randomBytes(size);
     const warm = bb.addAttachment({ bytes: randomBytes(2 * MiB), mimeType: 'video/mp4', transferName: 'warmup.mp4' });
     const att = bb.addAttachment({ bytes: big, mimeType: 'video/quicktime', transferName: 'big.mov' });
@@ -216,8 +221,8 @@ describe('BlueBubbles inbound attachments, streamed into the blob store', () => 
       for await (const chunk of fs.createReadStream(path.join(dir, 'blobs', blobKey))) hash.update(chunk as Buffer);
       expect(hash.digest('hex')).toBe(sha256(big));
       const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`;
-      console.log(`100 MiB attachment from BlueBubbles: RSS growth ${mb(peakRss - baselineRss)} (heap ${mb(growth.heapUsed)}, array buffers ${mb(growth.arrayBuffers)})`);
-      expect((peakRss - baselineRss) / 1e6).toBeLessThan(64);
+      console.log(`256 MiB attachment from BlueBubbles: RSS growth ${mb(peakRss - baselineRss)} (heap ${mb(growth.heapUsed)}, array buffers ${mb(growth.arrayBuffers)})`);
+      expect(peakRss - baselineRss).toBeLessThan(size / 2);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
