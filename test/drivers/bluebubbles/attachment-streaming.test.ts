@@ -196,8 +196,12 @@ describe('BlueBubbles outbound attachments, streamed', () => {
     ]);
   });
 
-  it('sends a 100 MiB blob whole (sha256 at the Mac) while the process grows by less than 64 MB', async () => {
-    const size = 100 * MiB;
+  // Held whole, a file grows the process by at least its size. Streamed, the growth is the chunks V8
+  // has not collected yet, whatever the file's size (20-52 MB measured on Node 20 and 24 for 100
+  // MiB; Node 24 lets more build up before it collects on downloads: inbound-streaming.test.ts).
+  // So the file is 256 MiB and the bound half of it: a margin wherever the collector runs.
+  it('sends a 256 MiB blob whole (sha256 at the Mac) while the process grows by less than half of it', async () => {
+    const size = 256 * MiB;
     bb.keepFileBytesUpTo = MiB; // the stand-in hashes the file and keeps no copy
     await storeRandom(blobs, 'att/warmup', 2 * MiB);
     const sha256 = await storeRandom(blobs, 'att/big', size);
@@ -217,9 +221,8 @@ describe('BlueBubbles outbound attachments, streamed', () => {
     expect(req.files!.attachment).toMatchObject({ size, sha256, name: 'big.mov' });
     expect(Number(req.headers['content-length'])).toBeGreaterThan(size);
     expect(bb.messages.get(guid)).toBeDefined();
-    const growthMB = (peakRss - baselineRss) / 1e6;
     const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`;
-    console.log(`100 MiB attachment to BlueBubbles: RSS growth ${mb(peakRss - baselineRss)} (heap ${mb(growth.heapUsed)}, array buffers ${mb(growth.arrayBuffers)})`);
-    expect(growthMB).toBeLessThan(64);
+    console.log(`256 MiB attachment to BlueBubbles: RSS growth ${mb(peakRss - baselineRss)} (heap ${mb(growth.heapUsed)}, array buffers ${mb(growth.arrayBuffers)})`);
+    expect(peakRss - baselineRss).toBeLessThan(size / 2);
   }, 180_000);
 });
