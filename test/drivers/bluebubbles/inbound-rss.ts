@@ -18,6 +18,7 @@ import { handleBlueBubblesWebhook } from '../../../src/drivers/bluebubbles/inbou
 import { createLogger } from '../../../src/logging.js';
 import { buildServices } from '../../../src/services.js';
 import { openStore } from '../../../src/store/index.js';
+import { memoryPeak } from '../../support/memory-peak.js';
 
 const [dir, config, bodies] = [process.argv[2]!, JSON.parse(process.argv[3]!) as Record<string, unknown>, JSON.parse(process.argv[4]!) as { data: { guid: string } }[]];
 const store = await openStore({ sqlitePath: path.join(dir, 'blueline.sqlite'), masterKey: randomBytes(32) });
@@ -30,21 +31,10 @@ const { line } = await services.lines.create({ tenant: tenant.slug, phone_number
 const ctx = services.drivers.contextFor(line);
 
 for (const body of bodies.slice(0, -1)) await handleBlueBubblesWebhook(ctx, line.id, body);
-global.gc?.();
-const base = process.memoryUsage();
-const peak = { ...base };
-const sample = () => {
-  const now = process.memoryUsage();
-  for (const k of ['rss', 'heapUsed', 'external', 'arrayBuffers'] as const) peak[k] = Math.max(peak[k], now[k]);
-};
-const sampler = setInterval(sample, 5);
 const last = bodies[bodies.length - 1]!;
-const outcome = await handleBlueBubblesWebhook(ctx, line.id, last);
-clearInterval(sampler);
-sample();
-const growth = Object.fromEntries((['rss', 'heapUsed', 'external', 'arrayBuffers'] as const).map((k) => [k, peak[k] - base[k]]));
+const { result: outcome, baselineRss, peakRss, growth } = await memoryPeak(() => handleBlueBubblesWebhook(ctx, line.id, last));
 const message = await store.messages.byProviderGuid(line.id, last.data.guid);
 const part = message?.parts.find((p) => p.type === 'media') as { attachment_id: string } | undefined;
 const attachment = part && (await store.media.getAttachment(tenant.id, part.attachment_id));
-process.stdout.write(JSON.stringify({ outcome, baselineRss: base.rss, peakRss: peak.rss, growth, part, blobKey: attachment?.blob_key }) + '\n');
+process.stdout.write(JSON.stringify({ outcome, baselineRss, peakRss, growth, part, blobKey: attachment?.blob_key }) + '\n');
 process.exit(0);

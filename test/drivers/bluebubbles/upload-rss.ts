@@ -9,6 +9,7 @@
 import { fsBlobStore } from '../../../src/blobs/index.js';
 import { bluebubblesDriver } from '../../../src/drivers/bluebubbles/index.js';
 import { context } from './helpers.js';
+import { memoryPeak } from '../../support/memory-peak.js';
 
 const [root, size, config] = [process.argv[2]!, Number(process.argv[3]), JSON.parse(process.argv[4]!) as Record<string, unknown>];
 const blobs = fsBlobStore(root);
@@ -19,16 +20,5 @@ const file = (key: string, bytes: number) => ({ attachmentId: 'att_rss', filenam
 // Warm up: the driver's, fetch's and the blob store's code paths, so the baseline includes them.
 await driver.refresh();
 await driver.sendMedia(to, [file('att/warmup', (await blobs.size('att/warmup'))!)], { grouped: false });
-global.gc?.();
-const base = process.memoryUsage();
-const peak = { ...base };
-const sample = () => {
-  const now = process.memoryUsage();
-  for (const k of ['rss', 'heapUsed', 'external', 'arrayBuffers'] as const) peak[k] = Math.max(peak[k], now[k]);
-};
-const sampler = setInterval(sample, 5);
-const { guids } = await driver.sendMedia(to, [file('att/big', size)], { grouped: false });
-clearInterval(sampler);
-sample();
-const growth = Object.fromEntries((['rss', 'heapUsed', 'external', 'arrayBuffers'] as const).map((k) => [k, peak[k] - base[k]]));
-process.stdout.write(JSON.stringify({ guid: guids[0], baselineRss: base.rss, peakRss: peak.rss, growth }) + '\n');
+const { result, baselineRss, peakRss, growth } = await memoryPeak(() => driver.sendMedia(to, [file('att/big', size)], { grouped: false }));
+process.stdout.write(JSON.stringify({ guid: result.guids[0], baselineRss, peakRss, growth }) + '\n');
