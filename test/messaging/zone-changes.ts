@@ -75,3 +75,16 @@ export function moveTo(t: Pick<TestApp, 'clock'>, ms: number, tz: string, expect
 
 /** A change at least two days ahead of the test clock (so the evening before it is still ahead too). */
 export const upcomingChange = (t: Pick<TestApp, 'clock'>, tz: string, direction: 'forward' | 'back') => nextChange(tz, t.clock.now() + 2 * DAY, direction);
+
+/** YYYY-MM-DD: the date `tz`'s calendar shows at `ms`. */
+export const dateIn = (ms: number, tz: string) => new Intl.DateTimeFormat('en-CA', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(ms));
+
+/** The instant `tz`'s clock reads `hhmm` on the local date `date` (a time that exists once that day). */
+export function at(date: string, hhmm: string, tz: string): number {
+  const [y, m, d] = date.split('-').map(Number);
+  const [h, mi] = hhmm.split(':').map(Number);
+  const wallMs = Date.UTC(y!, m! - 1, d!, h!, mi!);
+  let ms = wallMs;
+  for (let i = 0; i < 3; i++) ms = wallMs - offsetMinutes(ms, tz) * MINUTE;
+  return ms;
+}

@@ -12,7 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { STORE_KINDS } from '../support/stores.js';
 import { newRecipient, prepareSandbox } from '../support/messaging.js';
-import { DAY, HOUR, MINUTE, moveTo, offsetMinutes, upcomingChange, wall } from '../messaging/zone-changes.js';
+import { DAY, HOUR, MINUTE, at, dateIn, moveTo, upcomingChange, wall } from '../messaging/zone-changes.js';
 
 interface Daily {
   date: string;
@@ -20,19 +20,6 @@ interface Daily {
   sent: number;
   received: number;
   failed: number;
-}
-
-/** YYYY-MM-DD: the date `tz`'s calendar shows at `ms`. */
-const dateIn = (ms: number, tz: string) => new Intl.DateTimeFormat('en-CA', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(ms));
-
-/** The instant `tz`'s clock reads `hhmm` on the local date `date` (a time that exists once that day). */
-function at(date: string, hhmm: string, tz: string): number {
-  const [y, m, d] = date.split('-').map(Number);
-  const [h, mi] = hhmm.split(':').map(Number);
-  const wallMs = Date.UTC(y!, m! - 1, d!, h!, mi!);
-  let ms = wallMs;
-  for (let i = 0; i < 3; i++) ms = wallMs - offsetMinutes(ms, tz) * MINUTE;
-  return ms;
 }
 
 /** Messages per local date, all lines together. */

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 import { apiCaller, chromiumPath, demoOf, ensureConsoleBuilt, launch, signInAsProject, type Demo } from '../console/browser.js';
-import { DAY, MINUTE, offsetMinutes, wall } from '../messaging/zone-changes.js';
+import { DAY, at, dateIn, wall } from '../messaging/zone-changes.js';
 
 const ADMIN = 'overview-chart-admin-token-0123456789';
 const TZ = 'America/Los_Angeles';
@@ -19,19 +19,6 @@ let browser: { context: BrowserContext; close: () => Promise<void> };
 let page: Page;
 
 const call = (method: string, p: string, body: unknown, token = demo.signing_secret) => apiCaller(server.url, () => demo.tenant)(method, p, body, token);
-
-/** YYYY-MM-DD: the date `tz`'s calendar shows at `ms`. */
-const dateIn = (ms: number, tz: string) => new Intl.DateTimeFormat('en-CA', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(ms));
-
-/** The instant `tz`'s clock reads `hhmm` on the local date `date` (a time that exists once that day). */
-function at(date: string, hhmm: string, tz: string): number {
-  const [y, m, d] = date.split('-').map(Number);
-  const [h, mi] = hhmm.split(':').map(Number);
-  const wallMs = Date.UTC(y!, m! - 1, d!, h!, mi!);
-  let ms = wallMs;
-  for (let i = 0; i < 3; i++) ms = wallMs - offsetMinutes(ms, tz) * MINUTE;
-  return ms;
-}
 
 /** Moves the service's test clock forward to `ms`. */
 async function moveServerTo(ms: number) {
