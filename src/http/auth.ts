@@ -12,6 +12,7 @@ import type { AuthMode } from './types.js';
 import { andThen, type MaybePromise } from '../domain/maybe-promise.js';
 import { sessionIdentity, type SessionSettings } from './session.js';
 import { InvalidUtf8 } from './body.js';
+import { quotedSlug } from '../domain/accounts-tenants/settings.js';
 
 const EMPTY = Buffer.alloc(0);
 
@@ -49,7 +50,7 @@ export function registerAuth(app: FastifyInstance, deps: { auth: Authenticator; 
     if (mode === 'hubspot') return checkBody(req);
     // A console session (cookie + CSRF header) stands in for credentials the request lacks.
     if (deps.session && mode !== 'none' && !req.principal && !header(req, 'authorization') && !header(req, auth.signatureHeader) && req.headers.cookie) {
-      return authenticateBySession(req, mode, deps.session);
+      return authenticateBySession(req, mode, deps.session, auth.tenantHeader);
     }
     if (mode === 'admin') {
       const authorization = header(req, 'authorization');
@@ -78,13 +79,18 @@ export function registerAuth(app: FastifyInstance, deps: { auth: Authenticator; 
   }
 }
 
-async function authenticateBySession(req: FastifyRequest, mode: AuthMode, session: SessionSettings): Promise<void> {
+async function authenticateBySession(req: FastifyRequest, mode: AuthMode, session: SessionSettings, tenantHeader: string): Promise<void> {
   const identity = await sessionIdentity(req, session);
   if (!identity) throw new DomainError(2012, mode === 'admin' ? 'send Authorization: Bearer <ADMIN_TOKEN>' : 'send Authorization: Bearer <secret>');
   if (mode === 'admin') {
     if (identity.kind !== 'operator') throw new DomainError(2004, 'this console session is a tenant\'s; operator routes need the operator');
   } else {
     if (identity.kind !== 'tenant') throw new DomainError(2004, 'this console session is the operator\'s; tenant routes need a tenant session');
+    // A session stands for one tenant: a request naming another is refused, never served as the session's.
+    const named = header(req, tenantHeader)?.trim();
+    if (named && named !== identity.principal.tenant.slug) {
+      throw new DomainError(2001, `tenant ${quotedSlug(named)} not found for this console session (it is ${quotedSlug(identity.principal.tenant.slug)}'s)`);
+    }
     req.principal = identity.principal;
   }
   checkBody(req);

@@ -38,8 +38,12 @@ export interface RequestCredentials {
   bearerOnly: boolean;
 }
 
-/** A well-formed signature header; its digest is decoded only when it must be checked. */
-type ParsedSignature = { ts: number; hex: string };
+/**
+ * A well-formed signature header; its digest is decoded only when it must be checked. `ts` is
+ * the timestamp exactly as sent: the signed string is `<ts>.<raw body>` with these characters
+ * (leading zeros included), and its value is judged against the window only.
+ */
+type ParsedSignature = { ts: string; hex: string };
 
 /** The account behind a tenant slug, its live secrets prepared for HMAC, and signatures already checked. */
 interface Signer {
@@ -50,11 +54,20 @@ interface Signer {
 
 const MAX_REMEMBERED_SIGNATURES = 1_000;
 
-/** `v1,<unix seconds>,<64 hex>` exactly; anything else is malformed. */
+/**
+ * `v1,<digits>,<64 hex>` exactly; anything else is malformed. Any run of digits is a timestamp:
+ * one too far from now (milliseconds, say) is outside the window (2013), not malformed.
+ */
 export function parseRequestSignature(header: string): ParsedSignature | undefined {
-  const m = /^v1,(\d{1,12}),([0-9a-fA-F]{64})$/.exec(header.trim());
+  const m = /^v1,(\d+),([0-9a-fA-F]{64})$/.exec(header.trim());
   if (!m) return undefined;
-  return { ts: Number(m[1]), hex: m[2]! };
+  return { ts: m[1]!, hex: m[2]! };
+}
+
+/** Seconds between a signature's timestamp and now; Infinity for one no clock could mean. */
+function signatureSkew(ts: string, nowSeconds: number): number {
+  const digits = ts.replace(/^0+(?=\d)/, '');
+  return digits.length > 15 ? Infinity : Math.abs(nowSeconds - Number(digits));
 }
 
 /** The token of `Authorization: Bearer <token>`, if the header has that form. */
@@ -170,9 +183,14 @@ export function authenticator(deps: { store: Store; clock: Clock; brand: string;
         if (!sig) {
           throw new DomainError(2004, `malformed ${signatureHeader}: expected v1,<unix seconds>,<64 hex chars>`);
         }
-        const skew = Math.abs(Math.floor(realNowMs() / 1000) - sig.ts);
+        const skew = signatureSkew(sig.ts, Math.floor(realNowMs() / 1000));
         if (skew > SIGNATURE_WINDOW_SECONDS) {
-          throw new DomainError(2013, `signature timestamp is ${skew} s from server time; the window is 300 s`);
+          throw new DomainError(
+            2013,
+            skew < 1e9
+              ? `signature timestamp is ${skew} s from server time; the window is 300 s`
+              : 'signature timestamp is nowhere near server time: it must be Unix seconds (not milliseconds); the window is 300 s',
+          );
         }
         const signature = c.signature.trim();
         // No tenant named: a single-tenant account's signature identifies it (signature-owner.ts).

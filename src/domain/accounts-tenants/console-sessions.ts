@@ -4,8 +4,13 @@
  * keeps its sha256, who it is, its CSRF token and its expiry (12 h), so every process shares
  * sessions and sign-out ends one everywhere at once. Failed sign-ins are counted per client
  * address: the eleventh within a minute is refused (1007) whatever its credentials.
+ *
+ * An operator's cookie token also carries a MAC of its random part under the admin token, checked
+ * on every use: replacing ADMIN_TOKEN (a leaked one, say) ends every operator session opened with
+ * the old one at once, not 12 hours later. A tenant's session does not depend on its secret (a
+ * rotation leaves it signed in, docs/decisions.md).
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { DomainError } from '../../errors/registry.js';
 import type { Clock } from '../../clock.js';
 import type { ConsoleSession, Store } from '../../store/index.js';
@@ -25,9 +30,16 @@ export type SignIn = { kind: 'tenant'; tenant: string; secret: string } | { kind
 /** A live session and whom it stands for. */
 export type SessionIdentity = { session: ConsoleSession } & ({ kind: 'operator' } | { kind: 'tenant'; principal: Principal });
 
+/** Length of a session token's random part (32 bytes, base64url). */
+const RANDOM_PART = 43;
+
 export function consoleSessions(deps: { store: Store; clock: Clock; auth: Authenticator; adminToken: string }) {
   const { store, clock, auth } = deps;
   const failures = new Map<string, number[]>();
+  /** The operator session token's second half: its random part, bound to the admin token it was opened with. */
+  const operatorMac = (random: string) => createHmac('sha256', deps.adminToken).update('console-operator-session:').update(random).digest('base64url');
+  const madeWithAdminToken = (token: string) =>
+    token.length === 2 * RANDOM_PART && timingSafeEqual(Buffer.from(operatorMac(token.slice(0, RANDOM_PART))), Buffer.from(token.slice(RANDOM_PART)));
 
   function recentFailures(address: string, now: number): number[] {
     const list = (failures.get(address) ?? []).filter((t) => t > now - FAILURE_WINDOW_MS);
@@ -78,7 +90,8 @@ export function consoleSessions(deps: { store: Store; clock: Clock; auth: Authen
           throw err; // suspended (2005) or unverified (2007): the right secret, told why
         }
       }
-      const token = randomBytes(32).toString('base64url');
+      const random = randomBytes(32).toString('base64url');
+      const token = input.kind === 'operator' ? random + operatorMac(random) : random;
       const session: ConsoleSession = {
         idHash: sha256hex(token),
         kind: input.kind,
@@ -98,7 +111,8 @@ export function consoleSessions(deps: { store: Store; clock: Clock; auth: Authen
       if (!token || token.length > 200) return undefined;
       const session = await store.consoleSessions.find(sha256hex(token), clock.now());
       if (!session) return undefined;
-      if (session.kind === 'operator') return { session, kind: 'operator' };
+      // Opened with another admin token than this process's (it was replaced): ended.
+      if (session.kind === 'operator') return madeWithAdminToken(token) ? { session, kind: 'operator' } : undefined;
       const tenant = session.tenantId ? await store.tenants.getById(session.tenantId) : undefined;
       const account = tenant && (await store.accounts.get(tenant.account_id));
       if (!tenant || !account) return undefined;

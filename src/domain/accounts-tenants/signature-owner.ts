@@ -111,14 +111,14 @@ export function signatureOwner(deps: { store: Store; clock: Clock; cacheMs: numb
     return match.account;
   }
 
-  function search(c: Candidates, header: string, ts: number, hex: string, rawBody: Buffer): MaybePromise<Account | undefined> {
+  function search(c: Candidates, header: string, ts: string, hex: string, rawBody: Buffer): MaybePromise<Account | undefined> {
     const now = clock.now();
     const live = (s: Candidate) => s.expires_at === null || s.expires_at > now;
     const remembered = rawBody.length === 0 ? c.verified.get(header) : undefined;
     if (remembered) return live(remembered) ? remembered.account : undefined;
     // Per candidate: the signed bytes, and HMAC's fixed cost (its setup, two more blocks, the
     // digest, the comparison: ~3 µs, about what hashing 1 KiB takes).
-    const perTry = rawBody.length + String(ts).length + 1 + HMAC_FIXED_COST_BYTES;
+    const perTry = rawBody.length + ts.length + 1 + HMAC_FIXED_COST_BYTES;
     const needed = Math.min(c.list.length, Math.floor(limits.perRequestBytes / perTry));
     const left = budgetNow();
     const busy = (missing: number) =>
@@ -163,7 +163,8 @@ export function signatureOwner(deps: { store: Store; clock: Clock; cacheMs: numb
 
   return {
     /** The single-tenant account whose live secret made this signature, if any. */
-    identify(header: string, sig: { ts: number; hex: string }, rawBody: Buffer): MaybePromise<Account | undefined> {
+    /** `sig.ts` as the header carries it: the signed string is `<ts>.<raw body>` with those characters. */
+    identify(header: string, sig: { ts: string; hex: string }, rawBody: Buffer): MaybePromise<Account | undefined> {
       return andThen(candidates(), (c) => search(c, header, sig.ts, sig.hex, rawBody));
     },
     invalidate() {
