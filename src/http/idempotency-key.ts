@@ -8,7 +8,9 @@ import { DomainError } from '../errors/registry.js';
 export function idempotencyKeyOf(req: FastifyRequest, fromBody: string | undefined): string | undefined {
   const header = req.headers['idempotency-key'];
   if (header === undefined) return fromBody;
-  if (typeof header !== 'string' || header.length === 0 || header.length > 255) {
+  // Node joins a repeated header into one value ("a, b"), which would pass for a key of its own.
+  const given = req.raw.headersDistinct?.['idempotency-key'];
+  if (typeof header !== 'string' || (given !== undefined && given.length !== 1) || header.length === 0 || header.length > 255) {
     throw new DomainError(1002, 'the Idempotency-Key header must be one value of 1 to 255 characters');
   }
   if (fromBody !== undefined && fromBody !== header) {

@@ -335,4 +335,22 @@ describe.each(STORE_KINDS)('idempotent sends racing on %s', (kind) => {
     const sent = (await allDeviceLogs(t)).filter((e) => e.text === 'exactly once');
     expect(sent).toHaveLength(1);
   });
+
+  it('sends once when identical requests race and the line refuses it retryably: every caller gets that failure', async () => {
+    // A 4001 records nothing (a retry may send again), but the requests racing with the first are
+    // not retries: they used to claim the freed key and send again, one more failed message each.
+    t.clock.advance(11 * 60_000);
+    const request = { phone: SIMULATOR_RECIPIENTS.unreachable, body: 'refused once', idempotency_key: `race-fail-${kind}` };
+    const responses = await Promise.all(Array.from({ length: 10 }, () => t.api('POST', '/api/v1/send', request)));
+    expect(responses.map((r) => [r.statusCode, r.json().code])).toEqual(Array(10).fill([502, 4001]));
+    expect(new Set(responses.map((r) => r.body)).size).toBe(1);
+    const history = (await t.api('GET', `/api/v1/chats/${responses[0]!.json().chat_id}/messages`)).json().messages;
+    expect(history.filter((m: { parts: { value?: string }[] }) => m.parts[0]?.value === 'refused once')).toHaveLength(1);
+    // Nothing was recorded: the client's own retry under the key is sent (and refused) again.
+    t.clock.advance(11 * 60_000);
+    const retry = await t.api('POST', '/api/v1/send', request);
+    expect(retry.json()).toMatchObject({ status: 'failed', code: 4001, retryable: true });
+    const after = (await t.api('GET', `/api/v1/chats/${responses[0]!.json().chat_id}/messages`)).json().messages;
+    expect(after.filter((m: { parts: { value?: string }[] }) => m.parts[0]?.value === 'refused once')).toHaveLength(2);
+  });
 });

@@ -122,7 +122,11 @@ const isFinal = (err: unknown): err is SendFailed | DeliveryFailed =>
 
 export function idempotency(deps: { store: Store; clock: Clock }) {
   const { store, clock } = deps;
-  const inFlight = new Map<string, Promise<unknown>>();
+  /**
+   * The attempt under way in this process for each key (from before its claim is written, so no
+   * request here under the key slips in beside it), with its request's fingerprint.
+   */
+  const inFlight = new Map<string, { fingerprint: string; done: Promise<unknown> }>();
 
   const stillInProgress = (detail: string) => new DomainError(1012, `a request with this idempotency_key is still in progress${detail}; retry shortly`);
 
@@ -216,16 +220,6 @@ export function idempotency(deps: { store: Store; clock: Clock }) {
         new DomainError('idempotency_collision', `this idempotency_key was used with ${args.identityWords}`);
       const beingConfirmed = () => stillInProgress(': its outcome is being confirmed with the line');
 
-      /** The work running in this process: other requests here under the key wait for it. */
-      const own = async (running: Promise<T>): Promise<{ value: T }> => {
-        inFlight.set(slot, running);
-        try {
-          return { value: await running };
-        } finally {
-          inFlight.delete(slot);
-        }
-      };
-
       /** One attempt: the outcome, or undefined to look at the key again. */
       const attempt = async (): Promise<{ value: T } | undefined> => {
         const now = clock.now();
@@ -234,10 +228,11 @@ export function idempotency(deps: { store: Store; clock: Clock }) {
           { ...id, fingerprint, identity, state: 'in_progress', http_status: null, response: null, created_at: now, expires_at: now + IDEMPOTENCY_TTL_MS, owner, lease_until: now + LEASE_MS },
           now,
         );
-        if (claim.claimed) return own(execute(id, owner, undefined, [], [], work));
+        if (claim.claimed) return { value: await execute(id, owner, undefined, [], [], work) };
         const existing = claim.existing;
-        if (existing.identity !== identity) throw collision();
+        // The same request (whatever its record's identity holds: one written before a field joined the identity).
         if (existing.fingerprint !== fingerprint) {
+          if (existing.identity !== identity) throw collision();
           throw new DomainError(1002, 'this idempotency_key was used with different request parameters');
         }
         if (existing.state === 'done') return { value: replay<T>(existing.response!) };
@@ -258,17 +253,38 @@ export function idempotency(deps: { store: Store; clock: Clock }) {
           await store.idempotency.lapse(id, owner, now);
           throw beingConfirmed();
         }
-        return own(execute(id, owner, existing.created_at, recorded, steps, work));
+        return { value: await execute(id, owner, existing.created_at, recorded, steps, work) };
       };
 
-      for (let tries = 0; tries < 5; tries++) {
+      // Waiting for the attempt under way here is not a try: it ends, and the key is looked at again.
+      for (let tries = 0; tries < 5; ) {
         const pending = inFlight.get(slot);
         if (pending) {
-          await pending.catch(() => undefined);
-          continue;
+          const settled = await pending.done.then(
+            (outcome) => ({ outcome: outcome as { value: T } | undefined }),
+            (err: unknown) => ({ err }),
+          );
+          if (pending.fingerprint === fingerprint) {
+            // The same request ended while this one waited for it: its answer is this one's too. A
+            // failure that records nothing (retryable) frees the key, and running the request again
+            // here would send a second time what the client sent once (a retry is the client's call).
+            if ('err' in settled) throw settled.err;
+            // As a replay answers it: the recorded JSON's copy.
+            if (settled.outcome) return JSON.parse(recordedResult(settled.outcome.value)).result as T;
+          }
+          continue; // another request under the key, or nothing settled: look at the key again
         }
-        const outcome = await attempt();
+        const running = attempt();
+        const entry = { fingerprint, done: running };
+        inFlight.set(slot, entry);
+        let outcome: { value: T } | undefined;
+        try {
+          outcome = await running;
+        } finally {
+          if (inFlight.get(slot) === entry) inFlight.delete(slot);
+        }
         if (outcome) return outcome.value;
+        tries++;
       }
       throw stillInProgress('');
     },

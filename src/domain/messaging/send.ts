@@ -207,8 +207,9 @@ export function sendService(deps: MessagingDeps, out: Outbound, idem: Idempotenc
           tenantId: tenant.id,
           route: 'send',
           key: idempotencyKey,
-          identity: { recipient: handle.value, body: req.body ?? null, voice_note_id: req.voiceNoteId ?? null },
-          identityWords: 'a different recipient, body or voice note',
+          // The content: recipient, body, attachments (absent on a send without them) and voice note.
+          identity: { recipient: handle.value, body: req.body ?? null, attachments: req.attachments, voice_note_id: req.voiceNoteId ?? null },
+          identityWords: 'a different recipient, body, attachments or voice note',
           request: { ...request, phone: handle.value },
         },
         (claim) => perform(tenant, req, handle.value, claim),
