@@ -69,6 +69,7 @@ export function chatListRepo(db: Kysely<DB>) {
           chat_key: r.chat_key,
           display_name: r.display_name,
           created_at: Number(r.created_at),
+          left_at: r.left_at == null ? null : Number(r.left_at),
         },
         handles: Number(r.is_group) === 1 ? members.filter((m) => m.chat_id === r.id).map((m) => m.handle) : r.lead_handle ? [r.lead_handle] : [],
         activityAt: Number(r.activity_at),

@@ -108,7 +108,8 @@ export function chatsService(deps: MessagingDeps, lim: Limits, out: Outbound, id
   }
 
   async function createGroup(tenant: Tenant, handles: string[], req: CreateChatInput, claim: Claim, pinned?: PhoneLine): Promise<ChatOpened> {
-    const valid = validateParts(req.parts, { firstTouch: true, group: true });
+    // With the flag too: a group's single text part is no grouped delivery (1002), as on a direct chat.
+    const valid = validateParts(req.parts, { firstTouch: true, group: true, parallel: req.parallelAttachments });
     if (valid.texts.length !== 1 || req.parts.length !== 1) {
       throw new DomainError(1002, 'a group is created with one text part; send more parts after it exists');
     }

@@ -47,6 +47,10 @@ export function messageOps(deps: MessagingDeps) {
     const line = m.line_id ? await store.lines.get(m.line_id) : undefined;
     if (!line) throw new DomainError(4099, 'the message has no line that could act on it', { variant: 'context' });
     if (line.tenant_id !== tenant.id) throw new DomainError(4099, "the message's line is no longer assigned to this project", { variant: 'context' });
+    // A line that does not send (inactive, or without `send`) sends nothing: an edit or a tapback
+    // goes out to the recipient too (docs/decisions.md, Sending). The message lives on that line
+    // only, so no other line can act for it.
+    if (!sendsFrom(line)) throw new DomainError(3002, "the message's line is not active or does not send; the message can only be changed through it");
     return line;
   }
 
@@ -55,6 +59,8 @@ export function messageOps(deps: MessagingDeps) {
     get: getOwned,
 
     async edit(tenant: Tenant, id: string, newText: string, partIndex = 0): Promise<Edited> {
+      // Only whitespace is as empty as '' (the spec's 1002): the bubble would be blanked.
+      if (newText.trim() === '') throw new DomainError(1002, 'new_text is empty');
       assertTextLength('new_text', newText);
       const m = await getOwned(tenant, id);
       if (m.direction !== 'outbound') throw new DomainError(1011, `message ${id} is inbound; only outbound messages can be edited`);

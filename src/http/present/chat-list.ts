@@ -16,6 +16,8 @@ export function chatSummaryView(e: ChatListEntry): ChatSummary {
       display_name: chat.display_name,
       created_at: isoAt(chat.created_at),
       ...(!chat.is_group && chat.lead_id && { lead_id: chat.lead_id }),
+      // As the chat view has it (present/chats.ts): a group the line left says when.
+      ...(chat.left_at != null && { left_at: isoAt(chat.left_at) }),
     },
     last_message: e.lastMessage && publicMessage(e.lastMessage),
     last_activity_at: isoAt(e.activityAt),
