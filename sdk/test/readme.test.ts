@@ -1,10 +1,13 @@
-/** Every ```ts block of sdk/README.md runs as written against a real service (in order, each its own process). */
+/**
+ * Every ```ts block of sdk/README.md runs as written against a real service, in order, each its
+ * own process, with no clock moved between them: as a reader runs them on a fresh demo sandbox.
+ */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { FIRST_TOUCH_GAP_MS, repoRoot, startService, type Service } from './support/service.js';
+import { repoRoot, startService, type Service } from './support/service.js';
 import { sineWav } from './support/audio.js';
 
 const run = promisify(execFile);
@@ -35,7 +38,6 @@ it('has the quick start and one example per resource', () => {
 });
 
 it.each(blocks.map((code, i) => [i, code] as const))('README example %i runs', async (i, code) => {
-  await svc.advance(FIRST_TOUCH_GAP_MS); // each example may open a conversation (a first touch)
   const file = path.join(dir, `example-${i}.mts`);
   fs.writeFileSync(file, code);
   const env = { ...process.env, BLUELINE_URL: svc.url, BLUELINE_SECRET: svc.demo.signing_secret, BLUELINE_TENANT: 'demo' };

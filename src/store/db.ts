@@ -213,6 +213,10 @@ async function migrate(db: Kysely<DB>): Promise<void> {
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');
-    throw new Error(`migration ${failed?.migrationName ?? '?'} failed: ${(error as Error).message}`);
+    const message = (error as Error).message;
+    // No migration ran: the migrator's own tables (or its lock) could not be made, e.g. a role
+    // that does not own the database's schema.
+    if (!failed) throw new Error(`migrations could not start (the migrations table and its lock): ${message}`);
+    throw new Error(`migration ${failed.migrationName} failed: ${message}`);
   }
 }
