@@ -16,7 +16,8 @@ export interface FileToSend {
  * a valid one that misses the file is unsatisfiable.
  */
 export function parseRange(header: string, size: number): { start: number; end: number } | undefined | 'ignore' {
-  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  // The unit is case-insensitive (RFC 9110 §14.1); whitespace around `=` is not in the grammar.
+  const m = /^bytes=(\d*)-(\d*)$/i.exec(header.trim());
   if (!m || (m[1] === '' && m[2] === '')) return 'ignore';
   if (m[1] !== '' && m[2] !== '' && Number(m[2]) < Number(m[1])) return 'ignore';
   if (m[1] === '') {
@@ -38,10 +39,32 @@ export function parseRange(header: string, size: number): { start: number; end: 
  */
 const CONTAINED = { 'X-Content-Type-Options': 'nosniff', 'Content-Security-Policy': "sandbox; default-src 'none'" } as const;
 
+/** RFC 8187 attr-char: what `filename*` may carry unencoded. */
+const ATTR_CHAR = /^[A-Za-z0-9!#$&+\-.^_`|~]$/;
+
+/**
+ * `attachment` with the file's name twice (RFC 6266 §4.3): `filename*` holds it exactly (RFC 8187:
+ * UTF-8, every byte outside attr-char percent-encoded, `'` `(` `)` `*` included, which strict
+ * parsers refuse bare), and `filename` an ASCII stand-in for clients that read only that one
+ * (curl -J, older libraries). The stand-in has no quote, backslash, control character or
+ * non-ASCII character (each becomes `_`), no `%` (some clients would percent-decode it), and
+ * no `/`, so it is always a plain name.
+ */
+export function contentDisposition(filename: string | null): string {
+  if (!filename) return 'attachment';
+  const ascii = filename.replace(/[^\x20-\x7e]|["\\%/]/gu, '_');
+  let exact = '';
+  // Over the UTF-8 bytes (a lone surrogate becomes U+FFFD, where encodeURIComponent would throw).
+  for (const byte of Buffer.from(filename, 'utf8')) {
+    exact += ATTR_CHAR.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${exact}`;
+}
+
 /** Streams the file, or the part `Range` asks for. */
 export async function streamFile(reply: FastifyReply, file: FileToSend, rangeHeader: string | undefined) {
   reply.header('Accept-Ranges', 'bytes').header('Content-Type', file.contentType).headers(CONTAINED);
-  reply.header('Content-Disposition', file.filename ? `attachment; filename*=UTF-8''${encodeURIComponent(file.filename)}` : 'attachment');
+  reply.header('Content-Disposition', contentDisposition(file.filename));
   const range = rangeHeader ? parseRange(rangeHeader, file.size) : 'ignore';
   if (range === undefined) {
     return reply.status(416).header('Content-Range', `bytes */${file.size}`).send();

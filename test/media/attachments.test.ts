@@ -74,6 +74,10 @@ describe('attachments', () => {
     const invalid = await t.request({ method: 'GET', url: `/api/v1/attachments/${id}/content`, headers: { authorization: `Bearer ${t.demo.signing_secret}`, range: 'bytes=5-2' } });
     expect(invalid.statusCode).toBe(200);
     expect(invalid.rawPayload.equals(bytes)).toBe(true);
+    // The range unit is case-insensitive (RFC 9110 §14.1): `Bytes=` is the same range.
+    const upper = await t.request({ method: 'GET', url: `/api/v1/attachments/${id}/content`, headers: { authorization: `Bearer ${t.demo.signing_secret}`, range: 'Bytes=100-199' } });
+    expect(upper.statusCode).toBe(206);
+    expect(upper.rawPayload.equals(bytes.subarray(100, 200))).toBe(true);
   });
 
   it('takes the upload by bearer only, with the declared type and size', async () => {
