@@ -45,8 +45,11 @@ export async function backupSqlite(env: NodeJS.ProcessEnv, target: string): Prom
     fs.rmSync(file, { force: true });
     throw err;
   }
-  const copy = openSqlite(file, { readonly: true });
+  // The copy is in the service's WAL mode: made a rollback-journal database, it is one file that
+  // opens without -wal and -shm files beside it (opening it read-only in WAL mode makes both).
+  const copy = openSqlite(file);
   try {
+    copy.db.exec('pragma journal_mode = delete');
     const check = (copy.statement('pragma quick_check').get() as { quick_check: string } | undefined)?.quick_check;
     if (check !== 'ok') throw new Error(`the copy at ${file} failed SQLite's quick_check (${String(check)}); it is not a usable backup`);
   } finally {

@@ -102,6 +102,8 @@ describe('blueline CLI', () => {
       expect(run.stdout).toContain(path.join(dataDir, 'master.key'));
       // Readable by its owner only, like the database it copies.
       expect(fs.statSync(file).mode & 0o077).toBe(0);
+      // One file to keep: nothing beside it (a copy left in WAL mode made -wal and -shm files).
+      expect(fs.readdirSync(dir)).toEqual(['copy.sqlite']);
       // The copy is a database of its own holding what the service had (the service kept running).
       const copy = openSqlite(file, { readonly: true });
       try {
