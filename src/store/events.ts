@@ -312,8 +312,18 @@ export function eventsRepo(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
       const rows = await db.selectFrom('delivery_attempts').selectAll().where('event_ref', '=', eventRef).orderBy('id').execute();
       return rows.map((r) => ({ ...r, at: Number(r.at), status: numOrNull(r.status), duration_ms: Number(r.duration_ms) }));
     },
+    /**
+     * When the next job not held by a worker falls due. A held job (in flight here or in another
+     * process) is not due: counted as due, it kept every other process's loop claiming every 5 ms
+     * until its attempt ended. One whose worker died is found by the poll once its lease ends.
+     */
     async nextDueAt(): Promise<number | null> {
-      const r = await db.selectFrom('delivery_jobs').select(sql<number | null>`min(next_attempt_at)`.as('t')).where('state', '=', 'pending').executeTakeFirst();
+      const r = await db
+        .selectFrom('delivery_jobs')
+        .select(sql<number | null>`min(next_attempt_at)`.as('t'))
+        .where('state', '=', 'pending')
+        .where('lease_until', 'is', null)
+        .executeTakeFirst();
       return r?.t == null ? null : Number(r.t);
     },
   };

@@ -28,7 +28,7 @@ import { reactionsRepo } from './reactions.js';
 import { inboundDirectRepo } from './inbound-direct.js';
 import { deliveriesRepo } from './deliveries.js';
 import { groupCreationsRepo } from './group-creations.js';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { DB } from './schema.js';
 import type { Dialect } from './db.js';
 import type { SecretBox } from './secret-box.js';
@@ -70,6 +70,12 @@ export interface Store extends Repos {
   database: Database;
   /** Runs `fn` in one transaction with repositories bound to it. */
   transaction<T>(fn: (tx: Repos) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` while no other process runs an `exclusive` of the same `name`: on PostgreSQL a
+   * transaction holds an advisory lock on the name meanwhile (`fn` works through the store as
+   * usual, on other connections); SQLite serves one process, so `fn` just runs.
+   */
+  exclusive<T>(name: string, fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -93,6 +99,13 @@ export async function openStore(opts: OpenOptions & { masterKey: Buffer }): Prom
         database.transactionOpened(tx);
         return fn(repos(tx, database.dialect, box));
       }),
+    exclusive: (name, fn) =>
+      database.dialect === 'postgres'
+        ? database.db.transaction().execute(async (tx) => {
+            await sql`select pg_advisory_xact_lock(hashtext(${name}))`.execute(tx);
+            return fn();
+          })
+        : fn(),
     close: () => database.close(),
   };
 }

@@ -11,13 +11,26 @@ import { numOrNull } from './rows.js';
 export type IntakeItem = Pick<DB['inbound_intake'], 'id' | 'line_id' | 'body' | 'attempts' | 'created_at'>;
 export type InboundCursor = DB['inbound_cursors'];
 
+/**
+ * Due rows, oldest first, that no earlier pending row of their line holds back: one under another
+ * worker's live lease (being processed elsewhere), or one due and free that the claim did not
+ * take (PostgreSQL skipped it because another worker's claim has it locked right now). So a
+ * line's rows are processed one after another, in arrival order, however many processes claim.
+ */
 const claimQ = (lock: string) => (db: Kysely<DB>, p: { owner: string; nowMs: number; leaseUntil: number; limit: number }) =>
   sql<DB['inbound_intake']>`
-    update inbound_intake set lease_until = ${p.leaseUntil}, locked_by = ${p.owner}
-    where id in (
-      select id from inbound_intake
+    with candidates as (
+      select id, line_id from inbound_intake
       where state = 'pending' and next_attempt_at <= ${p.nowMs} and (lease_until is null or lease_until < ${p.nowMs})
       order by id limit ${p.limit} ${sql.raw(lock)})
+    update inbound_intake set lease_until = ${p.leaseUntil}, locked_by = ${p.owner}
+    where id in (
+      select c.id from candidates c
+      where not exists (
+        select 1 from inbound_intake e
+        where e.state = 'pending' and e.line_id = c.line_id and e.id < c.id
+          and ((e.lease_until >= ${p.nowMs} and e.locked_by <> ${p.owner})
+            or (e.next_attempt_at <= ${p.nowMs} and (e.lease_until is null or e.lease_until < ${p.nowMs}) and e.id not in (select id from candidates)))))
     returning *`.execute(db);
 const claim = { sqlite: claimQ(''), postgres: claimQ('for update skip locked') };
 
@@ -35,7 +48,10 @@ export function intakeRepo(db: Kysely<DB>, dialect: Dialect) {
         .values({ id: item.id, line_id: item.line_id, body: item.body, state: 'pending', attempts: 0, next_attempt_at: item.nowMs, lease_until: null, locked_by: null, last_error: null, created_at: item.nowMs })
         .execute();
     },
-    /** Claims up to `limit` due items, oldest first, for `leaseMs` in `owner`'s name; PostgreSQL skips rows others lock. */
+    /**
+     * Claims up to `limit` due items, oldest first, for `leaseMs` in `owner`'s name; PostgreSQL skips rows
+     * others lock. A row waits while an earlier row of its line is another worker's (see claimQ).
+     */
     async claim(owner: string, nowMs: number, leaseMs: number, limit: number): Promise<IntakeItem[]> {
       const rows = (await claim[dialect](db, { owner, nowMs, leaseUntil: nowMs + leaseMs, limit })).rows;
       return rows
@@ -56,8 +72,31 @@ export function intakeRepo(db: Kysely<DB>, dialect: Dialect) {
         .executeTakeFirst();
       return changed(r);
     },
+    /**
+     * When the next row a worker could claim falls due: not held by a worker, nor behind an earlier
+     * row of its line that one holds (see claimQ). Counted as due, those kept every other process's
+     * loop claiming every 5 ms while a slow row was processed. A row whose worker died is found by
+     * the poll once its lease ends.
+     */
     async nextDueAt(): Promise<number | null> {
-      const r = await db.selectFrom('inbound_intake').select(sql<number | null>`min(next_attempt_at)`.as('t')).where('state', '=', 'pending').executeTakeFirst();
+      const r = await db
+        .selectFrom('inbound_intake as i')
+        .select(sql<number | null>`min(i.next_attempt_at)`.as('t'))
+        .where('i.state', '=', 'pending')
+        .where('i.lease_until', 'is', null)
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom('inbound_intake as e')
+                .select(sql`1`.as('one'))
+                .where('e.state', '=', 'pending')
+                .whereRef('e.line_id', '=', 'i.line_id')
+                .whereRef('e.id', '<', 'i.id')
+                .where('e.lease_until', 'is not', null),
+            ),
+          ),
+        )
+        .executeTakeFirst();
       return r?.t == null ? null : Number(r.t);
     },
     /** What is waiting or failed, oldest first (operators and tests). */

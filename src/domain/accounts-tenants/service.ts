@@ -63,6 +63,17 @@ export function accountsService(deps: {
       return { account, signingSecret };
     },
 
+    /**
+     * Runs `fn` while no other process runs a `firstStart`: processes starting together on an
+     * empty database make one demo sandbox (demo.ts), not one each.
+     */
+    firstStart: <T>(fn: () => Promise<T>): Promise<T> => store.exclusive('blueline:first-start', fn),
+
+    /** The account's newest live signing secret (the demo sandbox another process made). */
+    async liveSigningSecret(accountId: string): Promise<string | undefined> {
+      return (await store.accounts.liveSecrets(accountId, clock.now()))[0];
+    },
+
     async getAccount(id: string): Promise<Account> {
       const account = await store.accounts.get(id);
       if (!account) throw new DomainError(2011, `account ${id} not found`);
