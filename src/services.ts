@@ -21,6 +21,7 @@ import { subscriptionsService } from './domain/events/subscriptions.js';
 import { eventsService } from './domain/events/service.js';
 import { driverRegistry } from './drivers/registry.js';
 import { bluebubblesDriver, registerWebhook, webhookUrlFor } from './drivers/bluebubbles/index.js';
+import type { DriverState } from './drivers/types.js';
 import { simulatorControls } from './domain/lines/simulator.js';
 import { lineHealth } from './domain/lines/health.js';
 import { attemptDelivery } from './delivery/attempt.js';
@@ -73,7 +74,16 @@ export function buildServices(deps: ServiceDeps) {
     appendDeviceLog: (id: string, lineId: string, entry: unknown, nowMs: number) => store.simulatorLog.append(id, lineId, entry, nowMs),
     findDeviceLog: (lineId: string, ref: string, sinceMs: number) => store.simulatorLog.findByRef(lineId, ref, sinceMs),
   };
-  const state = observer ? observeDriverState(storedState, observer) : storedState;
+  const state: DriverState = {
+    ...(observer ? observeDriverState(storedState, observer) : storedState),
+    // A line's next epoch named atomically (several processes on one database agree on one); one that
+    // replaces another counts as a service-epoch change, as setServiceEpoch's do.
+    async replaceServiceEpoch(lineId, expected, epoch, nowMs) {
+      const r = await store.lineRuntime.replaceServiceEpoch(lineId, expected, epoch, nowMs);
+      if (r.wrote && expected !== undefined && expected !== epoch) observer?.serviceEpochChanged();
+      return r.epoch;
+    },
+  };
   const registry = driverRegistry({ events, state, now: () => clock.now() }, { bluebubbles: (ctx) => bluebubblesDriver(ctx) });
   const drivers = observer ? observeDrivers(registry, observer) : registry;
   const inbound = inboundIntake(

@@ -110,12 +110,25 @@ export interface DriverStatePort {
   findDeviceLog(lineId: string, ref: string, sinceMs: number): Promise<Record<string, unknown> | undefined>;
 }
 
+/**
+ * What a driver's context gets: the state port, and a line's next epoch named atomically, so
+ * several processes on one database that name it at once agree on one (a voice note staged under
+ * the loser's would be void).
+ */
+export interface DriverState extends DriverStatePort {
+  /**
+   * Writes `epoch` only if the line's stored epoch is still `expected` (undefined: none yet);
+   * answers the epoch stored afterwards: `epoch`, or the one another process wrote first.
+   */
+  replaceServiceEpoch(lineId: string, expected: string | undefined, epoch: string, nowMs: number): Promise<string>;
+}
+
 export interface DriverContext {
   lineId: string;
   phoneNumber: string;
   config: Record<string, unknown>;
   events: DriverEvents;
-  state: DriverStatePort;
+  state: DriverState;
   now(): number;
 }
 

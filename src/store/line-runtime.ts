@@ -10,12 +10,14 @@ import type { DB } from './schema.js';
 const NO_EPOCH_YET = 'initial';
 
 export function lineRuntimeRepo(db: Kysely<DB>) {
+  /** The epoch the line's service last named; none while the row holds only the placeholder a first-touch reservation wrote. */
+  async function serviceEpoch(lineId: string): Promise<string | undefined> {
+    const r = await db.selectFrom('line_state').select('service_epoch').where('line_id', '=', lineId).executeTakeFirst();
+    return r && r.service_epoch !== NO_EPOCH_YET ? r.service_epoch : undefined;
+  }
+
   return {
-    /** The epoch the line's service last named; none while the row holds only the placeholder a first-touch reservation wrote. */
-    async serviceEpoch(lineId: string): Promise<string | undefined> {
-      const r = await db.selectFrom('line_state').select('service_epoch').where('line_id', '=', lineId).executeTakeFirst();
-      return r && r.service_epoch !== NO_EPOCH_YET ? r.service_epoch : undefined;
-    },
+    serviceEpoch,
 
     async setServiceEpoch(lineId: string, epoch: string, nowMs: number): Promise<void> {
       await db
@@ -23,6 +25,34 @@ export function lineRuntimeRepo(db: Kysely<DB>) {
         .values({ line_id: lineId, service_epoch: epoch, last_first_touch_at: null, updated_at: nowMs })
         .onConflict((oc) => oc.column('line_id').doUpdateSet({ service_epoch: epoch, updated_at: nowMs }))
         .execute();
+    },
+
+    /**
+     * Writes `epoch` only if the line's stored epoch is still `expected` (undefined: none yet, or
+     * the first-touch placeholder), then reads it back: `epoch` and `wrote` when this call wrote
+     * it, else the epoch another process wrote first. Atomic in both dialects, so two processes
+     * naming a line's next epoch at once agree on one.
+     */
+    async replaceServiceEpoch(lineId: string, expected: string | undefined, epoch: string, nowMs: number): Promise<{ epoch: string; wrote: boolean }> {
+      let wrote: boolean;
+      if (expected === undefined) {
+        const r = await db
+          .insertInto('line_state')
+          .values({ line_id: lineId, service_epoch: epoch, last_first_touch_at: null, updated_at: nowMs })
+          .onConflict((oc) => oc.column('line_id').doUpdateSet({ service_epoch: epoch, updated_at: nowMs }).where('line_state.service_epoch', '=', NO_EPOCH_YET))
+          .executeTakeFirst();
+        wrote = Number(r.numInsertedOrUpdatedRows ?? 0) === 1;
+      } else {
+        const r = await db
+          .updateTable('line_state')
+          .set({ service_epoch: epoch, updated_at: nowMs })
+          .where('line_id', '=', lineId)
+          .where('service_epoch', '=', expected)
+          .executeTakeFirst();
+        wrote = Number(r.numUpdatedRows) === 1;
+      }
+      if (wrote) return { epoch, wrote };
+      return { epoch: (await serviceEpoch(lineId)) ?? epoch, wrote };
     },
 
     async lastFirstTouch(lineId: string): Promise<number | null> {

@@ -17,6 +17,13 @@
  * a restart since the last epoch was computed: the server was unreachable and
  * answers again, or the Private API helper reconnected. It lives in the
  * database through ctx.state, so every process reads the same epoch.
+ *
+ * Several processes see the same restart, each on its own: one restart is one
+ * new generation. When a process first sees the evidence begin (the server
+ * unreachable, the helper disconnected) it notes the epoch stored then; after
+ * the restart it moves the epoch from that one to the next generation with a
+ * compare-and-set, and if the stored epoch has already moved on since (another
+ * process counted this restart) it takes that one instead of bumping again.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { multipartBody, type MultipartField } from '../../net/multipart.js';
@@ -90,6 +97,12 @@ export function bluebubblesDriver(ctx: DriverContext, options: BlueBubblesDriver
   let privateApiRefused = false;
   /** Evidence of a restart since the last epoch was computed. */
   let restartSeen = false;
+  /**
+   * The epoch stored when the latest evidence of a restart began (read then, in the background):
+   * the one this restart replaces. `unknown` when it could not be read (the restart then replaces
+   * whatever is stored when it is counted).
+   */
+  let restartBase: Promise<{ epoch: string | undefined } | 'unknown'> | undefined;
   /** Seen down (unreachable, or not answering in time) and not answered since: what available() goes by. */
   let sawDown = false;
   /** Seen unreachable since it last answered: evidence of a restart (a slow answer is not). */
@@ -101,9 +114,20 @@ export function bluebubblesDriver(ctx: DriverContext, options: BlueBubblesDriver
     return new DriverFailure('line_down', `the line's BlueBubbles driver_config is invalid: ${parsed.ok ? '' : parsed.problems.join('; ')}`);
   }
 
+  /** Evidence of a restart begins: note the epoch stored now (the one a restart would replace). */
+  function restartMayBegin() {
+    restartBase = ctx.state.serviceEpoch(ctx.lineId).then(
+      (epoch) => ({ epoch }),
+      () => 'unknown' as const,
+    );
+  }
+
   function noteFailure(err: unknown) {
     if (isServerDown(err)) sawDown = true;
-    if (isServerUnreachable(err)) sawUnreachable = true;
+    if (isServerUnreachable(err) && !sawUnreachable) {
+      sawUnreachable = true;
+      restartMayBegin();
+    }
     if (isPrivateApiOff(err)) {
       privateApiRefused = true;
       infoAt = 0;
@@ -115,6 +139,7 @@ export function bluebubblesDriver(ctx: DriverContext, options: BlueBubblesDriver
     sawDown = false;
     sawUnreachable = false;
     if (info && info.helper_connected === false && next.helper_connected === true) restartSeen = true;
+    if (next.helper_connected === false && info?.helper_connected !== false) restartMayBegin();
     info = next;
     infoAt = Date.now();
     privateApiRefused = false;
@@ -240,6 +265,7 @@ export function bluebubblesDriver(ctx: DriverContext, options: BlueBubblesDriver
     const prev = parseEpoch(stored);
     let epoch: string;
     let restarted = false;
+    let base: typeof restartBase;
     if (!now) {
       // Unreachable: keep what we have; the restart shows once it answers again.
       if (prev) return stored!;
@@ -248,19 +274,32 @@ export function bluebubblesDriver(ctx: DriverContext, options: BlueBubblesDriver
       const fp = fingerprint(now);
       restarted = restartSeen;
       restartSeen = false;
+      base = restartBase;
+      if (restarted) restartBase = undefined;
       if (!prev) epoch = `bb:${fp}:1`;
-      else if (prev.fp !== fp || restarted) epoch = `bb:${fp}:${prev.gen + 1}`;
+      else if (prev.fp !== fp) epoch = `bb:${fp}:${prev.gen + 1}`;
+      else if (restarted && (await replacedSince(base, stored))) epoch = stored!; // another process counted this restart
+      else if (restarted) epoch = `bb:${fp}:${prev.gen + 1}`;
       else epoch = stored!;
     }
-    if (epoch !== stored) {
-      try {
-        await ctx.state.setServiceEpoch(ctx.lineId, epoch, ctx.now());
-      } catch (err) {
-        if (restarted) restartSeen = true; // keep the evidence for the next try
-        throw err;
+    if (epoch === stored) return epoch;
+    try {
+      // From the epoch read above only: if another process named one since, it stands (the same restart, seen there too).
+      return await ctx.state.replaceServiceEpoch(ctx.lineId, stored, epoch, ctx.now());
+    } catch (err) {
+      if (restarted) {
+        // keep the evidence for the next try
+        restartSeen = true;
+        restartBase ??= base;
       }
+      throw err;
     }
-    return epoch;
+  }
+
+  /** The stored epoch moved on after the restart's evidence began: another process has counted the restart. */
+  async function replacedSince(base: typeof restartBase, stored: string | undefined): Promise<boolean> {
+    const was = await base;
+    return was !== undefined && was !== 'unknown' && was.epoch !== stored;
   }
 
   /** Asks the Mac after a send or a group creation the service lost track of; its own failures say `unknown`. */

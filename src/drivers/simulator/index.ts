@@ -104,9 +104,8 @@ export function simulatorDriver(ctx: DriverContext): LineDriver {
     async serviceEpoch() {
       const epoch = await ctx.state.serviceEpoch(ctx.lineId);
       if (epoch) return epoch;
-      const first = `epoch-${randomUUID()}`;
-      await ctx.state.setServiceEpoch(ctx.lineId, first, ctx.now());
-      return (await ctx.state.serviceEpoch(ctx.lineId)) ?? first;
+      // Only if the line still has none: another process naming the first one at the same time wins or loses, never both.
+      return ctx.state.replaceServiceEpoch(ctx.lineId, undefined, `epoch-${randomUUID()}`, ctx.now());
     },
 
     async sendText(target, text, opts: SendOptions = {}) {

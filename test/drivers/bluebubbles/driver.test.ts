@@ -406,4 +406,50 @@ describe('BlueBubbles driver: service epoch', () => {
     expect(e3).not.toBe(e2);
     expect(e3).toMatch(/:3$/);
   });
+
+  // Two processes on one database: two driver instances sharing one state port.
+  it('two processes that both saw one restart name one new epoch, whichever asks first', async () => {
+    const ctx = context(bb.config());
+    const a = bluebubblesDriver(ctx);
+    const b = bluebubblesDriver({ ...ctx });
+    const e1 = await a.serviceEpoch();
+    expect(await b.serviceEpoch()).toBe(e1);
+    for (const [first, second, gen] of [[a, b, 2], [b, a, 3]] as const) {
+      await bb.stop();
+      for (const d of [a, b]) expect((await failure(d.refresh())).kind).toBe('line_down');
+      await bb.start(bb.port);
+      const e = await first.serviceEpoch();
+      expect(e).toMatch(new RegExp(`:${gen}$`));
+      expect(await second.serviceEpoch()).toBe(e);
+      expect(await first.serviceEpoch()).toBe(e);
+    }
+    // The helper reconnecting, seen by both: one new epoch too.
+    bb.helperConnected = false;
+    for (const d of [a, b]) await d.serviceEpoch();
+    bb.helperConnected = true;
+    const e4 = await b.serviceEpoch();
+    expect(e4).toMatch(/:4$/);
+    expect(await a.serviceEpoch()).toBe(e4);
+  });
+
+  it('a process counts a restart it saw after another process counted the one before', async () => {
+    const ctx = context(bb.config());
+    const a = bluebubblesDriver(ctx);
+    const b = bluebubblesDriver({ ...ctx });
+    await a.serviceEpoch();
+    await b.serviceEpoch();
+    // First restart: both see it; only A names the next epoch; B hears from the Mac again.
+    await bb.stop();
+    for (const d of [a, b]) expect((await failure(d.refresh())).kind).toBe('line_down');
+    await bb.start(bb.port);
+    expect(await a.serviceEpoch()).toMatch(/:2$/);
+    await b.refresh();
+    // Second restart, seen by both: B (holding evidence of both) and A agree on one more.
+    await bb.stop();
+    for (const d of [a, b]) expect((await failure(d.refresh())).kind).toBe('line_down');
+    await bb.start(bb.port);
+    const e3 = await b.serviceEpoch();
+    expect(e3).toMatch(/:3$/);
+    expect(await a.serviceEpoch()).toBe(e3);
+  });
 });

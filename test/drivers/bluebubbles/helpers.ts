@@ -1,9 +1,9 @@
 /** Fakes for the driver context: an in-memory state port and an events collector. */
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
-import type { DriverContext, DriverEvents, DriverStatePort, InboundMessage, LineReaction, OutboundFile } from '../../../src/drivers/types.js';
+import type { DriverContext, DriverEvents, DriverState, InboundMessage, LineReaction, OutboundFile } from '../../../src/drivers/types.js';
 
-export function memoryState(): DriverStatePort & { epochs: Map<string, string> } {
+export function memoryState(): DriverState & { epochs: Map<string, string> } {
   const epochs = new Map<string, string>();
   return {
     epochs,
@@ -12,6 +12,10 @@ export function memoryState(): DriverStatePort & { epochs: Map<string, string> }
     },
     async setServiceEpoch(lineId, epoch) {
       epochs.set(lineId, epoch);
+    },
+    async replaceServiceEpoch(lineId, expected, epoch) {
+      if (epochs.get(lineId) === expected) epochs.set(lineId, epoch);
+      return epochs.get(lineId)!;
     },
     async appendDeviceLog() {},
     async findDeviceLog() {
