@@ -137,6 +137,8 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
   // fastify's own request serializer logs `url` whole; this one is fastify's with the redacted
   // path (for fastify's request lines, were they turned on, and any `{ req }` logged).
   const serializeRequest = (req: FastifyRequest) => ({ method: req.method, url: paths.of(req), host: req.host, remoteAddress: req.ip, remotePort: req.socket?.remotePort });
+  // Set once the HTTP metrics are registered (below): routing failures run no hook, so the handler tells them.
+  let onRoutingFailure: ((req: FastifyRequest, reply: FastifyReply) => void) | undefined;
   const app = Fastify({
     loggerInstance: deps.logger.child({}, { serializers: { req: serializeRequest } }) as unknown as FastifyBaseLogger,
     // Request lines come from our own onResponse hook: one cheap line, no headers.
@@ -152,7 +154,12 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // Routing failures (bad percent-encoding, over-long parameters) in the envelope, with X-Trace-ID.
     // No hook runs for them, onResponse included: the handler writes their request line itself.
-    frameworkErrors: frameworkErrorHandler({ onFailure: config.logRequests === 'off' ? undefined : logRequest }),
+    frameworkErrors: frameworkErrorHandler({
+      onFailure: (req, reply) => {
+        onRoutingFailure?.(req, reply);
+        if (config.logRequests !== 'off') logRequest(req, reply);
+      },
+    }),
     // Logged as the request line of any other failed request (unless request lines are off).
     clientErrorHandler: clientErrorHandler(
       () => ids.trace(),
@@ -162,9 +169,9 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // Metrics only with a token to read them: without one nothing is counted or wrapped.
-  const metrics = config.metricsToken ? createMetrics() : undefined;
+  const metrics = config.metricsToken ? createMetrics({ hubspot: config.hubspot !== undefined }) : undefined;
   const services = buildServices({ ...deps, observer: metrics?.observer });
-  if (metrics) registerHttpMetrics(app, metrics);
+  if (metrics) onRoutingFailure = registerHttpMetrics(app, metrics).routingFailure;
 
   // Set once close() has begun (the first preClose hook): from then on new requests are refused,
   // while the ones already under way finish.

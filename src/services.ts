@@ -34,7 +34,8 @@ import { voiceNoteAudio } from './domain/media/voice-note-audio.js';
 import { inboundIntake } from './intake/index.js';
 import type { AddressGuard } from './net/index.js';
 import type { ServiceObserver } from './metrics/observer.js';
-import { observeDrivers, observeDriverState, observeLineEvents } from './metrics/wrap.js';
+import { observeDrivers, observeDriverState, observeLineEvents, observeReplayAttempts } from './metrics/wrap.js';
+import type { AttemptDelivery } from './domain/events/attempts.js';
 import { hubspotIntegration } from './crm/hubspot/index.js';
 import { housekeeping } from './domain/housekeeping.js';
 
@@ -67,6 +68,8 @@ export function buildServices(deps: ServiceDeps) {
   const lineEventsOnly = lineEvents({ store, clock, blobs, bus, deepLinkTemplate });
   const events = observer ? observeLineEvents(lineEventsOnly, observer) : lineEventsOnly;
   const attempt = { timeoutMs: config.webhookTimeoutMs, allowPrivateNetworks: config.allowPrivateNetworks, brand: config.headerBrand };
+  // One attempt asked for now (a replay, a subscription's test), outside the worker's schedule.
+  const attemptNow: AttemptDelivery = (event, sub, nowMs) => attemptDelivery(event, sub, attempt, nowMs);
   // A driver keeps its line's service epoch (line runtime) and, the simulator, its device log.
   const storedState = {
     serviceEpoch: (lineId: string) => store.lineRuntime.serviceEpoch(lineId),
@@ -131,11 +134,11 @@ export function buildServices(deps: ServiceDeps) {
     bus,
     subscriptions: subscriptionsService({ store, clock, allowPrivateNetworks: config.allowPrivateNetworks, addressGuard: deps.addressGuard }),
     // The replay's attempts are delivery's (signing, POSTing), handed to the domain here.
-    eventLog: eventsService({ store, clock, attempt: (event, sub, nowMs) => attemptDelivery(event, sub, attempt, nowMs) }),
+    eventLog: eventsService({ store, clock, attempt: observer ? observeReplayAttempts(attemptNow, observer) : attemptNow }),
     // Restarts go through the drivers' (observed) state, so a simulated restart counts like a real one.
     simulator: simulatorControls({ store, clock, events, blobs, state }),
     // What the console needs beyond the original API (issue 20).
-    subscriptionChanges: subscriptionChanges({ store, clock, allowPrivateNetworks: config.allowPrivateNetworks, attempt: (event, sub, nowMs) => attemptDelivery(event, sub, attempt, nowMs), deepLinkTemplate, addressGuard: deps.addressGuard }),
+    subscriptionChanges: subscriptionChanges({ store, clock, allowPrivateNetworks: config.allowPrivateNetworks, attempt: attemptNow, deepLinkTemplate, addressGuard: deps.addressGuard }),
     stats: statsService({ store, clock }),
     signingSecretStatus: signingSecretStatus({ store, clock }),
     lineHealth: lineHealth({ store, clock, drivers }),
@@ -149,7 +152,7 @@ export function buildServices(deps: ServiceDeps) {
     sendReconciler: reconciler,
     messaging: messagingArea,
     /** undefined unless HUBSPOT_CLIENT_ID/SECRET are set */
-    hubspot: hubspotIntegration({ config, store, clock, messaging: messagingArea, logger: deps.logger }),
+    hubspot: hubspotIntegration({ config, store, clock, messaging: messagingArea, logger: deps.logger, onCallEnded: observer?.hubspotCall.bind(observer) }),
   };
 }
 

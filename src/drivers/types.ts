@@ -87,7 +87,8 @@ export interface InboundMessage {
 }
 
 export interface DriverEvents {
-  inbound(lineId: string, message: InboundMessage): Promise<void>;
+  /** Records a message; false when it was not recorded again (the line reported it before). */
+  inbound(lineId: string, message: InboundMessage): Promise<boolean | void>;
   receipt(lineId: string, guid: string, kind: 'delivered' | 'read', atMs: number): Promise<void>;
   /** Someone put a tapback on a message of this line or took one back (never a message of its own). */
   reaction(lineId: string, reaction: LineReaction): Promise<void>;

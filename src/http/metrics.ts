@@ -3,16 +3,27 @@
  * its label, never the raw path, so ids in paths add no series); requests no route matched
  * share the label `unmatched`. Must be registered before the routes.
  */
-import type { FastifyInstance, onResponseHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseHookHandler } from 'fastify';
 import type { Metrics } from '../metrics/registry.js';
 
-export function registerHttpMetrics(app: FastifyInstance, metrics: Metrics): void {
+/**
+ * An event stream writes its own response (a hijacked reply) for up to a minute. fastify still
+ * runs onResponse when such a stream ends by itself (its 60 s are up: `finish`), though not when
+ * the client drops it: so it is told apart here, by what it answered. Streams are
+ * blueline_sse_connections, not requests with a minute-long duration.
+ */
+const isEventStream = (reply: FastifyReply) => {
+  const type = reply.raw.getHeader('content-type');
+  return typeof type === 'string' && type.startsWith('text/event-stream');
+};
+
+export function registerHttpMetrics(app: FastifyInstance, metrics: Metrics): { routingFailure(req: FastifyRequest, reply: FastifyReply): void } {
   app.addHook('onRoute', (route) => {
-    // An event stream's reply is taken over (hijacked) once open, so fastify's onResponse never
-    // runs for it: open streams are blueline_sse_connections, not requests with a duration.
-    const record = metrics.httpRoute(route.url);
+    // HEAD (fastify's own, for each GET) gets no zero series of its own: it is counted as it comes.
+    const methods = [route.method].flat().filter((m) => m !== 'HEAD');
+    const record = metrics.httpRoute(route.url, methods);
     const hook: onResponseHookHandler = (req, reply, done) => {
-      record(req.method, reply.statusCode, reply.elapsedTime);
+      if (reply.statusCode !== 200 || !isEventStream(reply)) record(req.method, reply.statusCode, reply.elapsedTime);
       done();
     };
     route.onResponse = [...(route.onResponse ? [route.onResponse].flat() : []), hook];
@@ -22,4 +33,12 @@ export function registerHttpMetrics(app: FastifyInstance, metrics: Metrics): voi
     if (req.is404) unmatched(req.method, reply.statusCode, reply.elapsedTime);
     done();
   });
+  return {
+    /**
+     * A request the router refused (a path that is not validly percent-encoded, a parameter over
+     * the length limit): fastify runs no hook for it, so the server's `frameworkErrors` handler
+     * calls this once it has answered. There is no route: `unmatched`.
+     */
+    routingFailure: (req, reply) => unmatched(req.method, reply.statusCode, reply.elapsedTime),
+  };
 }

@@ -21,18 +21,27 @@ const escape = (v: string) => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').repl
 export function httpStats(names: { requests: string; duration: string }) {
   const cells: Cell[] = [];
 
-  /** The recorder of one route template: its cells are found once per method and status class. */
-  function route(template: string) {
+  /**
+   * The recorder of one route template: its cells are found once per method and status class.
+   * `methods` (the route's own) get their 5xx counter at 0 now: a counter series that is born at
+   * its first increment is invisible to rate() and increase() (there is no earlier sample to
+   * rise from), so without it the first 5xx burst of a route on a process would never alert.
+   */
+  function route(template: string, methods: readonly string[] = []) {
     const byMethod = new Map<string, (Cell | undefined)[]>();
-    return (method: string, status: number, elapsedMs: number) => {
+    const cellOf = (method: string, c: number) => {
       let classes = byMethod.get(method);
       if (!classes) byMethod.set(method, (classes = []));
-      const c = Math.floor(status / 100);
       let cell = classes[c];
       if (!cell) {
         cell = classes[c] = { method, route: template, statusClass: `${c}xx`, count: 0, sum: 0, buckets: new Array(BUCKETS.length + 1).fill(0) };
         cells.push(cell);
       }
+      return cell;
+    };
+    for (const m of methods) cellOf(m, 5);
+    return (method: string, status: number, elapsedMs: number) => {
+      const cell = cellOf(method, Math.floor(status / 100));
       const seconds = elapsedMs / 1000;
       let i = 0;
       while (i < BUCKETS.length && seconds > BUCKETS[i]!) i++;
@@ -52,6 +61,8 @@ export function httpStats(names: { requests: string; duration: string }) {
       `# TYPE ${names.duration} histogram`,
     ];
     for (const c of cells) {
+      // A zero counter (above) needs no histogram: no request of it has been timed yet.
+      if (c.count === 0) continue;
       const l = labels(c);
       let cumulative = 0;
       BUCKETS.forEach((le, i) => {

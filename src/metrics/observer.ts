@@ -4,6 +4,8 @@
  * `wrap.ts`), and `registry.ts` implements it with Prometheus metrics. No prom-client here,
  * so nothing but the metrics area depends on it.
  */
+import type { CallKind, CallOutcome } from '../crm/hubspot/client.js';
+
 export type SentKind = 'text' | 'media' | 'voice_note' | 'group';
 
 export interface ServiceObserver {
@@ -19,6 +21,8 @@ export interface ServiceObserver {
   webhookDelivered(latencyMs: number): void;
   /** Expired rows (for `attachment_file`, `partial_upload` and `orphan_blob`, files) the housekeeping pass deleted, by kind (domain/housekeeping.ts). */
   rowsDeleted(kind: string, count: number): void;
+  /** One call into HubSpot ended, counted as `kind` (the spec's CRM call table), answered `ok` or failed as classified. */
+  hubspotCall(kind: CallKind, outcome: CallOutcome): void;
 }
 
 export const noObserver: ServiceObserver = {
@@ -28,4 +32,5 @@ export const noObserver: ServiceObserver = {
   webhookAttempt() {},
   webhookDelivered() {},
   rowsDeleted() {},
+  hubspotCall() {},
 };

@@ -15,10 +15,53 @@ import type { DriverRegistry } from '../drivers/registry.js';
 import { metricsQueries } from '../store/metrics-queries.js';
 import { FIRST_TOUCH_PER_LINE_PER_DAY, localDayStart } from '../domain/messaging/limits.js';
 import { lineState } from '../domain/lines/health.js';
-import type { ServiceObserver } from './observer.js';
+import type { SentKind, ServiceObserver } from './observer.js';
+import type { HousekeptKind } from '../domain/housekeeping.js';
 import { httpStats } from './http-stats.js';
+import type { CallKind, CallOutcome } from '../crm/hubspot/client.js';
 
 const statusClass = (status: number | null) => (status === null ? 'none' : `${Math.floor(status / 100)}xx`);
+
+const SENT_KINDS = ['text', 'media', 'voice_note', 'group'] as const satisfies readonly SentKind[];
+/** The outcomes an attempt's answer can have (delivery/worker.ts): 2xx delivers; 5xx and none retry, then fail; any other answer fails. */
+const ATTEMPT_SERIES = [
+  ['delivered', ['2xx']],
+  ['retry', ['5xx', 'none']],
+  ['failed', ['3xx', '4xx', '5xx', 'none']],
+] as const;
+/** Every kind the housekeeping pass reports (a Record, so the compiler says when one is added). */
+const HOUSEKEPT_KINDS: Record<HousekeptKind, true> = {
+  idempotency_record: true,
+  upload_slot: true,
+  voice_note: true,
+  attachment_file: true,
+  hubspot_install_state: true,
+  console_session: true,
+  partial_upload: true,
+  orphan_blob: true,
+};
+
+/** Every kind a HubSpot call is counted as, and every way one ends (Records: the compiler says when one is added). */
+const HUBSPOT_CALL_KINDS: Record<CallKind, true> = {
+  sidebar_load: true,
+  sidebar_send: true,
+  contact_created: true,
+  reply_push: true,
+  workflow_callback: true,
+  token_refresh: true,
+  install: true,
+};
+const HUBSPOT_CALL_OUTCOMES: Record<CallOutcome, true> = {
+  ok: true,
+  unauthorized: true,
+  forbidden: true,
+  not_found: true,
+  rate_limited: true,
+  server: true,
+  invalid_grant: true,
+  bad_request: true,
+  network: true,
+};
 
 /** A tenant's local day started at most this long ago (25 hours on a daylight-saving day), with room. */
 const LOOKBACK_MS = 26 * 3600_000;
@@ -30,7 +73,8 @@ export interface ScrapeSources {
   sseConnections(): number;
 }
 
-export function createMetrics() {
+/** `hubspot`: the HubSpot integration is configured (its series are made, at 0, only then). */
+export function createMetrics(opts: { hubspot?: boolean } = {}) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   // Gauges named like counters, which Prometheus's linter refuses; nodejs_active_handles and
@@ -89,7 +133,26 @@ export function createMetrics() {
     labelNames: ['kind'] as const,
     registers,
   });
+  const hubspotCalls = new Counter({
+    name: 'blueline_hubspot_calls_total',
+    help: "Calls into HubSpot, by what they are counted as (the CRM call table's kinds; install: the install's own calls) and outcome (ok, or the failure: unauthorized, forbidden, not_found, rate_limited, server, invalid_grant, bad_request, network)",
+    labelNames: ['kind', 'outcome'] as const,
+    registers,
+  });
+  const pushBreakers = new Gauge({
+    name: 'blueline_hubspot_push_breakers_open',
+    help: "Projects with HubSpot installed whose reply push breaker is open (five pushes failed in a row: one probe a run until one succeeds)",
+    registers,
+  });
   const scrapeErrors = new Counter({ name: 'blueline_metrics_scrape_errors_total', help: 'Scrapes whose database reads failed (their gauges keep the previous values)', registers });
+
+  // Every series of a fixed label set exists from the start, at 0. A counter series born at its
+  // first increment is invisible to rate() and increase() (no earlier sample to rise from): the
+  // first failed send or webhook of a process, often the only one, would never reach the alerts.
+  for (const kind of SENT_KINDS) for (const result of ['sent', 'failed'] as const) messagesSent.inc({ kind, result }, 0);
+  for (const [outcome, classes] of ATTEMPT_SERIES) for (const status_class of classes) webhookAttempts.inc({ outcome, status_class }, 0);
+  for (const kind of Object.keys(HOUSEKEPT_KINDS)) rowsDeleted.inc({ kind }, 0);
+  if (opts.hubspot) for (const kind of Object.keys(HUBSPOT_CALL_KINDS)) for (const outcome of Object.keys(HUBSPOT_CALL_OUTCOMES)) hubspotCalls.inc({ kind, outcome }, 0);
 
   const observer: ServiceObserver = {
     messageSent: (kind, result) => messagesSent.labels(kind, result).inc(),
@@ -101,6 +164,7 @@ export function createMetrics() {
     },
     webhookDelivered: (latencyMs) => deliveryLatency.observe(Math.max(0, latencyMs) / 1000),
     rowsDeleted: (kind, count) => rowsDeleted.labels(kind).inc(count),
+    hubspotCall: (kind, outcome) => hubspotCalls.labels(kind, outcome).inc(),
   };
 
   async function lineStates(src: ScrapeSources) {
@@ -115,7 +179,14 @@ export function createMetrics() {
     sse.set(src.sseConnections());
     const now = src.clock.now();
     const q = metricsQueries(src.store.database.db);
-    const [{ counts, all }, tenants, touches, jobs] = await Promise.all([lineStates(src), src.store.tenants.list(), q.firstTouchesSince(now - LOOKBACK_MS), q.pendingDeliveries()]);
+    const [{ counts, all }, tenants, touches, jobs, breakers] = await Promise.all([
+      lineStates(src),
+      src.store.tenants.list(),
+      q.firstTouchesSince(now - LOOKBACK_MS),
+      q.pendingDeliveries(),
+      opts.hubspot ? q.openPushBreakers() : 0,
+    ]);
+    pushBreakers.set(breakers);
     for (const [state, n] of Object.entries(counts)) lines.labels(state).set(n);
     pending.set(jobs.count);
     oldestPending.set(jobs.oldestAt === null ? 0 : Math.max(0, now - jobs.oldestAt) / 1000);

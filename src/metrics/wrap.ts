@@ -1,10 +1,12 @@
 /**
  * Observation at the edges of the domain: the drivers' sends, the lines' inbound messages and
- * service epochs. Each wrapper keeps the wrapped object's shape, so the domain is unchanged.
+ * service epochs, the event log's replay attempts. Each wrapper keeps the wrapped object's
+ * shape, so the domain is unchanged.
  */
 import type { DriverEvents, DriverStatePort, LineDriver } from '../drivers/types.js';
 import type { DriverRegistry } from '../drivers/registry.js';
 import type { ServiceObserver, SentKind } from './observer.js';
+import { isSuccess, type AttemptDelivery } from '../domain/events/attempts.js';
 
 function counted<A extends unknown[], R>(observer: ServiceObserver, kind: SentKind, send: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
   return async (...args) => {
@@ -47,8 +49,11 @@ export function observeLineEvents<E extends DriverEvents>(events: E, observer: S
   return {
     ...events,
     async inbound(lineId, message) {
-      await events.inbound(lineId, message);
-      observer.messageReceived();
+      // A message reported twice (a redelivered webhook) is recorded once and counted once: for the
+      // second report the domain answers false (domain/messaging/line-events.ts).
+      const recorded = await events.inbound(lineId, message);
+      if (recorded !== false) observer.messageReceived();
+      return recorded;
     },
   };
 }
@@ -64,5 +69,19 @@ export function observeDriverState(state: DriverStatePort, observer: ServiceObse
       await state.setServiceEpoch(lineId, epoch, nowMs);
       if (before !== undefined && before !== epoch) observer.serviceEpochChanged();
     },
+  };
+}
+
+/**
+ * The event log's replay attempts (POST /api/v1/events/{id}/replay), counted as the worker's
+ * are: a receiver got the POST either way. A replay schedules nothing after itself, so a
+ * failure is `failed`. Its delivery latency is not observed: a replay is asked for by hand,
+ * often long after the event, and would say nothing about how fast deliveries go.
+ */
+export function observeReplayAttempts(attempt: AttemptDelivery, observer: ServiceObserver): AttemptDelivery {
+  return async (event, sub, nowMs) => {
+    const r = await attempt(event, sub, nowMs);
+    observer.webhookAttempt(isSuccess(r) ? 'delivered' : 'failed', r.status, r.durationMs);
+    return r;
   };
 }

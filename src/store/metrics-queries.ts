@@ -1,7 +1,8 @@
 /**
  * The few reads a metrics scrape makes. Each is one cheap statement on an index: first touches
- * of the last 25 hours (at most 30 per line a day, through the partial first-touch index) and
- * the pending webhook deliveries (count and oldest, through delivery_jobs(state, …)).
+ * of the last 25 hours (at most 30 per line a day, through the partial first-touch index), the
+ * pending webhook deliveries (count and oldest, through delivery_jobs(state, …)), and the open
+ * HubSpot reply-push breakers (a row per project with HubSpot).
  */
 import { sql, type Kysely } from 'kysely';
 import type { DB } from './schema.js';
@@ -18,6 +19,19 @@ export function metricsQueries(db: Kysely<DB>) {
         .where('sent_at', '>=', sinceMs)
         .execute();
       return rows.map((r) => ({ ...r, sent_at: Number(r.sent_at) }));
+    },
+
+    /** Projects with HubSpot installed whose reply push breaker is open (pushes stopped but for one probe a run). */
+    async openPushBreakers(): Promise<number> {
+      const r = await db
+        .selectFrom('hubspot_push_state as s')
+        .select(sql<number>`count(*)`.as('n'))
+        .where('s.breaker_state', '=', 'open')
+        .where(({ exists, selectFrom }) =>
+          exists(selectFrom('hubspot_installs as i').select(sql`1`.as('one')).whereRef('i.tenant_id', '=', 's.tenant_id').where('i.status', '=', 'active')),
+        )
+        .executeTakeFirst();
+      return Number(r?.n ?? 0);
     },
 
     /** Webhook deliveries still to be made, and when the oldest of them was recorded. */

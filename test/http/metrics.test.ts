@@ -10,6 +10,7 @@ import { startTestApp, type TestApp } from '../support/app.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { eventually, firstTouch, moveToNextNoonUtc, newRecipient, prepareSandbox } from '../support/messaging.js';
 import { SIMULATOR_RECIPIENTS } from '../../src/drivers/simulator/reserved.js';
+import { promtoolInstalled, sample } from '../support/metrics-text.js';
 
 const TOKEN = `metrics-${randomBytes(12).toString('hex')}`;
 const ENV = {
@@ -19,19 +20,7 @@ const ENV = {
   BLUELINE_WEBHOOK_TIMEOUT_MS: '300',
 };
 
-/** The sum of the samples of `name` whose labels include `labels`. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number {
-  let sum = 0;
-  for (const line of text.split('\n')) {
-    const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!m || m[1] !== name) continue;
-    const have = Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((x) => [x[1], x[2]]));
-    if (Object.entries(labels).every(([k, v]) => have[k] === v)) sum += Number(m[3]);
-  }
-  return sum;
-}
-
-const promtool = spawnSync('promtool', ['--version']).status === 0;
+const promtool = promtoolInstalled;
 
 describe('GET /metrics', () => {
   let t: TestApp;
@@ -168,6 +157,75 @@ describe('GET /metrics', () => {
     expect(sample(closed, 'blueline_sse_connections')).toBe(0);
     // An open stream is a connection, not a request with a duration (it would skew the latency histogram).
     expect(sample(closed, 'blueline_http_request_duration_seconds_count', { route: '/api/v1/events/stream' })).toBe(0);
+  });
+
+  it('does not count an event stream that lived out its life as a request with that duration', async () => {
+    // Its own app: streams here live 300 ms instead of 60 s (BLUELINE_SSE_MAX_MS), so the test waits for the end, not a minute.
+    const short = await startTestApp('sqlite', { ...ENV, BLUELINE_SSE_MAX_MS: '300' });
+    try {
+      const address = await short.app.listen({ port: 0, host: '127.0.0.1' });
+      const frames: string[] = [];
+      await new Promise<void>((resolve, reject) => {
+        http
+          .get(`${address}/api/v1/events/stream`, { headers: { authorization: `Bearer ${short.demo.signing_secret}`, 'x-service-tenant': 'demo' } }, (res) => {
+            expect(res.statusCode).toBe(200);
+            res.on('data', (d) => frames.push(String(d)));
+            res.on('end', resolve);
+          })
+          .on('error', reject);
+      });
+      expect(frames.join('')).toContain('event: close');
+      const text = await eventually(
+        async () => (await short.request({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${TOKEN}` } })).body,
+        (t) => sample(t, 'blueline_sse_connections') === 0,
+      );
+      expect(sample(text, 'blueline_sse_connections')).toBe(0);
+      expect(sample(text, 'blueline_http_requests_total', { route: '/api/v1/events/stream' })).toBe(0);
+      expect(sample(text, 'blueline_http_request_duration_seconds_count', { route: '/api/v1/events/stream' })).toBe(0);
+      // A refused stream is an ordinary answered request.
+      expect((await short.request({ method: 'GET', url: '/api/v1/events/stream' })).statusCode).toBe(401);
+      const refused = (await short.request({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${TOKEN}` } })).body;
+      expect(sample(refused, 'blueline_http_requests_total', { method: 'GET', route: '/api/v1/events/stream', status_class: '4xx' })).toBe(1);
+    } finally {
+      await short.close();
+    }
+  });
+
+  it('has every failure series at 0 before the first failure, so rate() and increase() see that failure', async () => {
+    // A counter series born at 1 has no earlier sample to rise from: Prometheus' rate() over it
+    // stays 0, and an alert like the README's "Sends failing" never fires for a first failure.
+    const fresh = await startTestApp('sqlite', ENV);
+    try {
+      await prepareSandbox(fresh);
+      const read = async () => (await fresh.request({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${TOKEN}` } })).body;
+      const has = (text: string, name: string, labels: string) => text.split('\n').some((l) => l.startsWith(`${name}{${labels}} `));
+      const before = await read();
+      for (const kind of ['text', 'media', 'voice_note', 'group']) {
+        expect(has(before, 'blueline_messages_sent_total', `kind="${kind}",result="failed"`), kind).toBe(true);
+        expect(has(before, 'blueline_messages_sent_total', `kind="${kind}",result="sent"`), kind).toBe(true);
+      }
+      for (const [outcome, statusClass] of [['failed', '5xx'], ['failed', 'none'], ['failed', '4xx'], ['retry', '5xx'], ['retry', 'none'], ['delivered', '2xx']]) {
+        expect(has(before, 'blueline_webhook_attempts_total', `outcome="${outcome}",status_class="${statusClass}"`), `${outcome} ${statusClass}`).toBe(true);
+      }
+      expect(has(before, 'blueline_housekeeping_deleted_rows_total', 'kind="idempotency_record"')).toBe(true);
+      // Each route's 5xx (the README's error alert), with no histogram until one is timed.
+      expect(has(before, 'blueline_http_requests_total', 'method="POST",route="/api/v1/send",status_class="5xx"')).toBe(true);
+      expect(has(before, 'blueline_http_request_duration_seconds_count', 'method="POST",route="/api/v1/send",status_class="5xx"')).toBe(false);
+      expect(sample(before, 'blueline_messages_sent_total')).toBe(0);
+      expect(sample(before, 'blueline_http_requests_total', { status_class: '5xx' })).toBe(0);
+
+      // The first failed send moves the failed series from 0 to 1: a rise rate() sees.
+      moveToNextNoonUtc(fresh.clock);
+      expect((await firstTouch(fresh, { phone: SIMULATOR_RECIPIENTS.unreachable, body: 'nobody home' })).statusCode).toBe(502);
+      const after = await read();
+      expect(sample(after, 'blueline_messages_sent_total', { kind: 'text', result: 'failed' })).toBe(1);
+      if (promtool) {
+        const check = spawnSync('promtool', ['check', 'metrics'], { input: after, encoding: 'utf8' });
+        expect(check.status, `${check.stdout}${check.stderr}`).toBe(0);
+      }
+    } finally {
+      await fresh.close();
+    }
   });
 
   it.skipIf(!promtool)('is valid Prometheus text format (promtool check metrics)', async () => {

@@ -18,6 +18,9 @@ export type CallKind = 'sidebar_load' | 'sidebar_send' | 'contact_created' | 're
 
 export type HubSpotFailure = 'unauthorized' | 'forbidden' | 'not_found' | 'rate_limited' | 'server' | 'invalid_grant' | 'bad_request' | 'network';
 
+/** How a call ended: HubSpot answered 2xx, or the failure it was classified as. */
+export type CallOutcome = 'ok' | HubSpotFailure;
+
 export class HubSpotError extends Error {
   readonly retryable: boolean;
   constructor(
@@ -91,6 +94,8 @@ export interface ApiHooks {
   pace?: (portalId: string) => Promise<void>;
   /** Every answer's rate-limit headers, per portal. */
   observe?: (portalId: string, info: RateInfo) => void;
+  /** Every call once it ended, by what it was counted as (the install's own calls: `install`) and how (metrics). */
+  ended?: (kind: CallKind, outcome: CallOutcome) => void;
 }
 
 function rateInfoOf(h: Headers): RateInfo | undefined {
@@ -107,8 +112,25 @@ export function hubspotApi(deps: { config: HubSpotConfig; store: Store; clock: C
     await store.hubspot.countCall(as.portalId, dayIn(clock.now(), as.timezone), as.kind);
   }
 
+  type CallInit = { method: string; path: string; token?: string; form?: Record<string, string>; json?: unknown; paced?: boolean };
+
   /** One HTTP call; `what` names it in errors (never the URL: one path holds a token). */
-  async function call(what: string, as: CountAs | undefined, init: { method: string; path: string; token?: string; form?: Record<string, string>; json?: unknown; paced?: boolean }): Promise<unknown> {
+  async function call(what: string, as: CountAs | undefined, init: CallInit): Promise<unknown> {
+    const ended = deps.hooks?.ended;
+    if (!ended) return callOnce(what, as, init);
+    // Uncounted calls are the install's (code exchange, token metadata) before its portal is known.
+    const kind = as?.kind ?? 'install';
+    try {
+      const answer = await callOnce(what, as, init);
+      ended(kind, 'ok');
+      return answer;
+    } catch (err) {
+      if (err instanceof HubSpotError) ended(kind, err.failure);
+      throw err;
+    }
+  }
+
+  async function callOnce(what: string, as: CountAs | undefined, init: CallInit): Promise<unknown> {
     if (as) await count(as);
     if (as && init.paced) await deps.hooks?.pace?.(as.portalId);
     const headers: Record<string, string> = { accept: 'application/json' };

@@ -7,7 +7,7 @@ import { publicBaseUrl, type Config } from '../../config.js';
 import type { Clock } from '../../clock.js';
 import type { Store } from '../../store/index.js';
 import type { Messaging } from '../../domain/messaging/index.js';
-import { hubspotApi } from './client.js';
+import { hubspotApi, type ApiHooks } from './client.js';
 import { tokenKeeper } from './tokens.js';
 import { hubspotInstalls } from './installs.js';
 import { hubspotCrm } from './crm.js';
@@ -19,13 +19,13 @@ import { heldActions } from './held-actions.js';
 
 export const OAUTH_CALLBACK_PATH = '/crm/hubspot/oauth/callback';
 
-export function hubspotIntegration(deps: { config: Config; store: Store; clock: Clock; messaging: Messaging; logger?: Logger }) {
+export function hubspotIntegration(deps: { config: Config; store: Store; clock: Clock; messaging: Messaging; logger?: Logger; onCallEnded?: ApiHooks['ended'] }) {
   const hs = deps.config.hubspot;
   if (!hs) return undefined;
   const { store, clock, messaging, logger } = deps;
   const baseUrl = publicBaseUrl(deps.config);
   const pacer = budgetPacer();
-  const api = hubspotApi({ config: hs, store, clock, hooks: { pace: pacer.pace, observe: pacer.observe } });
+  const api = hubspotApi({ config: hs, store, clock, hooks: { pace: pacer.pace, observe: pacer.observe, ended: deps.onCallEnded } });
   const tokens = tokenKeeper({ store, clock, api, logger });
   const replyPush = replyPushJob(
     { store, clock, pusher: replyPusher({ store, clock, api, tokens, logger }), logger },

@@ -105,7 +105,7 @@ export function lineEvents(deps: LineEventsDeps): DriverEvents {
     async inbound(lineId, msg) {
       const hasMedia = msg.parts.some((p) => p.type === 'media');
       // A driver may report a message twice; with media, find out before writing its bytes again.
-      if (hasMedia && (await store.messages.byProviderGuid(lineId, msg.guid))) return;
+      if (hasMedia && (await store.messages.byProviderGuid(lineId, msg.guid))) return false;
 
       // Media bytes first (outside the transaction): an orphaned blob is harmless, a lost one is not.
       // Each file streams from the driver into the blob store (never held whole); its size is what
@@ -142,7 +142,7 @@ export function lineEvents(deps: LineEventsDeps): DriverEvents {
         const direct = await recordDirectInbound(deps, lineId, msg, parts, clock.now());
         if (direct !== 'fallback') {
           if (direct) bus.eventRecorded(direct.id);
-          return;
+          return direct !== null;
         }
       }
       // The reads are in the transaction too: there they need not wait for other requests' writes to commit.
@@ -174,6 +174,7 @@ export function lineEvents(deps: LineEventsDeps): DriverEvents {
         return tenant;
       });
       if (recordedFor) bus.eventRecorded(recordedFor.id);
+      return recordedFor !== undefined;
     },
   };
 }

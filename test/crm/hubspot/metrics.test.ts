@@ -1,0 +1,95 @@
+/**
+ * HubSpot in the operator's metrics: calls by kind and outcome, and how many projects' reply push
+ * breakers are open (read from the database, so every process reports the same figure).
+ */
+import { randomBytes } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { STORE_KINDS } from '../../support/stores.js';
+import { moveToNextNoonUtc, prepareSandbox } from '../../support/messaging.js';
+import { hasSeries, promtoolInstalled, promtoolProblems, sample } from '../../support/metrics-text.js';
+import { PORTAL, install, signed, startHarness, type HubSpotHarness } from './helpers.js';
+
+const TOKEN = `metrics-${randomBytes(12).toString('hex')}`;
+const PHONE = '+14155550123';
+const TWO_MINUTES = 120_000;
+const CALLS = 'blueline_hubspot_calls_total';
+const BREAKERS = 'blueline_hubspot_push_breakers_open';
+
+describe.each(STORE_KINDS)('HubSpot metrics (%s)', (kind) => {
+  let h: HubSpotHarness;
+  let line: string;
+  const scrape = async () => {
+    const res = await h.t.request({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(res.statusCode).toBe(200);
+    return res.body;
+  };
+  const reply = async (text: string) => {
+    const res = await h.t.admin('POST', `/admin/v1/lines/${line}/simulate/inbound`, { from: PHONE, text });
+    expect(res.statusCode).toBe(202);
+  };
+  const run = () => h.t.services.hubspot!.replyPush.runDue();
+
+  beforeEach(async () => {
+    h = await startHarness(kind, { METRICS_TOKEN: TOKEN });
+    moveToNextNoonUtc(h.t.clock);
+    await prepareSandbox(h.t);
+    line = h.t.demo.phone_line_ids[0]!;
+  });
+  afterEach(async () => {
+    await h?.close();
+  });
+
+  it('counts every call by kind and outcome, each failure series there at 0 from the start', async () => {
+    const fresh = await scrape();
+    // A first failure must be a rise from 0 for rate() and increase() to see it.
+    expect(hasSeries(fresh, CALLS, { kind: 'reply_push', outcome: 'server' })).toBe(true);
+    expect(hasSeries(fresh, CALLS, { kind: 'sidebar_send', outcome: 'rate_limited' })).toBe(true);
+    expect(sample(fresh, CALLS)).toBe(0);
+    expect(sample(fresh, BREAKERS)).toBe(0);
+
+    expect((await install(h, PORTAL)).statusCode).toBe(200);
+    const installed = await scrape();
+    const installCalls = sample(installed, CALLS, { kind: 'install', outcome: 'ok' });
+    // The code exchange, the token's portal and the account's details at least.
+    expect(installCalls).toBeGreaterThanOrEqual(3);
+    expect(sample(installed, CALLS)).toBe(installCalls);
+
+    const contact = h.hs.addContact(PORTAL, { firstname: 'Ada', lastname: 'Lovelace', mobilephone: '(415) 555-0123', phone: null });
+    const sent = await signed(h, 'POST', '/crm/hubspot/card/send', { portalId: String(PORTAL), objectId: contact, text: 'Hello from HubSpot', phone_line_id: line });
+    expect(sent.json()).toMatchObject({ ok: true });
+    const afterSend = await scrape();
+    // The spec's table: a sidebar send makes one call (the contact read).
+    expect(sample(afterSend, CALLS, { kind: 'sidebar_send', outcome: 'ok' })).toBe(1);
+
+    // A refused contact read is counted under its failure. (A card send signed in the same second
+    // is the same send, answered again: this one is signed a second later.)
+    h.hs.fault('contact-read', { status: 503 });
+    const refused = await signed(h, 'POST', '/crm/hubspot/card/send', { portalId: String(PORTAL), objectId: contact, text: 'Again', phone_line_id: line }, { timestampMs: Date.now() + 1000 });
+    expect(refused.json()).toMatchObject({ ok: false });
+    expect(sample(await scrape(), CALLS, { kind: 'sidebar_send', outcome: 'server' })).toBeGreaterThanOrEqual(1);
+    if (promtoolInstalled) expect(promtoolProblems(await scrape())).toBe('');
+  });
+
+  it('shows a reply push breaker open while it is, and closed again after a successful probe', async () => {
+    expect((await install(h, PORTAL)).statusCode).toBe(200);
+    const contact = h.hs.addContact(PORTAL, { firstname: 'Ada', lastname: 'Lovelace', mobilephone: '(415) 555-0123', phone: null });
+    const sent = await signed(h, 'POST', '/crm/hubspot/card/send', { portalId: String(PORTAL), objectId: contact, text: 'Hello from HubSpot', phone_line_id: line });
+    expect(sent.json()).toMatchObject({ ok: true });
+    h.t.clock.advance(1000);
+    await reply('a reply HubSpot will refuse for a while');
+
+    h.hs.fault('communication-create', { status: 503 }, { times: 5 });
+    await run();
+    const open = await scrape();
+    expect(sample(open, BREAKERS)).toBe(1);
+    expect(sample(open, CALLS, { kind: 'reply_push', outcome: 'server' })).toBe(5);
+
+    h.t.clock.advance(TWO_MINUTES);
+    await run();
+    const closed = await scrape();
+    expect(sample(closed, BREAKERS)).toBe(0);
+    // The probe's three calls: the look-up (a 503'd create may have made it), the communication, its association.
+    expect(sample(closed, CALLS, { kind: 'reply_push', outcome: 'ok' }) - sample(open, CALLS, { kind: 'reply_push', outcome: 'ok' })).toBe(3);
+    expect(sample(closed, CALLS, { kind: 'reply_push', outcome: 'server' })).toBe(5);
+  });
+});
