@@ -91,6 +91,18 @@ const watched = (f: typeof fetch): typeof fetch => async (input, init) => {
 export const client = new Blueline({ baseUrl: base, auth: 'session', maxRetries: 1, timeoutMs: 30_000, fetch: watched(fetch) });
 
 /**
+ * Signing in is never retried: a sign-in refused for too many failures (429, ten a minute) is
+ * shown at once with its wait. Retried, it sat behind "Signing in…" for up to a minute, saying
+ * nothing, then failed or signed in without a word. The session's CSRF token is the console's.
+ */
+const signInClient = new Blueline({ baseUrl: base, auth: 'session', maxRetries: 0, timeoutMs: 30_000 });
+export async function signIn(params: Parameters<typeof client.session.signIn>[0]): ReturnType<typeof client.session.signIn> {
+  const s = await signInClient.session.signIn(params);
+  client.core.csrfToken = s.csrf_token;
+  return s;
+}
+
+/**
  * A client whose requests go through XMLHttpRequest, for uploads: fetch cannot report upload
  * progress, XHR can. The SDK takes any fetch-compatible function (its `fetch` option).
  */
@@ -128,7 +140,8 @@ export function uploadClient(onProgress: (fraction: number) => void): Blueline {
 /** The API's own words for a failure: its message, code and what to do. */
 export function describeError(err: unknown): string {
   if (err instanceof BlueLineError) {
-    const retry = err.retryAfter ? ` Try again in ${formatWait(err.retryAfter)}.` : '';
+    // Not twice: some messages already say when ("try again in 41 s").
+    const retry = err.retryAfter && !/try again/i.test(err.message) ? ` Try again in ${formatWait(err.retryAfter)}.` : '';
     return `${err.message} (${err.code})${retry}`;
   }
   return err instanceof Error ? err.message : String(err);

@@ -40,6 +40,11 @@ export function Composer({ chat, onSent }: { chat: ChatSummary['chat']; onSent: 
     }
     setSending(true);
     setError(null);
+    // What this send takes: what is typed or picked while it goes out stays in the box for the next one.
+    const sentText = text;
+    const sentFiles = files;
+    const sentVoice = voice;
+    const sentEffect = effect;
     let voiceSent = false;
     try {
       const attachments: string[] = [];
@@ -62,17 +67,18 @@ export function Composer({ chat, onSent }: { chat: ChatSummary['chat']; onSent: 
           const staged = await client.voiceNotes.stage({ file: voice, mime_type: voice.type === 'audio/wav' || voice.name.endsWith('.wav') ? 'audio/wav' : 'audio/caf', phone_line_id: lineId });
           await client.messages.send({ phone, phone_line_id: staged.phone_line_id, voice_note: { voice_note_id: staged.voice_note_id } });
           // Gone out: a retry after the text's send fails must not send it twice.
-          setVoice(null);
+          setVoice((v) => (v === sentVoice ? null : v));
           voiceSent = true;
         }
         if (text.trim() || attachments.length) {
           await client.messages.send({ phone, ...(text.trim() && { body: text }), ...(attachments.length && { attachments }), ...(effect && { effect }), ...(chat.phone_line_id && { phone_line_id: chat.phone_line_id }) });
         }
       }
-      setText('');
-      setFiles([]);
-      setVoice(null);
-      setEffect('');
+      // Typed on after Enter (a line can take seconds): the new words stay, the sent ones go.
+      setText((now) => (now === sentText ? '' : now.startsWith(sentText) ? now.slice(sentText.length).replace(/^\s+/, '') : now));
+      setFiles((now) => (now === sentFiles ? [] : now));
+      setVoice((now) => (now === sentVoice ? null : now));
+      setEffect((now) => (now === sentEffect ? '' : now));
       onSent();
     } catch (err) {
       setProgress(null);
@@ -110,10 +116,19 @@ export function Composer({ chat, onSent }: { chat: ChatSummary['chat']; onSent: 
       {error && <div className="banner error" role="alert">{error}</div>}
       {(files.length > 0 || voice) && (
         <div className="chips">
-          {files.map((f) => (
-            <span className="chip" key={f.name}>{f.name}</span>
+          {/* Each can be taken off again: a file the API refused (5003) no longer holds back the text. */}
+          {files.map((f, i) => (
+            <span className="chip" key={`${i}:${f.name}`}>
+              {f.name}
+              <button type="button" className="chip-remove" aria-label={`Remove ${f.name}`} disabled={sending} onClick={() => { setFiles(files.filter((_, j) => j !== i)); setError(null); box.current?.focus(); }}>×</button>
+            </span>
           ))}
-          {voice && <span className="chip">Voice note: {voice.name}</span>}
+          {voice && (
+            <span className="chip">
+              Voice note: {voice.name}
+              <button type="button" className="chip-remove" aria-label={`Remove voice note ${voice.name}`} disabled={sending} onClick={() => { setVoice(null); setError(null); box.current?.focus(); }}>×</button>
+            </span>
+          )}
           {progress !== null && (
             <span className="upload-progress">
               <progress value={progress} max={1} aria-label="Upload progress" /> {Math.round(progress * 100)}%
@@ -124,14 +139,14 @@ export function Composer({ chat, onSent }: { chat: ChatSummary['chat']; onSent: 
       <div className="composer-row">
         <label className="btn small filebtn">
           Attach
-          <input type="file" multiple aria-label="Attach files" onChange={(e) => setFiles([...(e.target.files ?? [])])} />
+          <input type="file" multiple aria-label="Attach files" onChange={(e) => { setFiles([...(e.target.files ?? [])]); e.target.value = ''; }} />
         </label>
         {/* The group send (POST /chats/{id}/messages) takes no voice note and no effect: not offered. */}
         {!group && (
           <>
             <label className="btn small filebtn">
               Voice file
-              <input type="file" accept="audio/wav,audio/x-wav,audio/x-caf,.caf,.wav" aria-label="Voice note file" onChange={(e) => setVoice(e.target.files?.[0] ?? null)} />
+              <input type="file" accept="audio/wav,audio/x-wav,audio/x-caf,.caf,.wav" aria-label="Voice note file" onChange={(e) => { setVoice(e.target.files?.[0] ?? null); e.target.value = ''; }} />
             </label>
             <button type="button" className={`btn small ${recording ? 'danger' : ''}`} onClick={() => void toggleRecording()} aria-pressed={!!recording}>
               {recording ? '■ Stop' : '● Record'}

@@ -135,11 +135,13 @@ function Reactions({ m, onChange }: { m: ChatMessage; onChange: () => void }) {
   );
 }
 
-function Bubble({ m, onChange }: { m: ChatMessage; onChange: () => void }) {
+function Bubble({ m, group, onChange }: { m: ChatMessage; group: boolean; onChange: () => void }) {
   const out = m.direction === 'outbound';
   const mark = m.status === 'read' ? 'Read' : m.status === 'delivered' ? 'Delivered' : m.status === 'failed' ? `Failed${m.error_code ? ` (${m.error_code})` : ''}` : m.status === 'received' ? '' : 'Sent';
   return (
     <div className={`bubble-row ${out ? 'out' : 'in'}`} data-message-id={m.id}>
+      {/* In a group, who wrote each message (a handle reads left to right). */}
+      {group && !out && m.sender_handle && <div className="bubble-sender muted small mono" dir="ltr">{m.sender_handle}</div>}
       <div className={`bubble ${out ? 'out' : 'in'} ${m.status === 'failed' ? 'failed' : ''}`}>
         {m.parts.map((p, i) => {
           if (p.type === 'text') return <p key={i} dir="auto">{p.value}</p>;
@@ -212,7 +214,7 @@ function Thread({ chatId }: { chatId: string }) {
           </button>
         )}
         {ordered.map((m) => (
-          <Bubble key={m.id} m={m} onChange={() => void qc.invalidateQueries({ queryKey: ['messages', chatId] })} />
+          <Bubble key={m.id} m={m} group={!!chat?.is_group} onChange={() => void qc.invalidateQueries({ queryKey: ['messages', chatId] })} />
         ))}
         <div ref={end} />
       </div>

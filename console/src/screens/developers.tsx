@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { DEV_INBOX_URL, type CreateSubscriptionRequest, type Subscription, type SubscriptionTestResult } from '@blueline/sdk';
 import { client, describeError } from '../api.js';
@@ -128,14 +128,54 @@ function Endpoint({ sub, onSecret }: { sub: Subscription; onSecret: (s: string) 
   );
 }
 
+/** Events the dev inbox card shows: the newest. */
+const INBOX_SHOWN = 20;
+const INBOX_PAGE = 200;
+
+type InboxEvent = Awaited<ReturnType<typeof client.devInbox.pull>>['events'][number];
+
+/**
+ * The dev inbox, newest first. The API pulls oldest first and resumes with `since=next_since`
+ * (events accumulate for good), so the card walks forward to the end and then asks only for what
+ * came after: a first page of `limit=20` showed the 20 oldest events for ever, never a new one.
+ */
 function DevInbox() {
-  const inbox = useQuery({ queryKey: ['dev-inbox'], queryFn: () => client.devInbox.pull({ limit: 20 }), refetchInterval: 5_000 });
+  const [inbox, setInbox] = useState<{ events: InboxEvent[]; total: number; loaded: boolean }>({ events: [], total: 0, loaded: false });
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    let since: string | undefined;
+    let stopped = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const poll = async () => {
+      try {
+        // A long backlog is walked a few pages per poll, so one poll never runs for long.
+        for (let i = 0; i < 10 && !stopped; i++) {
+          const page = await client.devInbox.pull({ limit: INBOX_PAGE, ...(since && { since }) });
+          if (stopped) return;
+          since = page.next_since ?? since;
+          const fresh = [...page.events].reverse();
+          setInbox((s) => ({ events: [...fresh, ...s.events].slice(0, INBOX_SHOWN), total: s.total + fresh.length, loaded: true }));
+          setError(null);
+          if (page.events.length < INBOX_PAGE) break;
+        }
+      } catch (err) {
+        if (!stopped) setError(err);
+      }
+      if (!stopped) timer = setTimeout(() => void poll(), 5_000);
+    };
+    void poll();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
+  }, []);
   return (
-    <Card title="Dev inbox">
-      <ErrorBanner error={inbox.error} />
-      {inbox.data && inbox.data.events.length === 0 && <Empty>No events in the dev inbox yet.</Empty>}
-      <ul className="list">
-        {inbox.data?.events.map((e) => (
+    <Card title="Dev inbox" actions={inbox.total > INBOX_SHOWN ? <span className="muted small">newest {INBOX_SHOWN} of {inbox.total}</span> : undefined}>
+      <ErrorBanner error={error} />
+      {!inbox.loaded && !error && <Spinner />}
+      {inbox.loaded && inbox.events.length === 0 && <Empty>No events in the dev inbox yet.</Empty>}
+      <ul className="list" aria-label="Dev inbox events, newest first">
+        {inbox.events.map((e) => (
           <li key={e.id} className="mono small">
             {time(e.created_at)} · {e.type} · {e.event_id}
           </li>

@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import type { ConsoleSession } from '@blueline/sdk';
-import { client } from '../api.js';
+import { signIn } from '../api.js';
 import { ErrorBanner, Notice, useTitle } from '../ui.js';
 
 /** `ended`: the kind of the session that just ended under an open screen, if one did. */
@@ -18,8 +18,8 @@ export function SignIn({ onSignedIn, ended = null }: { onSignedIn: (s: ConsoleSe
     try {
       const s =
         kind === 'tenant'
-          ? await client.session.signIn({ kind: 'tenant', tenant: String(form.get('tenant')).trim(), secret: String(form.get('secret')) })
-          : await client.session.signIn({ kind: 'operator', admin_token: String(form.get('admin_token')) });
+          ? await signIn({ kind: 'tenant', tenant: String(form.get('tenant')).trim(), secret: String(form.get('secret')) })
+          : await signIn({ kind: 'operator', admin_token: String(form.get('admin_token')) });
       onSignedIn(s);
     } catch (err) {
       setError(err);

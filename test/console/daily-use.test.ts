@@ -1,0 +1,167 @@
+/**
+ * The console as a sales rep and a developer use it day to day (a real service process, Debian's
+ * Chromium): the dev inbox shows what arrives, a group thread says who wrote each message, the
+ * composer lets a refused file go and keeps what is typed while a send goes out, and a sign-in
+ * refused for too many failures says so at once.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
+import { startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { apiCaller, chromiumPath, demoOf, ensureConsoleBuilt, launch, signInAsProject, type Demo } from './browser.js';
+
+const ADMIN = 'daily-use-admin-token-0123456789abcd';
+const CONTACT = '+14155550181';
+
+let server: ServerProcess;
+let demo: Demo;
+let browser: { context: BrowserContext; close: () => Promise<void> };
+let page: Page;
+
+const call = (method: string, p: string, body: unknown, token: string) => apiCaller(server.url, () => demo.tenant)(method, p, body, token);
+async function inject(body: Record<string, unknown>, line = demo.phone_line_ids[0]!): Promise<string> {
+  const res = await call('POST', `/admin/v1/lines/${line}/simulate/inbound`, body, ADMIN);
+  expect(res.status).toBe(202);
+  return ((await res.json()) as { guid: string }).guid;
+}
+const deviceLog = async () => ((await (await call('GET', `/admin/v1/lines/${demo.phone_line_ids[0]}/simulate/sent`, undefined, ADMIN)).json()) as { sent: { kind: string; text?: string; body?: string }[] }).sent;
+
+const skip = !chromiumPath();
+
+describe.skipIf(skip)('the console in daily use, in Chromium', { timeout: 60_000 }, () => {
+  beforeAll(async () => {
+    ensureConsoleBuilt();
+    server = await startServerProcess({ prefix: 'blueline-console-daily-', env: { ADMIN_TOKEN: ADMIN } });
+    demo = demoOf(server.dataDir);
+    await inject({ from: CONTACT, text: 'Do you ship to Canada?' });
+    browser = await launch();
+    page = await browser.context.newPage();
+    page.setDefaultTimeout(10_000);
+    await page.goto(`${server.url}/console/`);
+    await signInAsProject(page, demo);
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    server?.cleanup();
+  });
+
+  it('dev inbox: the newest events show (not the 20 oldest for ever), and one that arrives later appears', async () => {
+    expect((await call('POST', '/api/v1/webhook-subscriptions', { url: 'https://dev-inbox', events: ['message.received'] }, demo.signing_secret)).status).toBe(201);
+    const guids: string[] = [];
+    for (let i = 0; i < 25; i++) guids.push(await inject({ from: '+14155550182', text: `inbox ${i}` }));
+    await page.goto(`${server.url}/console/developers`);
+    const inbox = page.getByRole('list', { name: 'Dev inbox events, newest first' });
+    await inbox.getByText(`imessage:msg:${guids[24]}`).waitFor();
+    const rows = await inbox.getByRole('listitem').allInnerTexts();
+    expect(rows).toHaveLength(20);
+    expect(rows[0]).toContain(guids[24]); // newest first
+    expect(rows.some((r) => r.includes(`imessage:msg:${guids[0]}`))).toBe(false);
+    await page.getByText('newest 20 of 25').waitFor();
+    // Arrives while the card is open: shown at the top within a poll.
+    const late = await inject({ from: '+14155550182', text: 'inbox late' });
+    await inbox.getByText(`imessage:msg:${late}`).waitFor({ timeout: 10_000 });
+    expect((await inbox.getByRole('listitem').first().innerText())).toContain(late);
+  });
+
+  it('group thread: each message from the group names who wrote it', async () => {
+    const chat = { chat_key: 'iMessage;+;chat-h18-group', handles: ['+14155550183', '+14155550184'] };
+    await inject({ from: '+14155550183', text: 'Blue or green?', chat }, demo.phone_line_ids[1]);
+    await inject({ from: '+14155550184', text: 'Green, please', chat }, demo.phone_line_ids[1]);
+    await page.goto(`${server.url}/console/conversations`);
+    await page.locator('.chatrow', { hasText: '+14155550184' }).click();
+    const first = page.locator('.bubble-row.in', { hasText: 'Blue or green?' });
+    const second = page.locator('.bubble-row.in', { hasText: 'Green, please' });
+    await second.waitFor();
+    expect(await first.locator('.bubble-sender').innerText()).toBe('+14155550183');
+    expect(await second.locator('.bubble-sender').innerText()).toBe('+14155550184');
+    // A one-to-one thread names nobody: there is one contact.
+    await page.locator('.chatrow', { hasText: CONTACT }).click();
+    await page.locator('.bubble-row.in', { hasText: 'Do you ship to Canada?' }).waitFor();
+    expect(await page.locator('.bubble-sender').count()).toBe(0);
+  });
+
+  it('composer: a file the API refuses can be taken off, and the text goes out without it; the same file can be picked again', async () => {
+    await page.goto(`${server.url}/console/conversations`);
+    await page.locator('.chatrow', { hasText: CONTACT }).click();
+    await page.locator('.bubble-row.in', { hasText: 'Do you ship to Canada?' }).waitFor();
+    const picker = page.locator('input[aria-label="Attach files"]');
+    await picker.setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('hello') });
+    // The input is emptied once read: picking the same file again is a change the browser reports.
+    expect(await picker.evaluate((i: { files: { length: number } }) => i.files.length)).toBe(0);
+    await page.getByLabel('Message text').fill('Yes, we ship to Canada');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.getByRole('alert').filter({ hasText: '5003' }).waitFor();
+    expect(await page.getByLabel('Message text').inputValue()).toBe('Yes, we ship to Canada');
+    await page.getByRole('button', { name: 'Remove notes.txt' }).click();
+    expect(await page.getByText('notes.txt').count()).toBe(0);
+    expect(await page.getByRole('alert').filter({ hasText: '5003' }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.locator('.bubble-row.out', { hasText: 'Yes, we ship to Canada' }).waitFor();
+    expect(await page.getByLabel('Message text').inputValue()).toBe('');
+    expect(JSON.stringify(await deviceLog())).toContain('Yes, we ship to Canada');
+  });
+
+  it('composer: words typed while a send goes out stay in the box for the next message', async () => {
+    // A line that takes a moment to answer (a Mac over the internet): the send is held 1.5 s.
+    await page.route('**/api/v1/send', async (route) => {
+      await new Promise((r) => setTimeout(r, 1_500));
+      await route.continue();
+    });
+    try {
+      const box = page.getByLabel('Message text');
+      await box.fill('First message');
+      await box.press('Enter');
+      await page.keyboard.type(' And a second one');
+      await page.locator('.bubble-row.out', { hasText: 'First message' }).waitFor();
+      await expect.poll(() => box.inputValue()).toBe('And a second one');
+    } finally {
+      await page.unroute('**/api/v1/send');
+    }
+    const texts = JSON.stringify(await deviceLog());
+    expect(texts).toContain('First message');
+    expect(texts).not.toContain('And a second one');
+  });
+
+  it("operator at phone width (390 px): the tables scroll in themselves; the page never scrolls sideways", async () => {
+    const p = await browser.context.newPage();
+    try {
+      await p.setViewportSize({ width: 390, height: 844 });
+      await p.goto(`${server.url}/console/`);
+      await p.getByRole('button', { name: 'Sign out' }).click();
+      await p.getByRole('button', { name: 'Operator' }).click();
+      await p.getByLabel('Admin token').fill(ADMIN);
+      await p.getByRole('button', { name: 'Sign in' }).click();
+      for (const [screen, row] of [['tenants', 'tr[data-tenant]'], ['accounts', 'table[aria-label="Accounts"] tbody tr'], ['lines', 'tr[data-line]']] as const) {
+        await p.goto(`${server.url}/console/operator/${screen}`);
+        await p.locator(row).first().waitFor();
+        const width = await p.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth);
+        expect(width, screen).toBeLessThanOrEqual(390);
+      }
+    } finally {
+      await p.close();
+    }
+  });
+
+  // Last: it leaves this address locked out of sign-in for a minute.
+  it('sign-in: after ten failures in a minute, the next try says at once to wait, instead of hanging on "Signing in…"', async () => {
+    for (let i = 0; i < 10; i++) {
+      const res = await fetch(`${server.url}/api/v1/console/sessions`, { method: 'POST', headers: { 'content-type': 'application/json', origin: server.url }, body: JSON.stringify({ kind: 'tenant', tenant: demo.tenant, secret: `wrong-${i}` }) });
+      expect(res.status).toBe(401);
+    }
+    // A browser with no session (this profile's cookie dropped): the sign-in form.
+    await browser.context.clearCookies();
+    const p = await browser.context.newPage();
+    try {
+      await p.goto(`${server.url}/console/`);
+      const started = Date.now();
+      await signInAsProject(p, demo);
+      await p.getByRole('alert').filter({ hasText: 'too many failed sign-ins' }).waitFor({ timeout: 5_000 });
+      expect(Date.now() - started).toBeLessThan(5_000);
+      const text = await p.getByRole('alert').innerText();
+      expect(text.match(/try again/gi)).toHaveLength(1); // said once, with its wait
+      expect(await p.getByRole('button', { name: 'Sign in' }).isEnabled()).toBe(true);
+    } finally {
+      await p.close();
+    }
+  });
+});
