@@ -4,12 +4,11 @@
  * not a 1002; an identical request still replays, also one recorded before attachments were
  * part of the identity; keys are per project.
  */
-import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { STORE_KINDS } from '../support/stores.js';
-import { allDeviceLogs, firstTouch, newRecipient, prepareSandbox } from '../support/messaging.js';
+import { allDeviceLogs, firstTouch, newRecipient, prepareSandbox, uploadedImage } from '../support/messaging.js';
 import { parseResponses } from '../support/raw-http.js';
 
 describe.each(STORE_KINDS)('/send idempotency keys on %s', (kind) => {
@@ -20,18 +19,7 @@ describe.each(STORE_KINDS)('/send idempotency keys on %s', (kind) => {
   });
   afterAll(async () => t.close());
 
-  async function uploaded(filename: string): Promise<string> {
-    const bytes = randomBytes(64);
-    const slot = (await t.api('POST', '/api/v1/attachments', { filename, content_type: 'image/png', size_bytes: bytes.length })).json();
-    const put = await t.request({
-      method: 'PUT',
-      url: `/api/v1/attachments/${slot.attachment_id}/upload`,
-      payload: bytes,
-      headers: { authorization: `Bearer ${t.demo.signing_secret}`, 'content-type': 'image/png' },
-    });
-    expect(put.statusCode, put.body).toBe(200);
-    return slot.attachment_id;
-  }
+  const uploaded = (filename: string) => uploadedImage(t, filename);
 
   it('answers other attachments under the same key with 422 idempotency_collision, and sends nothing', async () => {
     const [a, b] = [await uploaded('a.png'), await uploaded('b.png')];

@@ -1,8 +1,7 @@
 /** Issue 16 item 10: /send with a body and attachments names every message it recorded. */
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
-import { deviceLog, firstTouch, newRecipient, prepareSandbox } from '../support/messaging.js';
+import { deviceLog, firstTouch, newRecipient, prepareSandbox, uploadedImage } from '../support/messaging.js';
 
 describe('POST /api/v1/send message_ids', () => {
   let t: TestApp;
@@ -12,18 +11,7 @@ describe('POST /api/v1/send message_ids', () => {
   });
   afterAll(async () => t.close());
 
-  async function uploaded(filename: string): Promise<string> {
-    const bytes = randomBytes(64);
-    const slot = (await t.api('POST', '/api/v1/attachments', { filename, content_type: 'image/png', size_bytes: bytes.length })).json();
-    const put = await t.request({
-      method: 'PUT',
-      url: `/api/v1/attachments/${slot.attachment_id}/upload`,
-      payload: bytes,
-      headers: { authorization: `Bearer ${t.demo.signing_secret}`, 'content-type': 'image/png' },
-    });
-    expect(put.statusCode, put.body).toBe(200);
-    return slot.attachment_id;
-  }
+  const uploaded = (filename: string) => uploadedImage(t, filename);
 
   it('keeps message_id (the last) and lists every message in order: the text bubble, then the attachments', async () => {
     const phone = newRecipient();

@@ -1,4 +1,5 @@
 /** Helpers for messaging tests: fast simulator receipts, lifted limits, first touches. */
+import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
 import type { TestApp } from './app.js';
 
@@ -53,4 +54,18 @@ export async function eventually<T>(fn: () => Promise<T>, check: (v: T) => boole
     if (check(v) || Date.now() > deadline) return v;
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/** A small PNG attachment uploaded through the API (create the slot, PUT the bytes): its id. */
+export async function uploadedImage(t: TestApp, filename: string): Promise<string> {
+  const bytes = randomBytes(64);
+  const slot = (await t.api('POST', '/api/v1/attachments', { filename, content_type: 'image/png', size_bytes: bytes.length })).json();
+  const put = await t.request({
+    method: 'PUT',
+    url: `/api/v1/attachments/${slot.attachment_id}/upload`,
+    payload: bytes,
+    headers: { authorization: `Bearer ${t.demo.signing_secret}`, 'content-type': 'image/png' },
+  });
+  expect(put.statusCode, put.body).toBe(200);
+  return slot.attachment_id;
 }
