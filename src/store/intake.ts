@@ -16,10 +16,12 @@ export type InboundCursor = DB['inbound_cursors'];
  * worker's live lease (being processed elsewhere), or one due and free that the claim did not
  * take (PostgreSQL skipped it because another worker's claim has it locked right now). So a
  * line's rows are processed one after another, in arrival order, however many processes claim.
+ * The candidates are materialized (computed once, not again for each row checked), and the
+ * check reads a line's pending rows through their own index (migration 025).
  */
 const claimQ = (lock: string) => (db: Kysely<DB>, p: { owner: string; nowMs: number; leaseUntil: number; limit: number }) =>
   sql<DB['inbound_intake']>`
-    with candidates as (
+    with candidates as materialized (
       select id, line_id from inbound_intake
       where state = 'pending' and next_attempt_at <= ${p.nowMs} and (lease_until is null or lease_until < ${p.nowMs})
       order by id limit ${p.limit} ${sql.raw(lock)})
