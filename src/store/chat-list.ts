@@ -3,7 +3,7 @@
  * handles and last message, newest activity first, keyset-paged on (activity, id); with `asOf`,
  * each chat as it was then (domain/messaging/chat-list.ts: the pages after a walk's first).
  */
-import { sql, type Kysely } from 'kysely';
+import { PostgresAdapter, sql, type Kysely } from 'kysely';
 import type { DB } from './schema.js';
 import type { Chat } from './chats.js';
 import type { Message, MessagePart } from './messages.js';
@@ -35,10 +35,19 @@ type Row = DB['chats'] & {
 } & { [K in keyof DB['messages'] as `m_${K & string}`]: DB['messages'][K] | null };
 
 export function chatListRepo(db: Kysely<DB>) {
+  const onPostgres = db.getExecutor().adapter instanceof PostgresAdapter;
   return {
     async list(q: ChatListQuery): Promise<ChatListEntry[]> {
       const activity = sql<number>`coalesce(m.sent_at, c.created_at)`;
       const asOf = q.asOf === undefined ? sql`` : sql`and m2.sent_at <= ${q.asOf}`;
+      // Each chat's last message, through messages_chat_time (one short range per chat). PostgreSQL
+      // is given a LATERAL join: with `m.id = (subquery)` it hashed every message of the table (all
+      // projects') and ran the subquery twice per chat. SQLite has no LATERAL; it runs the
+      // subquery once per chat and looks the message up by id, as the plan says.
+      const last = sql`select m2.id from messages m2 where m2.chat_id = c.id and m2.tenant_id = c.tenant_id ${asOf} order by m2.sent_at desc, m2.id desc limit 1`;
+      const lastMessage = onPostgres
+        ? sql`left join lateral (select m2.* from messages m2 where m2.chat_id = c.id and m2.tenant_id = c.tenant_id ${asOf} order by m2.sent_at desc, m2.id desc limit 1) m on true`
+        : sql`left join messages m on m.id = (${last})`;
       const pattern = q.search ? `%${q.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%` : undefined;
       const rows = await sql<Row>`
         select c.*, l.handle as lead_handle, ${activity} as activity_at,
@@ -48,7 +57,7 @@ export function chatListRepo(db: Kysely<DB>) {
           m.sent_at as m_sent_at, m.delivered_at as m_delivered_at, m.read_at as m_read_at, m.edited_at as m_edited_at
         from chats c
         left join leads l on l.id = c.lead_id
-        left join messages m on m.id = (select m2.id from messages m2 where m2.chat_id = c.id and m2.tenant_id = c.tenant_id ${asOf} order by m2.sent_at desc, m2.id desc limit 1)
+        ${lastMessage}
         where c.tenant_id = ${q.tenantId}
         ${pattern ? sql`and (lower(coalesce(l.handle, '')) like ${pattern} escape '\\' or exists (select 1 from chat_participants p where p.chat_id = c.id and lower(p.handle) like ${pattern} escape '\\') or lower(coalesce(c.display_name, '')) like ${pattern} escape '\\')` : sql``}
         ${q.after ? sql`and (${activity} < ${q.after.activityAt} or (${activity} = ${q.after.activityAt} and c.id < ${q.after.id}))` : sql``}
