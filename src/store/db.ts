@@ -64,7 +64,14 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     // An idle connection the server ended (restart, failover, admin): the pool drops it and
     // opens a new one when needed. Without a listener this 'error' would crash the process.
     pool.on('error', (err) => opts.onIdleConnectionError?.(err));
-    pool.on('connect', nameStatements);
+    pool.on('connect', (client) => {
+      // The pool listens only while a connection is idle. One the server ends while a request
+      // holds it between two statements would emit 'error' unheard: an uncaught exception that
+      // ends the process. Heard here, the request's next statement fails with it, and the pool
+      // drops the connection when it comes back (not queryable).
+      client.on('error', () => {});
+      nameStatements(client);
+    });
     db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     notifier = pgNotifier(opts.databaseUrl, pool);
     // Prepared queries outside a transaction share a few pipelined connections (pg-pipeline.ts says why).

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { openStore, type Store } from '../../src/store/index.js';
@@ -30,5 +31,32 @@ describe('PostgreSQL connections ended by the server', () => {
     expect(told[0]!.message).toMatch(/terminat/);
     await store.database.ping(); // a fresh connection
     expect(await store.accounts.count()).toBe(0);
+  });
+
+  // A restart or failover can end a connection while a request holds it between two statements
+  // (a transaction's await, say). pg emits 'error' on that client, and the pool listens only to
+  // idle ones: unheard, it was an uncaught exception that ended the whole process.
+  it('survives the server ending a connection that is checked out between two statements', async () => {
+    const admin = new pg.Client({ connectionString: db.url });
+    await admin.connect();
+    try {
+      const failed = await store.database.db
+        .transaction()
+        .execute(async (tx) => {
+          const pid = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(tx)).rows[0]!.pid;
+          await admin.query('select pg_terminate_backend($1)', [pid]);
+          // The server's FATAL message arrives while no statement of ours is in flight.
+          await new Promise((r) => setTimeout(r, 200));
+          await sql`select 1`.execute(tx);
+        })
+        .then(
+          () => undefined,
+          (err: Error) => err,
+        );
+      expect(failed?.message).toMatch(/terminat|not queryable|Connection terminated/i);
+    } finally {
+      await admin.end();
+    }
+    expect(await store.accounts.count()).toBe(0); // the pool dropped that connection and opened another
   });
 });
