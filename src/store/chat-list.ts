@@ -3,7 +3,8 @@
  * handles and last message, newest activity first, keyset-paged on (activity, id); with `asOf`,
  * each chat as it was then (domain/messaging/chat-list.ts: the pages after a walk's first).
  */
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { Dialect } from './db.js';
 import type { DB } from './schema.js';
 import type { Chat } from './chats.js';
 import type { Message, MessagePart } from './messages.js';
@@ -34,8 +35,7 @@ type Row = DB['chats'] & {
   activity_at: number | string;
 } & { [K in keyof DB['messages'] as `m_${K & string}`]: DB['messages'][K] | null };
 
-export function chatListRepo(db: Kysely<DB>) {
-  const onPostgres = db.getExecutor().adapter instanceof PostgresAdapter;
+export function chatListRepo(db: Kysely<DB>, dialect: Dialect) {
   return {
     async list(q: ChatListQuery): Promise<ChatListEntry[]> {
       const activity = sql<number>`coalesce(m.sent_at, c.created_at)`;
@@ -45,7 +45,7 @@ export function chatListRepo(db: Kysely<DB>) {
       // projects') and ran the subquery twice per chat. SQLite has no LATERAL; it runs the
       // subquery once per chat and looks the message up by id, as the plan says.
       const last = sql`select m2.id from messages m2 where m2.chat_id = c.id and m2.tenant_id = c.tenant_id ${asOf} order by m2.sent_at desc, m2.id desc limit 1`;
-      const lastMessage = onPostgres
+      const lastMessage = dialect === 'postgres'
         ? sql`left join lateral (select m2.* from messages m2 where m2.chat_id = c.id and m2.tenant_id = c.tenant_id ${asOf} order by m2.sent_at desc, m2.id desc limit 1) m on true`
         : sql`left join messages m on m.id = (${last})`;
       const pattern = q.search ? `%${q.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%` : undefined;

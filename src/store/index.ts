@@ -51,7 +51,7 @@ function repos(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
     events,
     deliveries: deliveriesRepo(db, dialect, box, events),
     consoleSessions: consoleSessionsRepo(db),
-    chatList: chatListRepo(db),
+    chatList: chatListRepo(db, dialect),
     stats: statsRepo(db),
     intake: intakeRepo(db, dialect),
     hubspot: hubspotRepo(db, dialect, box),
