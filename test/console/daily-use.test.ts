@@ -64,7 +64,7 @@ describe.skipIf(skip)('the console in daily use, in Chromium', { timeout: 60_000
   });
 
   it('group thread: each message from the group names who wrote it', async () => {
-    const chat = { chat_key: 'iMessage;+;chat-h18-group', handles: ['+14155550183', '+14155550184'] };
+    const chat = { chat_key: 'iMessage;+;chat-daily-group', handles: ['+14155550183', '+14155550184'] };
     await inject({ from: '+14155550183', text: 'Blue or green?', chat }, demo.phone_line_ids[1]);
     await inject({ from: '+14155550184', text: 'Green, please', chat }, demo.phone_line_ids[1]);
     await page.goto(`${server.url}/console/conversations`);
