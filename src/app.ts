@@ -137,8 +137,8 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
   // fastify's own request serializer logs `url` whole; this one is fastify's with the redacted
   // path (for fastify's request lines, were they turned on, and any `{ req }` logged).
   const serializeRequest = (req: FastifyRequest) => ({ method: req.method, url: paths.of(req), host: req.host, remoteAddress: req.ip, remotePort: req.socket?.remotePort });
-  // Set once the HTTP metrics are registered (below): routing failures run no hook, so the handler tells them.
-  let onRoutingFailure: ((req: FastifyRequest, reply: FastifyReply) => void) | undefined;
+  // Metrics only with a token to read them: without one nothing is counted or wrapped.
+  const metrics = config.metricsToken ? createMetrics({ hubspot: config.hubspot !== undefined }) : undefined;
   const app = Fastify({
     loggerInstance: deps.logger.child({}, { serializers: { req: serializeRequest } }) as unknown as FastifyBaseLogger,
     // Request lines come from our own onResponse hook: one cheap line, no headers.
@@ -156,7 +156,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
     // No hook runs for them, onResponse included: the handler writes their request line itself.
     frameworkErrors: frameworkErrorHandler({
       onFailure: (req, reply) => {
-        onRoutingFailure?.(req, reply);
+        metrics?.httpUnmatched(req.method, reply.statusCode, reply.elapsedTime);
         if (config.logRequests !== 'off') logRequest(req, reply);
       },
     }),
@@ -168,10 +168,8 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
     schemaController: { compilersFactory: { buildSerializer: successSerializers } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  // Metrics only with a token to read them: without one nothing is counted or wrapped.
-  const metrics = config.metricsToken ? createMetrics({ hubspot: config.hubspot !== undefined }) : undefined;
   const services = buildServices({ ...deps, observer: metrics?.observer });
-  if (metrics) onRoutingFailure = registerHttpMetrics(app, metrics).routingFailure;
+  if (metrics) registerHttpMetrics(app, metrics);
 
   // Set once close() has begun (the first preClose hook): from then on new requests are refused,
   // while the ones already under way finish.

@@ -76,17 +76,10 @@ export function buildServices(deps: ServiceDeps) {
     setServiceEpoch: (lineId: string, epoch: string, nowMs: number) => store.lineRuntime.setServiceEpoch(lineId, epoch, nowMs),
     appendDeviceLog: (id: string, lineId: string, entry: unknown, nowMs: number) => store.simulatorLog.append(id, lineId, entry, nowMs),
     findDeviceLog: (lineId: string, ref: string, sinceMs: number) => store.simulatorLog.findByRef(lineId, ref, sinceMs),
+    // A line's next epoch named atomically: several processes on one database agree on one.
+    replaceServiceEpoch: (lineId: string, expected: string | undefined, epoch: string, nowMs: number) => store.lineRuntime.replaceServiceEpoch(lineId, expected, epoch, nowMs),
   };
-  const state: DriverState = {
-    ...(observer ? observeDriverState(storedState, observer) : storedState),
-    // A line's next epoch named atomically (several processes on one database agree on one); one that
-    // replaces another counts as a service-epoch change, as setServiceEpoch's do.
-    async replaceServiceEpoch(lineId, expected, epoch, nowMs) {
-      const r = await store.lineRuntime.replaceServiceEpoch(lineId, expected, epoch, nowMs);
-      if (r.wrote && expected !== undefined && expected !== epoch) observer?.serviceEpochChanged();
-      return r.epoch;
-    },
-  };
+  const state: DriverState = observer ? observeDriverState(storedState, observer) : storedState;
   const registry = driverRegistry({ events, state, now: () => clock.now() }, { bluebubbles: (ctx) => bluebubblesDriver(ctx) });
   const drivers = observer ? observeDrivers(registry, observer) : registry;
   const inbound = inboundIntake(

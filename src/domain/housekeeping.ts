@@ -26,15 +26,9 @@ import type { BlobStore } from '../blobs/index.js';
 import { claimLoop } from '../jobs/claim-loop.js';
 import { blobSweep } from './blob-sweep.js';
 
-export type HousekeptKind =
-  | 'idempotency_record'
-  | 'upload_slot'
-  | 'voice_note'
-  | 'attachment_file'
-  | 'hubspot_install_state'
-  | 'console_session'
-  | 'partial_upload'
-  | 'orphan_blob';
+/** Every kind of row (or file) the housekeeping pass deletes, as it reports them. */
+export const HOUSEKEPT_KINDS = ['idempotency_record', 'upload_slot', 'voice_note', 'attachment_file', 'hubspot_install_state', 'console_session', 'partial_upload', 'orphan_blob'] as const;
+export type HousekeptKind = (typeof HOUSEKEPT_KINDS)[number];
 
 /** Rows per delete statement: small enough that one never holds the SQLite writer or PostgreSQL locks for long. */
 export const HOUSEKEEPING_BATCH = 500;

@@ -119,9 +119,10 @@ export interface DriverStatePort {
 export interface DriverState extends DriverStatePort {
   /**
    * Writes `epoch` only if the line's stored epoch is still `expected` (undefined: none yet);
-   * answers the epoch stored afterwards: `epoch`, or the one another process wrote first.
+   * answers the epoch stored afterwards (`epoch`, or the one another process wrote first) and
+   * whether this call wrote it.
    */
-  replaceServiceEpoch(lineId: string, expected: string | undefined, epoch: string, nowMs: number): Promise<string>;
+  replaceServiceEpoch(lineId: string, expected: string | undefined, epoch: string, nowMs: number): Promise<{ epoch: string; wrote: boolean }>;
 }
 
 export interface DriverContext {

@@ -3,7 +3,7 @@
  * its label, never the raw path, so ids in paths add no series); requests no route matched
  * share the label `unmatched`. Must be registered before the routes.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, onResponseHookHandler } from 'fastify';
 import type { Metrics } from '../metrics/registry.js';
 
 /**
@@ -17,7 +17,7 @@ const isEventStream = (reply: FastifyReply) => {
   return typeof type === 'string' && type.startsWith('text/event-stream');
 };
 
-export function registerHttpMetrics(app: FastifyInstance, metrics: Metrics): { routingFailure(req: FastifyRequest, reply: FastifyReply): void } {
+export function registerHttpMetrics(app: FastifyInstance, metrics: Metrics): void {
   app.addHook('onRoute', (route) => {
     // HEAD (fastify's own, for each GET) gets no zero series of its own: it is counted as it comes.
     const methods = [route.method].flat().filter((m) => m !== 'HEAD');
@@ -28,17 +28,9 @@ export function registerHttpMetrics(app: FastifyInstance, metrics: Metrics): { r
     };
     route.onResponse = [...(route.onResponse ? [route.onResponse].flat() : []), hook];
   });
-  const unmatched = metrics.httpRoute('unmatched');
+  // Requests the router refused run no hook: app.ts's frameworkErrors handler counts those.
   app.addHook('onResponse', (req, reply, done) => {
-    if (req.is404) unmatched(req.method, reply.statusCode, reply.elapsedTime);
+    if (req.is404) metrics.httpUnmatched(req.method, reply.statusCode, reply.elapsedTime);
     done();
   });
-  return {
-    /**
-     * A request the router refused (a path that is not validly percent-encoded, a parameter over
-     * the length limit): fastify runs no hook for it, so the server's `frameworkErrors` handler
-     * calls this once it has answered. There is no route: `unmatched`.
-     */
-    routingFailure: (req, reply) => unmatched(req.method, reply.statusCode, reply.elapsedTime),
-  };
 }

@@ -6,7 +6,8 @@
  */
 import type { CallKind, CallOutcome } from '../crm/hubspot/client.js';
 
-export type SentKind = 'text' | 'media' | 'voice_note' | 'group';
+export const SENT_KINDS = ['text', 'media', 'voice_note', 'group'] as const;
+export type SentKind = (typeof SENT_KINDS)[number];
 
 export interface ServiceObserver {
   /** A message handed to a line's driver: it accepted it (`sent`) or failed. */

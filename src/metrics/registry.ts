@@ -15,53 +15,19 @@ import type { DriverRegistry } from '../drivers/registry.js';
 import { metricsQueries } from '../store/metrics-queries.js';
 import { FIRST_TOUCH_PER_LINE_PER_DAY, localDayStart } from '../domain/messaging/limits.js';
 import { lineState } from '../domain/lines/health.js';
-import type { SentKind, ServiceObserver } from './observer.js';
-import type { HousekeptKind } from '../domain/housekeeping.js';
+import { SENT_KINDS, type ServiceObserver } from './observer.js';
+import { HOUSEKEPT_KINDS } from '../domain/housekeeping.js';
 import { httpStats } from './http-stats.js';
-import type { CallKind, CallOutcome } from '../crm/hubspot/client.js';
+import { CALL_KINDS, CALL_OUTCOMES } from '../crm/hubspot/client.js';
 
 const statusClass = (status: number | null) => (status === null ? 'none' : `${Math.floor(status / 100)}xx`);
 
-const SENT_KINDS = ['text', 'media', 'voice_note', 'group'] as const satisfies readonly SentKind[];
 /** The outcomes an attempt's answer can have (delivery/worker.ts): 2xx delivers; 5xx and none retry, then fail; any other answer fails. */
 const ATTEMPT_SERIES = [
   ['delivered', ['2xx']],
   ['retry', ['5xx', 'none']],
   ['failed', ['3xx', '4xx', '5xx', 'none']],
 ] as const;
-/** Every kind the housekeeping pass reports (a Record, so the compiler says when one is added). */
-const HOUSEKEPT_KINDS: Record<HousekeptKind, true> = {
-  idempotency_record: true,
-  upload_slot: true,
-  voice_note: true,
-  attachment_file: true,
-  hubspot_install_state: true,
-  console_session: true,
-  partial_upload: true,
-  orphan_blob: true,
-};
-
-/** Every kind a HubSpot call is counted as, and every way one ends (Records: the compiler says when one is added). */
-const HUBSPOT_CALL_KINDS: Record<CallKind, true> = {
-  sidebar_load: true,
-  sidebar_send: true,
-  contact_created: true,
-  reply_push: true,
-  workflow_callback: true,
-  token_refresh: true,
-  install: true,
-};
-const HUBSPOT_CALL_OUTCOMES: Record<CallOutcome, true> = {
-  ok: true,
-  unauthorized: true,
-  forbidden: true,
-  not_found: true,
-  rate_limited: true,
-  server: true,
-  invalid_grant: true,
-  bad_request: true,
-  network: true,
-};
 
 /** A tenant's local day started at most this long ago (25 hours on a daylight-saving day), with room. */
 const LOOKBACK_MS = 26 * 3600_000;
@@ -151,8 +117,8 @@ export function createMetrics(opts: { hubspot?: boolean } = {}) {
   // first failed send or webhook of a process, often the only one, would never reach the alerts.
   for (const kind of SENT_KINDS) for (const result of ['sent', 'failed'] as const) messagesSent.inc({ kind, result }, 0);
   for (const [outcome, classes] of ATTEMPT_SERIES) for (const status_class of classes) webhookAttempts.inc({ outcome, status_class }, 0);
-  for (const kind of Object.keys(HOUSEKEPT_KINDS)) rowsDeleted.inc({ kind }, 0);
-  if (opts.hubspot) for (const kind of Object.keys(HUBSPOT_CALL_KINDS)) for (const outcome of Object.keys(HUBSPOT_CALL_OUTCOMES)) hubspotCalls.inc({ kind, outcome }, 0);
+  for (const kind of HOUSEKEPT_KINDS) rowsDeleted.inc({ kind }, 0);
+  if (opts.hubspot) for (const kind of CALL_KINDS) for (const outcome of CALL_OUTCOMES) hubspotCalls.inc({ kind, outcome }, 0);
 
   const observer: ServiceObserver = {
     messageSent: (kind, result) => messagesSent.labels(kind, result).inc(),
@@ -213,6 +179,8 @@ export function createMetrics(opts: { hubspot?: boolean } = {}) {
     observer,
     /** The recorder of one route template (see http-stats.ts). */
     httpRoute: http.route,
+    /** Requests no route took: 404s, and those the router refused before routing (no hook runs for them). */
+    httpUnmatched: http.route('unmatched'),
     contentType: registry.contentType,
     /** The exposition text, with the scrape-time gauges read first. */
     async scrape(src: ScrapeSources, onError?: (err: Error) => void): Promise<string> {

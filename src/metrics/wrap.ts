@@ -3,7 +3,7 @@
  * service epochs, the event log's replay attempts. Each wrapper keeps the wrapped object's
  * shape, so the domain is unchanged.
  */
-import type { DriverEvents, DriverStatePort, LineDriver } from '../drivers/types.js';
+import type { DriverEvents, DriverState, LineDriver } from '../drivers/types.js';
 import type { DriverRegistry } from '../drivers/registry.js';
 import type { ServiceObserver, SentKind } from './observer.js';
 import { isSuccess, type AttemptDelivery } from '../domain/events/attempts.js';
@@ -59,7 +59,7 @@ export function observeLineEvents<E extends DriverEvents>(events: E, observer: S
 }
 
 /** The drivers' state port, counting a service epoch that replaces another (a first epoch is no change). */
-export function observeDriverState(state: DriverStatePort, observer: ServiceObserver): DriverStatePort {
+export function observeDriverState(state: DriverState, observer: ServiceObserver): DriverState {
   return {
     serviceEpoch: (lineId) => state.serviceEpoch(lineId),
     appendDeviceLog: (id, lineId, entry, nowMs) => state.appendDeviceLog(id, lineId, entry, nowMs),
@@ -68,6 +68,12 @@ export function observeDriverState(state: DriverStatePort, observer: ServiceObse
       const before = await state.serviceEpoch(lineId);
       await state.setServiceEpoch(lineId, epoch, nowMs);
       if (before !== undefined && before !== epoch) observer.serviceEpochChanged();
+    },
+    // Counted by the process whose write replaced the epoch: several processes that saw one restart count it once.
+    async replaceServiceEpoch(lineId, expected, epoch, nowMs) {
+      const r = await state.replaceServiceEpoch(lineId, expected, epoch, nowMs);
+      if (r.wrote && expected !== undefined && expected !== epoch) observer.serviceEpochChanged();
+      return r;
     },
   };
 }

@@ -14,12 +14,15 @@ import { localDate } from '../../domain/messaging/local-time.js';
  * What a call is counted as (the spec's table; `token_refresh` and `install` are shown but not
  * counted against the daily limit). `workflow_callback`: completing a held workflow action.
  */
-export type CallKind = 'sidebar_load' | 'sidebar_send' | 'contact_created' | 'reply_push' | 'workflow_callback' | 'token_refresh' | 'install';
+export const CALL_KINDS = ['sidebar_load', 'sidebar_send', 'contact_created', 'reply_push', 'workflow_callback', 'token_refresh', 'install'] as const;
+export type CallKind = (typeof CALL_KINDS)[number];
 
-export type HubSpotFailure = 'unauthorized' | 'forbidden' | 'not_found' | 'rate_limited' | 'server' | 'invalid_grant' | 'bad_request' | 'network';
+export const HUBSPOT_FAILURES = ['unauthorized', 'forbidden', 'not_found', 'rate_limited', 'server', 'invalid_grant', 'bad_request', 'network'] as const;
+export type HubSpotFailure = (typeof HUBSPOT_FAILURES)[number];
 
 /** How a call ended: HubSpot answered 2xx, or the failure it was classified as. */
-export type CallOutcome = 'ok' | HubSpotFailure;
+export const CALL_OUTCOMES = ['ok', ...HUBSPOT_FAILURES] as const;
+export type CallOutcome = (typeof CALL_OUTCOMES)[number];
 
 export class HubSpotError extends Error {
   readonly retryable: boolean;
@@ -116,16 +119,14 @@ export function hubspotApi(deps: { config: HubSpotConfig; store: Store; clock: C
 
   /** One HTTP call; `what` names it in errors (never the URL: one path holds a token). */
   async function call(what: string, as: CountAs | undefined, init: CallInit): Promise<unknown> {
-    const ended = deps.hooks?.ended;
-    if (!ended) return callOnce(what, as, init);
     // Uncounted calls are the install's (code exchange, token metadata) before its portal is known.
     const kind = as?.kind ?? 'install';
     try {
       const answer = await callOnce(what, as, init);
-      ended(kind, 'ok');
+      deps.hooks?.ended?.(kind, 'ok');
       return answer;
     } catch (err) {
-      if (err instanceof HubSpotError) ended(kind, err.failure);
+      if (err instanceof HubSpotError) deps.hooks?.ended?.(kind, err.failure);
       throw err;
     }
   }

@@ -285,7 +285,7 @@ export function bluebubblesDriver(ctx: DriverContext, options: BlueBubblesDriver
     if (epoch === stored) return epoch;
     try {
       // From the epoch read above only: if another process named one since, it stands (the same restart, seen there too).
-      return await ctx.state.replaceServiceEpoch(ctx.lineId, stored, epoch, ctx.now());
+      return (await ctx.state.replaceServiceEpoch(ctx.lineId, stored, epoch, ctx.now())).epoch;
     } catch (err) {
       if (restarted) {
         // keep the evidence for the next try

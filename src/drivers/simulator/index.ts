@@ -105,7 +105,7 @@ export function simulatorDriver(ctx: DriverContext): LineDriver {
       const epoch = await ctx.state.serviceEpoch(ctx.lineId);
       if (epoch) return epoch;
       // Only if the line still has none: another process naming the first one at the same time wins or loses, never both.
-      return ctx.state.replaceServiceEpoch(ctx.lineId, undefined, `epoch-${randomUUID()}`, ctx.now());
+      return (await ctx.state.replaceServiceEpoch(ctx.lineId, undefined, `epoch-${randomUUID()}`, ctx.now())).epoch;
     },
 
     async sendText(target, text, opts: SendOptions = {}) {

@@ -14,8 +14,9 @@ export function memoryState(): DriverState & { epochs: Map<string, string> } {
       epochs.set(lineId, epoch);
     },
     async replaceServiceEpoch(lineId, expected, epoch) {
-      if (epochs.get(lineId) === expected) epochs.set(lineId, epoch);
-      return epochs.get(lineId)!;
+      const wrote = epochs.get(lineId) === expected;
+      if (wrote) epochs.set(lineId, epoch);
+      return { epoch: epochs.get(lineId)!, wrote };
     },
     async appendDeviceLog() {},
     async findDeviceLog() {
