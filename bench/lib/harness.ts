@@ -148,6 +148,8 @@ export interface LoadResult {
   serverCores?: number;
   /** the server's main thread alone: near 1.0 means its event loop was the bottleneck */
   serverLoopCores?: number;
+  /** the part of the main thread's time spent in the kernel (socket reads and writes, mostly) */
+  serverLoopKernelCores?: number;
   clientCores: number;
   /** TCP connections opened on the machine during the run (≈ connections when they are reused) */
   connectionsOpened: number;
@@ -160,6 +162,7 @@ export async function load(label: string, opts: LoadOptions): Promise<LoadResult
   const serverPid = opts.server?.pid;
   const serverBefore = serverPid ? processCpuSeconds(serverPid) : 0;
   const loopBefore = serverPid ? processCpuSeconds(serverPid, true) : 0;
+  const loopKernelBefore = serverPid ? processCpuSeconds(serverPid, true, true) : 0;
   const opensBefore = tcpActiveOpens();
   const started = process.hrtime.bigint();
   let result: Omit<LoadResult, 'label' | 'client' | 'serverCores' | 'serverLoopCores' | 'clientCores' | 'connectionsOpened'>;
@@ -184,6 +187,7 @@ export async function load(label: string, opts: LoadOptions): Promise<LoadResult
     clientCores: clientCpuSeconds / seconds,
     serverCores: serverPid ? (processCpuSeconds(serverPid) - serverBefore) / seconds : undefined,
     serverLoopCores: serverPid ? (processCpuSeconds(serverPid, true) - loopBefore) / seconds : undefined,
+    serverLoopKernelCores: serverPid ? (processCpuSeconds(serverPid, true, true) - loopKernelBefore) / seconds : undefined,
     connectionsOpened: tcpActiveOpens() - opensBefore,
   };
 }
@@ -208,6 +212,15 @@ export function report(baseline: LoadResult, results: LoadResult[], targets: { m
   for (const r of [baseline, ...results]) {
     const cores = (c: number | undefined) => (c === undefined ? '   ?' : c.toFixed(2));
     console.log(`${r.label.padEnd(34)} server ${cores(r.serverCores)} (main thread ${cores(r.serverLoopCores)})  ${r.client} ${r.clientCores.toFixed(2)}  connections opened ${r.connectionsOpened}`);
+  }
+  // Per request, the main thread's CPU split into our code (user) and the kernel's (socket calls):
+  // a send's kernel time per request can exceed the baseline's, as a slower server finds the client
+  // asleep and wakes it on each answer.
+  console.log('\nMain-thread CPU per request, µs (user + kernel):');
+  for (const r of [baseline, ...results]) {
+    if (r.serverLoopCores === undefined || r.serverLoopKernelCores === undefined || r.rps === 0) continue;
+    const us = (c: number) => ((c / r.rps) * 1e6).toFixed(1).padStart(6);
+    console.log(`${r.label.padEnd(34)} ${us(r.serverLoopCores - r.serverLoopKernelCores)} + ${us(r.serverLoopKernelCores)}`);
   }
   return ok;
 }

@@ -133,10 +133,11 @@ export function clockTicks(): number {
  * CPU seconds (user + system) a live process has used so far, from /proc/<pid>/stat;
  * with `mainThreadOnly`, its main thread's (the event loop's) from /proc/<pid>/task/<pid>/stat.
  */
-export function processCpuSeconds(pid: number, mainThreadOnly = false): number {
+export function processCpuSeconds(pid: number, mainThreadOnly = false, kernelOnly = false): number {
   const stat = fs.readFileSync(mainThreadOnly ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / clockTicks();
+  // utime, stime: the kernel's share is mostly the socket writes (on loopback, the client's side too)
+  return ((kernelOnly ? 0 : Number(fields[11])) + Number(fields[12])) / clockTicks();
 }
 
 /** TCP connections this machine has opened so far (all processes: a rough count on a shared machine). */
