@@ -1,16 +1,15 @@
 /**
- * HubSpot reply push: which replies are due (inbound messages from a handle a
- * CRM send linked to a contact, after the link, not pushed yet), the push
- * records (reserved before HubSpot is called; claimed with a lease so two
- * processes never work one reply), and the per-tenant job state (lease,
- * schedule, breaker). Every time here is the business clock's.
+ * HubSpot reply push: the push records (queued when a reply from a handle a
+ * CRM send linked to a contact is recorded; claimed with a lease so two
+ * processes never work one reply), which are due, and the per-tenant job state
+ * (lease, schedule, breaker). Every time here is the business clock's.
  */
 import { sql, type Kysely } from 'kysely';
 import type { DB, HubSpotPushStateTable, HubSpotReplyPushesTable } from './schema.js';
 import type { Dialect } from './db.js';
 import type { MessagePart } from './messages.js';
 import { numOrNull } from './rows.js';
-import { isUniqueViolation } from './rows.js';
+import { prepared } from './prepared.js';
 
 export interface PushCandidate {
   message_id: string;
@@ -45,23 +44,73 @@ const toState = (r: HubSpotPushStateTable): PushState => ({
   last_push_at: numOrNull(r.last_push_at),
 });
 
+/** A push row's columns, in the order of `queuedRow`. */
+const PUSH_COLUMNS = sql.raw(
+  '(message_id, portal_id, tenant_id, contact_id, state, create_unknown, communication_id, attempts, lease_until, last_error, sent_at, created_at, updated_at, pushed_at)',
+);
+/**
+ * A queued push row for the reply `messageId` and the contact link `l`: pending, never attempted.
+ * Cast: PostgreSQL gives a parameter in a select list no type.
+ */
+const queuedRow = (messageId: unknown, sentAt: unknown, now: unknown) => sql`
+  cast(${messageId} as text), l.portal_id, l.tenant_id, l.contact_id, 'pending', 0, cast(null as text), 0, cast(null as bigint),
+  cast(null as text), cast(${sentAt} as bigint), cast(${now} as bigint), cast(${now} as bigint), cast(null as bigint)`;
+
+/**
+ * The push rows a reply gets when it is recorded: one per portal whose contact its sender was
+ * linked to by the reply's time. `gate` starts the from list (PostgreSQL's one-statement
+ * inbound write puts its event CTE there, so nothing is queued for a reply not recorded).
+ */
+export const queueReplySql = (r: { messageId: unknown; tenantId: unknown; handle: unknown; sentAt: unknown; now: unknown }, gate = sql``) => sql`
+  insert into hubspot_reply_pushes ${PUSH_COLUMNS}
+  select ${queuedRow(r.messageId, r.sentAt, r.now)}
+  from ${gate} hubspot_contact_links l
+  where l.tenant_id = cast(${r.tenantId} as text) and l.handle = cast(${r.handle} as text) and l.linked_at <= cast(${r.sentAt} as bigint)
+  on conflict (message_id, portal_id) do nothing`;
+
+type QueueReply = { messageId: string; tenantId: string; handle: string; sentAt: number; now: number };
+const queueReplyQ = prepared<QueueReply>(['messageId', 'tenantId', 'handle', 'sentAt', 'now'], (_db, p) => queueReplySql(p));
+
 export function hubspotPushRepo(db: Kysely<DB>, dialect: Dialect) {
   const byKey = (k: PushKey) => db.updateTable('hubspot_reply_pushes').where('message_id', '=', k.message_id).where('portal_id', '=', k.portal_id);
-  // The literal direction lets SQLite use the partial index messages_inbound_sender.
-  const due = (tenantId: string, now: number, portalId?: string, ignoreLeases = false) => sql`
-    from hubspot_contact_links l
-    join hubspot_installs i on i.portal_id = l.portal_id and i.tenant_id = l.tenant_id and i.status = 'active'
-    join messages m on m.tenant_id = l.tenant_id and m.sender_handle = l.handle and m.direction = 'inbound' and m.sent_at >= l.linked_at
-    left join hubspot_reply_pushes p on p.message_id = m.id and p.portal_id = l.portal_id
-    where l.tenant_id = ${tenantId} ${portalId === undefined ? sql`` : sql`and l.portal_id = ${portalId}`}
-      and (p.message_id is null or (p.state in ('pending', 'created') ${ignoreLeases ? sql`` : sql`and (p.lease_until is null or p.lease_until < ${now})`}))`;
+  // Rows not finished over the tenant's active installs: the portal index (portal_id, state, sent_at) finds them.
+  const due = (tenantId: string, now: number, portalId?: string, ignoreLeases = false, joins = sql``) => sql`
+    from hubspot_installs i
+    join hubspot_reply_pushes p on p.portal_id = i.portal_id and p.tenant_id = i.tenant_id and p.state in ('pending', 'created')
+    ${joins}
+    where i.tenant_id = ${tenantId} and i.status = 'active' ${portalId === undefined ? sql`` : sql`and i.portal_id = ${portalId}`}
+      ${ignoreLeases ? sql`` : sql`and (p.lease_until is null or p.lease_until < ${now})`}`;
 
   return {
-    /** Replies due for `portalId`, oldest first (leased ones left out). */
+    /** Queues a reply just recorded (in its transaction) for the portals its sender is linked to. */
+    async queueReply(m: { id: string; tenant_id: string; sender_handle: string | null; sent_at: number }, now: number): Promise<void> {
+      if (m.sender_handle === null) return;
+      await queueReplyQ(db, { messageId: m.id, tenantId: m.tenant_id, handle: m.sender_handle, sentAt: m.sent_at, now });
+    },
+
+    /**
+     * Queues the replies of the tenant's unsettled links (those recorded before the link was
+     * visible to them); links made before `settleBefore` are settled from now on.
+     */
+    async sweepLinks(tenantId: string, now: number, settleBefore: number): Promise<void> {
+      // The literal direction and settled values let SQLite use the partial indexes.
+      await sql`
+        insert into hubspot_reply_pushes ${PUSH_COLUMNS}
+        select ${queuedRow(sql`m.id`, sql`m.sent_at`, now)}
+        from hubspot_contact_links l
+        join messages m on m.tenant_id = l.tenant_id and m.sender_handle = l.handle and m.direction = 'inbound' and m.sent_at >= l.linked_at
+        where l.tenant_id = ${tenantId} and l.settled = 0
+        on conflict (message_id, portal_id) do nothing`.execute(db);
+      await sql`update hubspot_contact_links set settled = 1 where tenant_id = ${tenantId} and settled = 0 and linked_at < ${settleBefore}`.execute(db);
+    },
+
+    /** Replies due for `portalId`, oldest first (leased ones left out), to the contact the handle is linked to now. */
     async candidates(tenantId: string, portalId: string, now: number, limit: number): Promise<PushCandidate[]> {
       const r = await sql<{ message_id: string; portal_id: string; contact_id: string; handle: string; sent_at: number; parts: string }>`
-        select m.id as message_id, l.portal_id, l.contact_id, l.handle, m.sent_at, m.parts ${due(tenantId, now, portalId)}
-        order by m.sent_at, m.id limit ${limit}`.execute(db);
+        select p.message_id, p.portal_id, l.contact_id, l.handle, p.sent_at, m.parts ${due(tenantId, now, portalId, false, sql`
+          join messages m on m.id = p.message_id
+          join hubspot_contact_links l on l.tenant_id = p.tenant_id and l.handle = m.sender_handle and l.portal_id = p.portal_id`)}
+        order by p.sent_at, p.message_id limit ${limit}`.execute(db);
       return r.rows.map((x) => ({ ...x, sent_at: Number(x.sent_at), parts: JSON.parse(x.parts) as MessagePart[] }));
     },
 
@@ -72,36 +121,17 @@ export function hubspotPushRepo(db: Kysely<DB>, dialect: Dialect) {
     },
 
     /**
-     * Takes a reply for pushing until `leaseUntil`: 'fresh' when this call reserved it (nothing was
-     * sent to HubSpot for it before), 'claimed' when an earlier attempt's record was taken over,
-     * 'taken' when another process holds it or it is finished.
+     * Takes a queued reply for pushing until `leaseUntil`: its record (which says whether a create
+     * may have happened, and the communication if one was made), or undefined when another
+     * process holds it or it is finished.
      */
-    async reserve(c: PushCandidate & { tenant_id: string }, now: number, leaseUntil: number): Promise<'fresh' | 'claimed' | 'taken'> {
-      try {
-        const ins = await db
-          .insertInto('hubspot_reply_pushes')
-          .values({
-            message_id: c.message_id, portal_id: c.portal_id, tenant_id: c.tenant_id, contact_id: c.contact_id, state: 'pending',
-            // Reserved before the create: until its answer is recorded, a create may have happened.
-            create_unknown: 1, communication_id: null, attempts: 1, lease_until: leaseUntil, last_error: null,
-            sent_at: c.sent_at, created_at: now, updated_at: now, pushed_at: null,
-          })
-          .onConflict((oc) => oc.columns(['message_id', 'portal_id']).doNothing())
-          .executeTakeFirst();
-        if (Number(ins.numInsertedOrUpdatedRows ?? 0) === 1) return 'fresh';
-      } catch (err) {
-        if (!isUniqueViolation(err)) throw err;
-      }
-      const r = await byKey(c)
+    async claim(k: PushKey, now: number, leaseUntil: number): Promise<ReplyPush | undefined> {
+      const r = await byKey(k)
         .set({ lease_until: leaseUntil, attempts: sql`attempts + 1`, updated_at: now })
         .where('state', 'in', ['pending', 'created'])
         .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+        .returningAll()
         .executeTakeFirst();
-      return Number(r.numUpdatedRows) === 1 ? 'claimed' : 'taken';
-    },
-
-    async get(k: PushKey): Promise<ReplyPush | undefined> {
-      const r = await db.selectFrom('hubspot_reply_pushes').selectAll().where('message_id', '=', k.message_id).where('portal_id', '=', k.portal_id).executeTakeFirst();
       return r && toPush(r);
     },
 

@@ -297,7 +297,8 @@ export function hubspotRepo(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
     async linkContact(l: { tenant_id: string; handle: string; portal_id: string; contact_id: string; linked_at: number }): Promise<void> {
       await db
         .insertInto('hubspot_contact_links')
-        .values(l)
+        // Unsettled: the reply push sweeps it for replies recorded before it was visible (hubspot-push.ts).
+        .values({ ...l, settled: 0 })
         .onConflict((oc) => oc.columns(['tenant_id', 'handle', 'portal_id']).doUpdateSet({ contact_id: l.contact_id }))
         .execute();
     },

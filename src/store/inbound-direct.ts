@@ -5,7 +5,7 @@
  * statements, each a round trip on one pool connection while the transaction holds it. Here
  * the reads it needs go out together, outside any transaction (pipelined, pg-pipeline.ts),
  * and the writes (lead, chat and participant for a new contact or the line pin for a
- * returning one; event, message, delivery jobs) are one data-modifying CTE, atomic as the
+ * returning one; event, message, delivery jobs, HubSpot reply-push rows) are one data-modifying CTE, atomic as the
  * transaction was: the event is written with its jobs or not at all.
  *
  * What was read may be out of date by the time of the write. The statement checks what it
@@ -20,6 +20,7 @@ import type { Dialect } from './db.js';
 import type { Lead, Chat } from './chats.js';
 import type { DeliveryJob, EventRow } from './events.js';
 import { first, prepared } from './prepared.js';
+import { queueReplySql } from './hubspot-push.js';
 
 /** What recording needs to know about a subscription (no secrets: nothing is signed here). */
 export interface SubscriptionTarget {
@@ -101,7 +102,8 @@ const recordFrom = (p: WriteParams, gate: string) => sql`
   jobs as (
     insert into delivery_jobs (id, event_ref, subscription_id, tenant_id, url, state, attempts, next_attempt_at, lease_until, created_at)
     select j.id, event.id, j.subscription_id, ${p.tenantId}::text, j.url, 'pending', 0, ${p.jobsDueAt}::bigint, null, ${p.eventCreatedAt}::bigint
-    from event cross join unnest(${p.jobIds}::text[], ${p.jobSubscriptions}::text[], ${p.jobUrls}::text[]) as j(id, subscription_id, url))`;
+    from event cross join unnest(${p.jobIds}::text[], ${p.jobSubscriptions}::text[], ${p.jobUrls}::text[]) as j(id, subscription_id, url)),
+  pushes as (${queueReplySql({ messageId: p.messageId, tenantId: p.tenantId, handle: p.senderHandle, sentAt: p.sentAt, now: p.eventCreatedAt }, sql`event cross join`)})`;
 
 /** A new contact: everything hangs on the lead's insert, which inserts nothing if the handle has a lead by now. */
 const writeNewContactQ = prepared<WriteParams, { lead_created: number; recorded: number }>(

@@ -390,6 +390,8 @@ export interface HubSpotContactLinksTable {
   portal_id: string;
   contact_id: string;
   linked_at: number;
+  /** 1 once the reply push has queued the replies recorded before this link was visible (migration 027) */
+  settled: number;
 }
 
 export interface HubSpotReplyPushesTable {

@@ -9,6 +9,9 @@
  * 429s past their retry window) open it; while open, a run makes one probe
  * push; its success closes the breaker and the backlog drains in the same run.
  * A 429 stops that portal's run and pauses the portal for HubSpot's window.
+ *
+ * Replies are queued when they are recorded (store/hubspot-push.ts); a run first sweeps the
+ * tenant's new contact links for replies recorded before the link was visible to them.
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../../clock.js';
@@ -20,6 +23,11 @@ export const BREAKER_THRESHOLD = 5;
 const TENANT_LEASE_MS = 10 * 60_000;
 const TENANTS_PER_CLAIM = 16;
 const BATCH = 50;
+/**
+ * A contact link is swept for replies recorded without seeing it (written at the moment the link
+ * was made) until it is this old: far longer than a transaction that records a reply takes.
+ */
+export const LINK_SETTLE_MS = 60_000;
 
 /** A project's reply push: its breaker, the replies waiting, the last push (ms since the epoch). */
 export interface ReplyPushStatus {
@@ -124,6 +132,8 @@ export function replyPushJob(deps: { store: Store; clock: Clock; pusher: ReplyPu
     const tenant = await store.tenants.getById(state.tenant_id);
     if (!tenant) return;
     const portals = (await store.hubspot.listInstalls(tenant.id)).filter((i) => i.status === 'active').map((i) => i.portal_id);
+    const now = clock.now();
+    await push.sweepLinks(tenant.id, now, now - LINK_SETTLE_MS);
     const run: RunState = { tenant, open: state.breaker_state === 'open' };
     if (run.open && !(await probe(run, portals))) return;
     await Promise.all(portals.map((p) => pushPortal(run, p)));

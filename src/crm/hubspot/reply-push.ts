@@ -2,8 +2,9 @@
  * Pushing one reply to HubSpot: exactly 2 calls (create the communication,
  * associate it with the contact), at most once ever.
  *
- * The push record is reserved (with a lease) before the create, and the
- * communication's id is recorded as soon as HubSpot answers. Whatever fails
+ * The push record (queued when the reply was recorded) is claimed with a lease
+ * and marked before the create, and the communication's id is recorded as soon
+ * as HubSpot answers. Whatever fails
  * after that, a retry only associates the communication it already has: never
  * a second create. When a create may have reached HubSpot without its answer
  * reaching us (a crash before the record, a timeout, a 5xx), the record says so
@@ -79,20 +80,19 @@ export function replyPusher(deps: { store: Store; clock: Clock; api: HubSpotApi;
     async push(tenant: { id: string; timezone: string }, c: PushCandidate): Promise<PushOutcome> {
       const key: PushKey = { message_id: c.message_id, portal_id: c.portal_id };
       const now = clock.now();
-      const took = await store.hubspotPush.reserve({ ...c, tenant_id: tenant.id }, now, now + PUSH_LEASE_MS);
-      if (took === 'taken') return { kind: 'taken' };
-      const record = took === 'fresh' ? undefined : await store.hubspotPush.get(key);
-      if (record && record.state !== 'pending' && record.state !== 'created') return { kind: 'taken' };
+      const record = await store.hubspotPush.claim(key, now, now + PUSH_LEASE_MS);
+      if (!record) return { kind: 'taken' };
       const as: CountAs = { portalId: c.portal_id, timezone: tenant.timezone, kind: 'reply_push' };
       const props = communicationProperties(c.handle, c.parts, c.sent_at);
-      let communicationId = record?.communication_id ?? undefined;
+      let communicationId = record.communication_id ?? undefined;
       try {
-        if (!communicationId && record?.create_unknown) {
+        if (!communicationId && record.create_unknown) {
           communicationId = await lookUp(c, props, as);
           if (communicationId) await recording(store.hubspotPush.created(key, communicationId, clock.now()));
         }
         if (!communicationId) {
-          if (record && !record.create_unknown) await store.hubspotPush.createMayHappen(key, clock.now());
+          // Until the create's answer is recorded, a communication may exist.
+          if (!record.create_unknown) await store.hubspotPush.createMayHappen(key, clock.now());
           try {
             communicationId = (await tokens.withToken(c.portal_id, (t) => api.createCommunication(t, props, as))).id;
           } catch (err) {

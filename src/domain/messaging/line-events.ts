@@ -163,6 +163,8 @@ export function lineEvents(deps: LineEventsDeps): DriverEvents {
         });
         if (!(await tx.events.insertEvent(event))) return undefined; // the same guid was recorded already
         await tx.messages.insert(message);
+        // A reply from a handle linked to a HubSpot contact: queued for the reply push, with the message.
+        await tx.hubspotPush.queueReply(message, now);
         for (const m of media) {
           await tx.media.insertAttachment({
             id: m.id, tenant_id: tenant.id, origin: 'inbound', filename: m.filename ?? null, content_type: m.mimeType,

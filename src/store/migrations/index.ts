@@ -25,6 +25,7 @@ import * as m023 from './023_hubspot_held_links_contact.js';
 import * as m024 from './024_first_touch_days.js';
 import * as m025 from './025_inbound_line_order_index.js';
 import * as m026 from './026_growth_indexes.js';
+import * as m027 from './027_reply_push_queue.js';
 
 /** Numbered migrations, applied in key order; never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -54,4 +55,5 @@ export const migrations: Record<string, Migration> = {
   '024_first_touch_days': m024,
   '025_inbound_line_order_index': m025,
   '026_growth_indexes': m026,
+  '027_reply_push_queue': m027,
 };
