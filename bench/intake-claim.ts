@@ -5,14 +5,9 @@
  * grow with it. Reported, no target.
  *   npx tsx bench/intake-claim.ts
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
-import { openStore, type Store } from '../src/store/index.js';
-import { startPostgres } from '../test/support/postgres-server.js';
-import { freePort } from '../test/support/ports.js';
+import type { Store } from '../src/store/index.js';
+import { onSqliteThenPostgres } from './lib/stores.js';
 
 const SIZES = [2_000, 8_000, 32_000];
 const NOW = 10_000_000;
@@ -43,24 +38,4 @@ async function measure(label: string, store: Store) {
   }
 }
 
-const masterKey = randomBytes(32);
-// Closing SQLite waits for its checkpointer thread, which holds no process open: without a
-// timer, Node ends the run there (exit 13) before PostgreSQL's half.
-const keepAlive = setInterval(() => {}, 1000);
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'blueline-intake-bench-'));
-try {
-  const sqlite = await openStore({ sqlitePath: path.join(dir, 'bench.db'), masterKey });
-  await measure('sqlite', sqlite);
-  await sqlite.close();
-  const pg = await startPostgres(await freePort());
-  try {
-    const store = await openStore({ databaseUrl: pg.url, masterKey });
-    await measure('postgres', store);
-    await store.close();
-  } finally {
-    await pg.stop();
-  }
-} finally {
-  clearInterval(keepAlive);
-  fs.rmSync(dir, { recursive: true, force: true });
-}
+await onSqliteThenPostgres(measure);

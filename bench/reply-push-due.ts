@@ -6,16 +6,11 @@
  * Reported, no target.
  *   npx tsx bench/reply-push-due.ts
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
-import { openStore, type Store } from '../src/store/index.js';
+import type { Store } from '../src/store/index.js';
+import { onSqliteThenPostgres } from './lib/stores.js';
 import { systemClock } from '../src/clock.js';
 import { accountsService } from '../src/domain/accounts-tenants/service.js';
-import { startPostgres } from '../test/support/postgres-server.js';
-import { freePort } from '../test/support/ports.js';
 
 const SIZES = [2_000, 11_000, 44_000];
 const WAITING = 20;
@@ -95,23 +90,4 @@ async function measure(label: string, store: Store) {
   }
 }
 
-const masterKey = randomBytes(32);
-// Closing SQLite waits for its checkpointer thread, which holds no process open: keep the run alive.
-const keepAlive = setInterval(() => {}, 1000);
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'blueline-push-bench-'));
-try {
-  const sqlite = await openStore({ sqlitePath: path.join(dir, 'bench.db'), masterKey });
-  await measure('sqlite', sqlite);
-  await sqlite.close();
-  const pg = await startPostgres(await freePort());
-  try {
-    const store = await openStore({ databaseUrl: pg.url, masterKey });
-    await measure('postgres', store);
-    await store.close();
-  } finally {
-    await pg.stop();
-  }
-} finally {
-  clearInterval(keepAlive);
-  fs.rmSync(dir, { recursive: true, force: true });
-}
+await onSqliteThenPostgres(measure);

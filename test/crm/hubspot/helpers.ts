@@ -8,7 +8,7 @@ import type { StoreKind } from '../../support/stores.js';
 import { assertMatchesContract } from '../../support/contract.js';
 import { operations } from '../../../src/contract/index.js';
 import { LEASE_MS } from '../../../src/domain/messaging/idempotency.js';
-import { prepareSandbox } from '../../support/messaging.js';
+import { moveToNextNoonUtc, prepareSandbox } from '../../support/messaging.js';
 
 export const CLIENT_ID = 'client-id-123';
 export const CLIENT_SECRET = 'yyyyyyyy-yyyy-yyyy-yyyy-yyyyyyyyyyyy';
@@ -156,6 +156,20 @@ export async function startPortal(kind: StoreKind = 'sqlite'): Promise<HubSpotHa
 export async function startInstalled(kind: StoreKind = 'sqlite'): Promise<{ h: HubSpotHarness; contact: string }> {
   const h = await startPortal(kind);
   return { h, contact: h.hs.addContact(PORTAL, { firstname: 'Ada', mobilephone: '+14155550123' }) };
+}
+
+/**
+ * A reply-push test's start: the clock at the next noon (HubSpot's calls are counted per day: the
+ * tests' moves must not cross a midnight), PORTAL installed, Ada (mobile (415) 555-0123) one of
+ * its contacts, and the demo's first line.
+ */
+export async function startReplyPush(kind: StoreKind): Promise<{ h: HubSpotHarness; contact: string; line: string }> {
+  const h = await startHarness(kind);
+  moveToNextNoonUtc(h.t.clock);
+  await prepareSandbox(h.t);
+  expect((await install(h, PORTAL)).statusCode).toBe(200);
+  const contact = h.hs.addContact(PORTAL, { firstname: 'Ada', lastname: 'Lovelace', mobilephone: '(415) 555-0123', phone: null });
+  return { h, contact, line: h.t.demo.phone_line_ids[0]! };
 }
 
 /** What a process doing a workflow action holds: its claim on the callbackId, in progress, under `owner`'s lease from now. */

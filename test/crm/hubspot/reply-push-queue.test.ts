@@ -7,8 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { STORE_KINDS } from '../../support/stores.js';
-import { moveToNextNoonUtc, prepareSandbox } from '../../support/messaging.js';
-import { PORTAL, install, signed, startHarness, type HubSpotHarness } from './helpers.js';
+import { PORTAL, signed, startReplyPush, type HubSpotHarness } from './helpers.js';
 import * as m027 from '../../../src/store/migrations/027_reply_push_queue.js';
 import { LINK_SETTLE_MS } from '../../../src/crm/hubspot/push-job.js';
 
@@ -31,12 +30,7 @@ describe.each(STORE_KINDS)('HubSpot reply push queue (%s)', (kind) => {
   };
 
   beforeEach(async () => {
-    h = await startHarness(kind);
-    moveToNextNoonUtc(h.t.clock);
-    await prepareSandbox(h.t);
-    expect((await install(h, PORTAL)).statusCode).toBe(200);
-    contact = h.hs.addContact(PORTAL, { firstname: 'Ada', lastname: 'Lovelace', mobilephone: '(415) 555-0123', phone: null });
-    line = h.t.demo.phone_line_ids[0]!;
+    ({ h, contact, line } = await startReplyPush(kind));
   });
   afterEach(async () => {
     await h.close();

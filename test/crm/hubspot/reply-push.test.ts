@@ -5,8 +5,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { STORE_KINDS } from '../../support/stores.js';
-import { moveToNextNoonUtc, prepareSandbox } from '../../support/messaging.js';
-import { PORTAL, install, installOf, signed, startHarness, type HubSpotHarness } from './helpers.js';
+import { prepareSandbox } from '../../support/messaging.js';
+import { PORTAL, install, installOf, signed, startHarness, startReplyPush, type HubSpotHarness } from './helpers.js';
 
 const PHONE = '+14155550123';
 const TWO_MINUTES = 120_000;
@@ -32,14 +32,8 @@ describe.each(STORE_KINDS)('HubSpot reply push (%s)', (kind) => {
   const associations = () => h.hs.calls(PORTAL, 'association-put');
 
   beforeEach(async () => {
-    h = await startHarness(kind);
-    // HubSpot calls are counted per day: the clock's moves must not cross a midnight.
-    moveToNextNoonUtc(h.t.clock);
-    await prepareSandbox(h.t);
-    expect((await install(h, PORTAL)).statusCode).toBe(200);
-    contact = h.hs.addContact(PORTAL, { firstname: 'Ada', lastname: 'Lovelace', mobilephone: '(415) 555-0123', phone: null });
+    ({ h, contact, line } = await startReplyPush(kind));
     // A message from the number before HubSpot knew it: never pushed.
-    line = h.t.demo.phone_line_ids[0]!;
     await reply('before the link');
     const sent = await signed(h, 'POST', '/crm/hubspot/card/send', { portalId: String(PORTAL), objectId: contact, text: 'Hello from HubSpot', phone_line_id: line });
     expect(sent.json()).toMatchObject({ ok: true });
