@@ -110,6 +110,12 @@ export function createMetrics(opts: { hubspot?: boolean } = {}) {
     help: "Projects with HubSpot installed whose reply push breaker is open (five pushes failed in a row: one probe a run until one succeeds)",
     registers,
   });
+  const repliesWaiting = new Gauge({ name: 'blueline_hubspot_replies_waiting', help: 'Replies queued for HubSpot timelines and not pushed yet (over active installs)', registers });
+  const oldestWaitingReply = new Gauge({
+    name: 'blueline_hubspot_oldest_waiting_reply_age_seconds',
+    help: 'Time since the oldest reply waiting for HubSpot was queued (0 when none)',
+    registers,
+  });
   const scrapeErrors = new Counter({ name: 'blueline_metrics_scrape_errors_total', help: 'Scrapes whose database reads failed (their gauges keep the previous values)', registers });
 
   // Every series of a fixed label set exists from the start, at 0. A counter series born at its
@@ -145,14 +151,17 @@ export function createMetrics(opts: { hubspot?: boolean } = {}) {
     sse.set(src.sseConnections());
     const now = src.clock.now();
     const q = metricsQueries(src.store.database.db);
-    const [{ counts, all }, tenants, touches, jobs, breakers] = await Promise.all([
+    const [{ counts, all }, tenants, touches, jobs, breakers, replies] = await Promise.all([
       lineStates(src),
       src.store.tenants.list(),
       q.firstTouchesSince(now - LOOKBACK_MS),
       q.pendingDeliveries(),
       opts.hubspot ? q.openPushBreakers() : 0,
+      opts.hubspot ? q.waitingReplies() : { count: 0, oldestAt: null },
     ]);
     pushBreakers.set(breakers);
+    repliesWaiting.set(replies.count);
+    oldestWaitingReply.set(replies.oldestAt === null ? 0 : Math.max(0, now - replies.oldestAt) / 1000);
     for (const [state, n] of Object.entries(counts)) lines.labels(state).set(n);
     pending.set(jobs.count);
     oldestPending.set(jobs.oldestAt === null ? 0 : Math.max(0, now - jobs.oldestAt) / 1000);

@@ -1,6 +1,7 @@
 /**
- * HubSpot in the operator's metrics: calls by kind and outcome, and how many projects' reply push
- * breakers are open (read from the database, so every process reports the same figure).
+ * HubSpot in the operator's metrics: calls by kind and outcome, how many projects' reply push
+ * breakers are open, and the replies waiting for HubSpot and the oldest one's age (read from the
+ * database, so every process reports the same figures).
  */
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -14,6 +15,8 @@ const PHONE = '+14155550123';
 const TWO_MINUTES = 120_000;
 const CALLS = 'blueline_hubspot_calls_total';
 const BREAKERS = 'blueline_hubspot_push_breakers_open';
+const WAITING = 'blueline_hubspot_replies_waiting';
+const OLDEST = 'blueline_hubspot_oldest_waiting_reply_age_seconds';
 
 describe.each(STORE_KINDS)('HubSpot metrics (%s)', (kind) => {
   let h: HubSpotHarness;
@@ -70,24 +73,35 @@ describe.each(STORE_KINDS)('HubSpot metrics (%s)', (kind) => {
     if (promtoolInstalled) expect(promtoolProblems(await scrape())).toBe('');
   });
 
-  it('shows a reply push breaker open while it is, and closed again after a successful probe', async () => {
+  it('shows a reply push breaker open while it is, and closed again after a successful probe; the waiting reply and its age until it is pushed', async () => {
     expect((await install(h, PORTAL)).statusCode).toBe(200);
     const contact = h.hs.addContact(PORTAL, { firstname: 'Ada', lastname: 'Lovelace', mobilephone: '(415) 555-0123', phone: null });
     const sent = await signed(h, 'POST', '/crm/hubspot/card/send', { portalId: String(PORTAL), objectId: contact, text: 'Hello from HubSpot', phone_line_id: line });
     expect(sent.json()).toMatchObject({ ok: true });
     h.t.clock.advance(1000);
+    expect(sample(await scrape(), WAITING)).toBe(0);
     await reply('a reply HubSpot will refuse for a while');
+    const queued = await scrape();
+    expect(sample(queued, WAITING)).toBe(1);
+    expect(sample(queued, OLDEST)).toBeLessThan(1); // the test clock also runs
 
     h.hs.fault('communication-create', { status: 503 }, { times: 5 });
     await run();
     const open = await scrape();
     expect(sample(open, BREAKERS)).toBe(1);
     expect(sample(open, CALLS, { kind: 'reply_push', outcome: 'server' })).toBe(5);
+    expect(sample(open, WAITING)).toBe(1);
 
     h.t.clock.advance(TWO_MINUTES);
+    // Waiting since it was recorded: what an alert on HubSpot not getting replies watches.
+    const age = sample(await scrape(), OLDEST);
+    expect(age).toBeGreaterThanOrEqual(TWO_MINUTES / 1000);
+    expect(age).toBeLessThan(TWO_MINUTES / 1000 + 5);
     await run();
     const closed = await scrape();
     expect(sample(closed, BREAKERS)).toBe(0);
+    expect(sample(closed, WAITING)).toBe(0);
+    expect(sample(closed, OLDEST)).toBe(0);
     // The probe's three calls: the look-up (a 503'd create may have made it), the communication, its association.
     expect(sample(closed, CALLS, { kind: 'reply_push', outcome: 'ok' }) - sample(open, CALLS, { kind: 'reply_push', outcome: 'ok' })).toBe(3);
     expect(sample(closed, CALLS, { kind: 'reply_push', outcome: 'server' })).toBe(5);
