@@ -5,8 +5,9 @@
  * statements, each a round trip on one pool connection while the transaction holds it. Here
  * the reads it needs go out together, outside any transaction (pipelined, pg-pipeline.ts),
  * and the writes (lead, chat and participant for a new contact or the line pin for a
- * returning one; event, message, delivery jobs, HubSpot reply-push rows) are one data-modifying CTE, atomic as the
- * transaction was: the event is written with its jobs or not at all.
+ * returning one; event, message, delivery jobs, HubSpot reply-push rows) are one
+ * data-modifying CTE, atomic as the transaction was: the event is written with its jobs or
+ * not at all.
  *
  * What was read may be out of date by the time of the write. The statement checks what it
  * relies on and writes nothing when it does not hold: a new contact's lead must still be new
