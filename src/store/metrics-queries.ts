@@ -3,7 +3,7 @@
  * of the last 25 hours (at most 30 per line a day, through the partial first-touch index), the
  * pending webhook deliveries (count and oldest, through delivery_jobs(state, …)), the open
  * HubSpot reply-push breakers (a row per project with HubSpot) and the replies waiting for
- * HubSpot (through their partial index, migration 027).
+ * HubSpot (each active install's, through hubspot_reply_pushes(portal_id, state, …)).
  */
 import { sql, type Kysely } from 'kysely';
 import type { DB } from './schema.js';
@@ -45,13 +45,17 @@ export function metricsQueries(db: Kysely<DB>) {
       return { count: Number(r?.n ?? 0), oldestAt: r?.oldest == null ? null : Number(r.oldest) };
     },
 
-    /** Replies queued for HubSpot and not pushed yet, over active installs, and when the oldest was queued. */
+    /**
+     * Replies queued for HubSpot and not pushed yet, over active installs, and when the oldest was
+     * queued. From the installs: an uninstalled portal's contacts may go on replying, and their
+     * rows wait for an install that may never come; the scrape does not read them.
+     */
     async waitingReplies(): Promise<{ count: number; oldestAt: number | null }> {
       const r = await sql<{ n: number; oldest: number | null }>`
         select count(*) as n, min(p.created_at) as oldest
-        from hubspot_reply_pushes p
-        join hubspot_installs i on i.portal_id = p.portal_id and i.tenant_id = p.tenant_id and i.status = 'active'
-        where p.state in ('pending', 'created')`.execute(db);
+        from hubspot_installs i
+        join hubspot_reply_pushes p on p.portal_id = i.portal_id and p.tenant_id = i.tenant_id and p.state in ('pending', 'created')
+        where i.status = 'active'`.execute(db);
       const row = r.rows[0];
       return { count: Number(row?.n ?? 0), oldestAt: row?.oldest == null ? null : Number(row.oldest) };
     },

@@ -9,20 +9,15 @@
  * to their transactions (a reply written at the moment of the link, or with a phone's clock
  * ahead of ours). Until then each run sweeps it; links that exist before this migration start
  * unsettled, so their first sweep queues every reply they never pushed, as the old query found.
- *
- * The waiting rows (pending or created) have an index of their own, by when they were queued: the
- * metrics' count and oldest age read only them.
  */
 import { sql, type Kysely } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('hubspot_contact_links').addColumn('settled', 'integer', (c) => c.notNull().defaultTo(0)).execute();
   await db.schema.createIndex('hubspot_contact_links_unsettled').on('hubspot_contact_links').columns(['tenant_id']).where(sql.ref('settled'), '=', 0).execute();
-  await db.schema.createIndex('hubspot_reply_pushes_waiting').on('hubspot_reply_pushes').columns(['created_at']).where(sql<boolean>`state in ('pending', 'created')`).execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await db.schema.dropIndex('hubspot_reply_pushes_waiting').execute();
   await db.schema.dropIndex('hubspot_contact_links_unsettled').execute();
   await db.schema.alterTable('hubspot_contact_links').dropColumn('settled').execute();
 }

@@ -106,4 +106,20 @@ describe.each(STORE_KINDS)('HubSpot metrics (%s)', (kind) => {
     expect(sample(closed, CALLS, { kind: 'reply_push', outcome: 'ok' }) - sample(open, CALLS, { kind: 'reply_push', outcome: 'ok' })).toBe(3);
     expect(sample(closed, CALLS, { kind: 'reply_push', outcome: 'server' })).toBe(5);
   });
+
+  it('does not count replies for a portal that was uninstalled (they wait for an install again, not for the operator)', async () => {
+    expect((await install(h, PORTAL)).statusCode).toBe(200);
+    const contact = h.hs.addContact(PORTAL, { firstname: 'Ada', lastname: 'Lovelace', mobilephone: '(415) 555-0123', phone: null });
+    const sent = await signed(h, 'POST', '/crm/hubspot/card/send', { portalId: String(PORTAL), objectId: contact, text: 'Hello from HubSpot', phone_line_id: line });
+    expect(sent.json()).toMatchObject({ ok: true });
+    h.t.clock.advance(1000);
+    await reply('before the uninstall');
+    expect(sample(await scrape(), WAITING)).toBe(1);
+    expect((await h.t.api('DELETE', `/api/v1/integrations/hubspot/${PORTAL}`)).statusCode).toBeLessThan(300);
+    await reply('after the uninstall');
+    h.t.clock.advance(TWO_MINUTES);
+    const after = await scrape();
+    expect(sample(after, WAITING)).toBe(0);
+    expect(sample(after, OLDEST)).toBe(0);
+  });
 });
