@@ -31,6 +31,14 @@ describe.each(STORE_KINDS)('HubSpot metrics (%s)', (kind) => {
     expect(res.statusCode).toBe(202);
   };
   const run = () => h.t.services.hubspot!.replyPush.runDue();
+  /** PORTAL installed, and PHONE linked to its contact Ada by a card send a second ago. */
+  const linkedByCardSend = async () => {
+    expect((await install(h, PORTAL)).statusCode).toBe(200);
+    const contact = h.hs.addContact(PORTAL, { firstname: 'Ada', lastname: 'Lovelace', mobilephone: '(415) 555-0123', phone: null });
+    const sent = await signed(h, 'POST', '/crm/hubspot/card/send', { portalId: String(PORTAL), objectId: contact, text: 'Hello from HubSpot', phone_line_id: line });
+    expect(sent.json()).toMatchObject({ ok: true });
+    h.t.clock.advance(1000);
+  };
 
   beforeEach(async () => {
     h = await startHarness(kind, { METRICS_TOKEN: TOKEN });
@@ -74,11 +82,7 @@ describe.each(STORE_KINDS)('HubSpot metrics (%s)', (kind) => {
   });
 
   it('shows a reply push breaker open while it is, and closed again after a successful probe; the waiting reply and its age until it is pushed', async () => {
-    expect((await install(h, PORTAL)).statusCode).toBe(200);
-    const contact = h.hs.addContact(PORTAL, { firstname: 'Ada', lastname: 'Lovelace', mobilephone: '(415) 555-0123', phone: null });
-    const sent = await signed(h, 'POST', '/crm/hubspot/card/send', { portalId: String(PORTAL), objectId: contact, text: 'Hello from HubSpot', phone_line_id: line });
-    expect(sent.json()).toMatchObject({ ok: true });
-    h.t.clock.advance(1000);
+    await linkedByCardSend();
     expect(sample(await scrape(), WAITING)).toBe(0);
     await reply('a reply HubSpot will refuse for a while');
     const queued = await scrape();
@@ -108,11 +112,7 @@ describe.each(STORE_KINDS)('HubSpot metrics (%s)', (kind) => {
   });
 
   it('does not count replies for a portal that was uninstalled (they wait for an install again, not for the operator)', async () => {
-    expect((await install(h, PORTAL)).statusCode).toBe(200);
-    const contact = h.hs.addContact(PORTAL, { firstname: 'Ada', lastname: 'Lovelace', mobilephone: '(415) 555-0123', phone: null });
-    const sent = await signed(h, 'POST', '/crm/hubspot/card/send', { portalId: String(PORTAL), objectId: contact, text: 'Hello from HubSpot', phone_line_id: line });
-    expect(sent.json()).toMatchObject({ ok: true });
-    h.t.clock.advance(1000);
+    await linkedByCardSend();
     await reply('before the uninstall');
     expect(sample(await scrape(), WAITING)).toBe(1);
     expect((await h.t.api('DELETE', `/api/v1/integrations/hubspot/${PORTAL}`)).statusCode).toBeLessThan(300);
