@@ -90,9 +90,9 @@ export function hubspotPushRepo(db: Kysely<DB>, dialect: Dialect) {
 
     /**
      * Queues the replies of the tenant's unsettled links (those recorded before the link was
-     * visible to them); links made before `settleBefore` are settled from now on.
+     * visible to them); links made before `settleBefore` are settled from now on (none if null).
      */
-    async sweepLinks(tenantId: string, now: number, settleBefore: number): Promise<void> {
+    async sweepLinks(tenantId: string, now: number, settleBefore: number | null): Promise<void> {
       // The literal direction and settled values let SQLite use the partial indexes.
       await sql`
         insert into hubspot_reply_pushes ${PUSH_COLUMNS}
@@ -101,7 +101,18 @@ export function hubspotPushRepo(db: Kysely<DB>, dialect: Dialect) {
         join messages m on m.tenant_id = l.tenant_id and m.sender_handle = l.handle and m.direction = 'inbound' and m.sent_at >= l.linked_at
         where l.tenant_id = ${tenantId} and l.settled = 0
         on conflict (message_id, portal_id) do nothing`.execute(db);
+      if (settleBefore === null) return;
       await sql`update hubspot_contact_links set settled = 1 where tenant_id = ${tenantId} and settled = 0 and linked_at < ${settleBefore}`.execute(db);
+    },
+
+    /**
+     * When this database began queueing replies (ms): when migration 027 ran, as the migrator
+     * recorded it (wall-clock time, which is the business clock outside tests).
+     */
+    async queueSince(): Promise<number | null> {
+      const r = await sql<{ timestamp: string }>`select timestamp from kysely_migration where name = '027_reply_push_queue'`.execute(db);
+      const at = r.rows[0] ? Date.parse(r.rows[0].timestamp) : NaN;
+      return Number.isNaN(at) ? null : at;
     },
 
     /** Replies due for `portalId`, oldest first (leased ones left out), to the contact the handle is linked to now. */

@@ -28,6 +28,12 @@ const BATCH = 50;
  * was made) until it is this old: far longer than a transaction that records a reply takes.
  */
 export const LINK_SETTLE_MS = 60_000;
+/**
+ * Processes of the version before the queue record replies without queueing them, and a rolling
+ * upgrade runs them beside the new ones for a while: until this long after the queue began
+ * (migration 027), no link settles, so every run sweeps them all (what each run read before).
+ */
+export const UPGRADE_SWEEP_MS = 60 * 60_000;
 
 /** A project's reply push: its breaker, the replies waiting, the last push (ms since the epoch). */
 export interface ReplyPushStatus {
@@ -44,6 +50,14 @@ interface RunState {
 export function replyPushJob(deps: { store: Store; clock: Clock; pusher: ReplyPusher; logger?: Logger }, opts: { intervalMs: number; pollMs: number }) {
   const { store, clock, pusher } = deps;
   const push = store.hubspotPush;
+  let queueSince: number | null | undefined;
+
+  /** Links made before this may settle; null while the upgrade's sweep lasts. */
+  async function settleBefore(now: number): Promise<number | null> {
+    if (queueSince === undefined) queueSince = await push.queueSince();
+    if (queueSince !== null && now < queueSince + UPGRADE_SWEEP_MS) return null;
+    return now - LINK_SETTLE_MS;
+  }
 
   /** Records a push's outcome for the breaker; true when the run of this portal should stop. */
   async function settle(run: RunState, c: PushCandidate, out: PushOutcome, pausedUntil: number | null): Promise<'next' | 'retry' | 'stop'> {
@@ -133,7 +147,7 @@ export function replyPushJob(deps: { store: Store; clock: Clock; pusher: ReplyPu
     if (!tenant) return;
     const portals = (await store.hubspot.listInstalls(tenant.id)).filter((i) => i.status === 'active').map((i) => i.portal_id);
     const now = clock.now();
-    await push.sweepLinks(tenant.id, now, now - LINK_SETTLE_MS);
+    await push.sweepLinks(tenant.id, now, await settleBefore(now));
     const run: RunState = { tenant, open: state.breaker_state === 'open' };
     if (run.open && !(await probe(run, portals))) return;
     await Promise.all(portals.map((p) => pushPortal(run, p)));

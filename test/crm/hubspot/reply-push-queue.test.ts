@@ -9,7 +9,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { STORE_KINDS } from '../../support/stores.js';
 import { PORTAL, signed, startReplyPush, type HubSpotHarness } from './helpers.js';
 import * as m027 from '../../../src/store/migrations/027_reply_push_queue.js';
-import { LINK_SETTLE_MS } from '../../../src/crm/hubspot/push-job.js';
+import { sql } from 'kysely';
+import { LINK_SETTLE_MS, UPGRADE_SWEEP_MS } from '../../../src/crm/hubspot/push-job.js';
 
 const PHONE = '+14155550123';
 const TWO_MINUTES = 120_000;
@@ -88,5 +89,29 @@ describe.each(STORE_KINDS)('HubSpot reply push queue (%s)', (kind) => {
     expect(timeline()[1]).toContain('waiting at the upgrade (1)');
     expect(timeline()[2]).toContain('waiting at the upgrade (2)');
     expect(await backlog()).toBe(0);
+  });
+
+  it("for an hour after the upgrade, a reply that a process of the previous version records (without queueing it) is pushed, though the link is older than a minute", async () => {
+    const db = h.t.testStore.store.database.db;
+    // The upgrade that brought the queue happened now; processes of the version before still run.
+    await sql`update kysely_migration set timestamp = ${new Date(h.t.clock.now()).toISOString()} where name = '027_reply_push_queue'`.execute(db);
+    await cardSend();
+    h.t.clock.advance(1000);
+    await reply('queued by the new version', h.t.clock.now());
+    await run();
+    h.t.clock.advance(TWO_MINUTES);
+    await run(); // the link is over a minute old by now
+    // An old process records a reply as it did: no push row.
+    await reply('recorded by the old version', h.t.clock.now());
+    await db.deleteFrom('hubspot_reply_pushes').where('state', '=', 'pending').execute();
+    h.t.clock.advance(TWO_MINUTES);
+    await run();
+    expect(timeline()).toHaveLength(2);
+    expect(timeline()[1]).toContain('recorded by the old version');
+    // After the hour, links settle: the runs read only the queue again.
+    h.t.clock.advance(UPGRADE_SWEEP_MS);
+    await run();
+    const unsettled = await db.selectFrom('hubspot_contact_links').select('handle').where('settled', '=', 0).execute();
+    expect(unsettled).toEqual([]);
   });
 });
