@@ -78,10 +78,10 @@ async function measure(label: string, store: Store) {
     };
     const batch = await store.hubspotPush.candidates(tenant.id, PORTAL, NOW, 50);
     if (batch.length !== WAITING) throw new Error(`${batch.length} due, not ${WAITING}`);
-    const backlog = await store.hubspotPush.backlog(tenant.id, NOW);
+    const backlog = await store.hubspotPush.backlog(tenant.id);
     if (backlog !== WAITING) throw new Error(`backlog ${backlog}, not ${WAITING}`);
     console.log(
-      `${label.padEnd(10)} ${String(n).padStart(6)} pushed, ${WAITING} waiting: due batch ${await time(() => store.hubspotPush.candidates(tenant.id, PORTAL, NOW, 50))} ms, backlog ${await time(() => store.hubspotPush.backlog(tenant.id, NOW))} ms`,
+      `${label.padEnd(10)} ${String(n).padStart(6)} pushed, ${WAITING} waiting: due batch ${await time(() => store.hubspotPush.candidates(tenant.id, PORTAL, NOW, 50))} ms, backlog ${await time(() => store.hubspotPush.backlog(tenant.id))} ms`,
     );
     // The waiting ones are pushed before the next size's history is added.
     await db.deleteFrom('hubspot_reply_pushes').where('state', '=', 'pending').execute();

@@ -71,16 +71,20 @@ export const queueReplySql = (r: { messageId: unknown; tenantId: unknown; handle
 type QueueReply = { messageId: string; tenantId: string; handle: string; sentAt: number; now: number };
 const queueReplyQ = prepared<QueueReply>(['messageId', 'tenantId', 'handle', 'sentAt', 'now'], (_db, p) => queueReplySql(p));
 
+/**
+ * Push rows not finished (pending, or created and awaiting their association) over the active
+ * installs, read from the installs: the portal index (portal_id, state, sent_at) then finds each
+ * one's rows, and the rows of a portal no longer installed are never read. `where` adds
+ * conditions (after `and`), `joins` more tables.
+ */
+export const waitingPushes = (where = sql``, joins = sql``) => sql`
+  from hubspot_installs i
+  join hubspot_reply_pushes p on p.portal_id = i.portal_id and p.tenant_id = i.tenant_id and p.state in ('pending', 'created')
+  ${joins}
+  where i.status = 'active' ${where}`;
+
 export function hubspotPushRepo(db: Kysely<DB>, dialect: Dialect) {
   const byKey = (k: PushKey) => db.updateTable('hubspot_reply_pushes').where('message_id', '=', k.message_id).where('portal_id', '=', k.portal_id);
-  // Rows not finished over the tenant's active installs: the portal index (portal_id, state, sent_at) finds them.
-  const due = (tenantId: string, now: number, portalId?: string, ignoreLeases = false, joins = sql``) => sql`
-    from hubspot_installs i
-    join hubspot_reply_pushes p on p.portal_id = i.portal_id and p.tenant_id = i.tenant_id and p.state in ('pending', 'created')
-    ${joins}
-    where i.tenant_id = ${tenantId} and i.status = 'active' ${portalId === undefined ? sql`` : sql`and i.portal_id = ${portalId}`}
-      ${ignoreLeases ? sql`` : sql`and (p.lease_until is null or p.lease_until < ${now})`}`;
-
   return {
     /** Queues a reply just recorded (in its transaction) for the portals its sender is linked to. */
     async queueReply(m: { id: string; tenant_id: string; sender_handle: string | null; sent_at: number }, now: number): Promise<void> {
@@ -118,16 +122,18 @@ export function hubspotPushRepo(db: Kysely<DB>, dialect: Dialect) {
     /** Replies due for `portalId`, oldest first (leased ones left out), to the contact the handle is linked to now. */
     async candidates(tenantId: string, portalId: string, now: number, limit: number): Promise<PushCandidate[]> {
       const r = await sql<{ message_id: string; portal_id: string; contact_id: string; handle: string; sent_at: number; parts: string }>`
-        select p.message_id, p.portal_id, l.contact_id, l.handle, p.sent_at, m.parts ${due(tenantId, now, portalId, false, sql`
-          join messages m on m.id = p.message_id
-          join hubspot_contact_links l on l.tenant_id = p.tenant_id and l.handle = m.sender_handle and l.portal_id = p.portal_id`)}
+        select p.message_id, p.portal_id, l.contact_id, l.handle, p.sent_at, m.parts ${waitingPushes(
+          sql`and i.tenant_id = ${tenantId} and i.portal_id = ${portalId} and (p.lease_until is null or p.lease_until < ${now})`,
+          sql`join messages m on m.id = p.message_id
+            join hubspot_contact_links l on l.tenant_id = p.tenant_id and l.handle = m.sender_handle and l.portal_id = p.portal_id`,
+        )}
         order by p.sent_at, p.message_id limit ${limit}`.execute(db);
       return r.rows.map((x) => ({ ...x, sent_at: Number(x.sent_at), parts: JSON.parse(x.parts) as MessagePart[] }));
     },
 
     /** Replies not pushed yet over the tenant's active installs (in flight included). */
-    async backlog(tenantId: string, now: number): Promise<number> {
-      const r = await sql<{ n: number }>`select count(*) as n ${due(tenantId, now, undefined, true)}`.execute(db);
+    async backlog(tenantId: string): Promise<number> {
+      const r = await sql<{ n: number }>`select count(*) as n ${waitingPushes(sql`and i.tenant_id = ${tenantId}`)}`.execute(db);
       return Number(r.rows[0]?.n ?? 0);
     },
 

@@ -7,6 +7,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { DB } from './schema.js';
+import { waitingPushes } from './hubspot-push.js';
 
 export function metricsQueries(db: Kysely<DB>) {
   return {
@@ -47,15 +48,10 @@ export function metricsQueries(db: Kysely<DB>) {
 
     /**
      * Replies queued for HubSpot and not pushed yet, over active installs, and when the oldest was
-     * queued. From the installs: an uninstalled portal's contacts may go on replying, and their
-     * rows wait for an install that may never come; the scrape does not read them.
+     * queued (an uninstalled portal's contacts may go on replying: their rows are not read).
      */
     async waitingReplies(): Promise<{ count: number; oldestAt: number | null }> {
-      const r = await sql<{ n: number; oldest: number | null }>`
-        select count(*) as n, min(p.created_at) as oldest
-        from hubspot_installs i
-        join hubspot_reply_pushes p on p.portal_id = i.portal_id and p.tenant_id = i.tenant_id and p.state in ('pending', 'created')
-        where i.status = 'active'`.execute(db);
+      const r = await sql<{ n: number; oldest: number | null }>`select count(*) as n, min(p.created_at) as oldest ${waitingPushes()}`.execute(db);
       const row = r.rows[0];
       return { count: Number(row?.n ?? 0), oldestAt: row?.oldest == null ? null : Number(row.oldest) };
     },

@@ -183,7 +183,7 @@ export function replyPushJob(deps: { store: Store; clock: Clock; pusher: ReplyPu
       const s = await push.state(tenantId);
       return {
         breaker: { state: s?.breaker_state ?? 'closed', consecutiveFailures: s?.consecutive_failures ?? 0, openedAt: s?.opened_at ?? null, lastError: s?.last_error ?? null },
-        pushBacklog: await push.backlog(tenantId, clock.now()),
+        pushBacklog: await push.backlog(tenantId),
         lastPushAt: s?.last_push_at ?? null,
       };
     },
