@@ -35,74 +35,131 @@ type Row = DB['chats'] & {
   activity_at: number | string;
 } & { [K in keyof DB['messages'] as `m_${K & string}`]: DB['messages'][K] | null };
 
-export function chatListRepo(db: Kysely<DB>, dialect: Dialect) {
+/**
+ * A page is looked for among the chats of the project's latest messages, read `perChat` messages
+ * per chat wanted at a time, at most `reads` times; then among all chats.
+ */
+export const RECENT_READS = { perChat: 8, reads: 16 };
+/** More chats than this created since the oldest message read: all chats instead. */
+const MAX_CREATED = 5_000;
+
+export function chatListRepo(db: Kysely<DB>, dialect: Dialect, reads = RECENT_READS) {
+  /**
+   * The project's `n` latest messages up to `upTo` of chats not in `seen`, newest first
+   * (messages_tenant_time holds the chat: the messages of chats seen are skipped in the index).
+   */
+  const latest = (tenantId: string, upTo: number | undefined, seen: Set<string>, n: number) =>
+    db
+      .selectFrom('messages')
+      .select(['chat_id', 'sent_at'])
+      .where('tenant_id', '=', tenantId)
+      .$if(upTo !== undefined, (w) => w.where('sent_at', '<=', upTo!))
+      .$if(seen.size > 0, (w) => w.where('chat_id', 'not in', [...seen]))
+      .orderBy('sent_at', 'desc')
+      .limit(n)
+      .execute();
+
   return {
+    /**
+     * Without a search, a page is looked for among the chats of the project's latest messages
+     * down to some time (`floor`), and the chats created since: every chat whose activity is later
+     * than `floor` is among them, so the page found is the page of all chats when its last chat
+     * is later than `floor`. Each read goes on below the last one, past the chats already seen
+     * (a chat's activity is its latest message). A project with fewer messages than a read, or
+     * whose page is not found in `reads.reads`, is read across all chats.
+     */
     async list(q: ChatListQuery): Promise<ChatListEntry[]> {
-      const activity = sql<number>`coalesce(m.sent_at, c.created_at)`;
-      const asOf = q.asOf === undefined ? sql`` : sql`and m2.sent_at <= ${q.asOf}`;
-      // Each chat's last message, through messages_chat_time (one short range per chat). PostgreSQL
-      // is given a LATERAL join: with `m.id = (subquery)` it hashed every message of the table (all
-      // projects') and ran the subquery twice per chat. SQLite has no LATERAL; it runs the
-      // subquery once per chat and looks the message up by id, as the plan says.
-      const last = sql`select m2.id from messages m2 where m2.chat_id = c.id and m2.tenant_id = c.tenant_id ${asOf} order by m2.sent_at desc, m2.id desc limit 1`;
-      const lastMessage = dialect === 'postgres'
-        ? sql`left join lateral (select m2.* from messages m2 where m2.chat_id = c.id and m2.tenant_id = c.tenant_id ${asOf} order by m2.sent_at desc, m2.id desc limit 1) m on true`
-        : sql`left join messages m on m.id = (${last})`;
-      const pattern = q.search ? `%${q.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%` : undefined;
-      const rows = await sql<Row>`
-        select c.*, l.handle as lead_handle, ${activity} as activity_at,
-          m.id as m_id, m.tenant_id as m_tenant_id, m.chat_id as m_chat_id, m.line_id as m_line_id, m.direction as m_direction,
-          m.sender_handle as m_sender_handle, m.parts as m_parts, m.effect as m_effect, m.status as m_status,
-          m.provider_guid as m_provider_guid, m.first_touch as m_first_touch, m.error_code as m_error_code,
-          m.sent_at as m_sent_at, m.delivered_at as m_delivered_at, m.read_at as m_read_at, m.edited_at as m_edited_at
-        from chats c
-        left join leads l on l.id = c.lead_id
-        ${lastMessage}
-        where c.tenant_id = ${q.tenantId}
-        ${pattern ? sql`and (lower(coalesce(l.handle, '')) like ${pattern} escape '\\' or exists (select 1 from chat_participants p where p.chat_id = c.id and lower(p.handle) like ${pattern} escape '\\') or lower(coalesce(c.display_name, '')) like ${pattern} escape '\\')` : sql``}
-        ${q.after ? sql`and (${activity} < ${q.after.activityAt} or (${activity} = ${q.after.activityAt} and c.id < ${q.after.id}))` : sql``}
-        order by activity_at desc, c.id desc
-        limit ${q.limit}`.execute(db);
-      const groupIds = rows.rows.filter((r) => Number(r.is_group) === 1).map((r) => r.id);
-      const members = groupIds.length
-        ? await db.selectFrom('chat_participants').select(['chat_id', 'handle']).where('chat_id', 'in', groupIds).orderBy('added_at').execute()
-        : [];
-      return rows.rows.map((r) => ({
-        chat: {
-          id: r.id,
-          tenant_id: r.tenant_id,
-          is_group: Number(r.is_group) === 1,
-          lead_id: r.lead_id,
-          line_id: r.line_id,
-          convo_id: r.convo_id,
-          chat_key: r.chat_key,
-          display_name: r.display_name,
-          created_at: Number(r.created_at),
-          left_at: r.left_at == null ? null : Number(r.left_at),
-        },
-        handles: Number(r.is_group) === 1 ? members.filter((m) => m.chat_id === r.id).map((m) => m.handle) : r.lead_handle ? [r.lead_handle] : [],
-        activityAt: Number(r.activity_at),
-        lastMessage: r.m_id
-          ? {
-              id: r.m_id,
-              tenant_id: r.m_tenant_id!,
-              chat_id: r.m_chat_id!,
-              line_id: r.m_line_id,
-              direction: r.m_direction!,
-              sender_handle: r.m_sender_handle,
-              parts: JSON.parse(r.m_parts!) as MessagePart[],
-              effect: r.m_effect,
-              status: r.m_status!,
-              provider_guid: r.m_provider_guid,
-              first_touch: Number(r.m_first_touch) === 1,
-              error_code: numOrNull(r.m_error_code),
-              sent_at: Number(r.m_sent_at),
-              delivered_at: numOrNull(r.m_delivered_at),
-              read_at: numOrNull(r.m_read_at),
-              edited_at: numOrNull(r.m_edited_at),
-            }
-          : null,
-      }));
+      if (q.search) return pageOf(q);
+      const n = reads.perChat * q.limit;
+      const seen = new Set<string>();
+      let upTo = q.after || q.asOf !== undefined ? Math.min(q.asOf ?? Infinity, q.after?.activityAt ?? Infinity) : undefined;
+      for (let read = 0; read < reads.reads; read++) {
+        const rows = await latest(q.tenantId, upTo, seen, n);
+        if (rows.length < n) break;
+        for (const r of rows) seen.add(r.chat_id);
+        upTo = Number(rows[rows.length - 1]!.sent_at);
+        if (seen.size < q.limit) continue;
+        const created = await db.selectFrom('chats').select('id').where('tenant_id', '=', q.tenantId).where('created_at', '>', upTo).limit(MAX_CREATED + 1).execute();
+        if (created.length > MAX_CREATED) break;
+        const page = await pageOf(q, [...new Set([...seen, ...created.map((c) => c.id)])]);
+        if (page.length === q.limit && page[page.length - 1]!.activityAt > upTo) return page;
+      }
+      return pageOf(q);
     },
   };
+
+  /** The page among all of the project's chats, or among `only`. */
+  async function pageOf(q: ChatListQuery, only?: string[]): Promise<ChatListEntry[]> {
+    if (only?.length === 0) return [];
+    const activity = sql<number>`coalesce(m.sent_at, c.created_at)`;
+    const asOf = q.asOf === undefined ? sql`` : sql`and m2.sent_at <= ${q.asOf}`;
+    // Each chat's last message, through messages_chat_time (one short range per chat). PostgreSQL
+    // is given a LATERAL join: with `m.id = (subquery)` it hashed every message of the table (all
+    // projects') and ran the subquery twice per chat. SQLite has no LATERAL; it runs the
+    // subquery once per chat and looks the message up by id, as the plan says.
+    const last = sql`select m2.id from messages m2 where m2.chat_id = c.id and m2.tenant_id = c.tenant_id ${asOf} order by m2.sent_at desc, m2.id desc limit 1`;
+    const lastMessage = dialect === 'postgres'
+      ? sql`left join lateral (select m2.* from messages m2 where m2.chat_id = c.id and m2.tenant_id = c.tenant_id ${asOf} order by m2.sent_at desc, m2.id desc limit 1) m on true`
+      : sql`left join messages m on m.id = (${last})`;
+    // Among `only`, SQLite is to look the chats up by id: its plan otherwise walks all of the
+    // project's chats by chats_tenant_created and keeps those in the list (`+` keeps an index
+    // from serving the term).
+    const tenantOf = only && dialect === 'sqlite' ? sql`+c.tenant_id` : sql`c.tenant_id`;
+    const pattern = q.search ? `%${q.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%` : undefined;
+    const rows = await sql<Row>`
+      select c.*, l.handle as lead_handle, ${activity} as activity_at,
+        m.id as m_id, m.tenant_id as m_tenant_id, m.chat_id as m_chat_id, m.line_id as m_line_id, m.direction as m_direction,
+        m.sender_handle as m_sender_handle, m.parts as m_parts, m.effect as m_effect, m.status as m_status,
+        m.provider_guid as m_provider_guid, m.first_touch as m_first_touch, m.error_code as m_error_code,
+        m.sent_at as m_sent_at, m.delivered_at as m_delivered_at, m.read_at as m_read_at, m.edited_at as m_edited_at
+      from chats c
+      left join leads l on l.id = c.lead_id
+      ${lastMessage}
+      where ${tenantOf} = ${q.tenantId}
+      ${only ? sql`and c.id in (${sql.join(only)})` : sql``}
+      ${pattern ? sql`and (lower(coalesce(l.handle, '')) like ${pattern} escape '\\' or exists (select 1 from chat_participants p where p.chat_id = c.id and lower(p.handle) like ${pattern} escape '\\') or lower(coalesce(c.display_name, '')) like ${pattern} escape '\\')` : sql``}
+      ${q.after ? sql`and (${activity} < ${q.after.activityAt} or (${activity} = ${q.after.activityAt} and c.id < ${q.after.id}))` : sql``}
+      order by activity_at desc, c.id desc
+      limit ${q.limit}`.execute(db);
+    const groupIds = rows.rows.filter((r) => Number(r.is_group) === 1).map((r) => r.id);
+    const members = groupIds.length
+      ? await db.selectFrom('chat_participants').select(['chat_id', 'handle']).where('chat_id', 'in', groupIds).orderBy('added_at').execute()
+      : [];
+    return rows.rows.map((r) => ({
+      chat: {
+        id: r.id,
+        tenant_id: r.tenant_id,
+        is_group: Number(r.is_group) === 1,
+        lead_id: r.lead_id,
+        line_id: r.line_id,
+        convo_id: r.convo_id,
+        chat_key: r.chat_key,
+        display_name: r.display_name,
+        created_at: Number(r.created_at),
+        left_at: r.left_at == null ? null : Number(r.left_at),
+      },
+      handles: Number(r.is_group) === 1 ? members.filter((m) => m.chat_id === r.id).map((m) => m.handle) : r.lead_handle ? [r.lead_handle] : [],
+      activityAt: Number(r.activity_at),
+      lastMessage: r.m_id
+        ? {
+            id: r.m_id,
+            tenant_id: r.m_tenant_id!,
+            chat_id: r.m_chat_id!,
+            line_id: r.m_line_id,
+            direction: r.m_direction!,
+            sender_handle: r.m_sender_handle,
+            parts: JSON.parse(r.m_parts!) as MessagePart[],
+            effect: r.m_effect,
+            status: r.m_status!,
+            provider_guid: r.m_provider_guid,
+            first_touch: Number(r.m_first_touch) === 1,
+            error_code: numOrNull(r.m_error_code),
+            sent_at: Number(r.m_sent_at),
+            delivered_at: numOrNull(r.m_delivered_at),
+            read_at: numOrNull(r.m_read_at),
+            edited_at: numOrNull(r.m_edited_at),
+          }
+        : null,
+    }));
+  }
 }
