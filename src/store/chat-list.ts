@@ -40,8 +40,11 @@ type Row = DB['chats'] & {
  * per chat wanted at a time, at most `reads` times; then among all chats.
  */
 export const RECENT_READS = { perChat: 8, reads: 16 };
-/** More chats than this created since the oldest message read: all chats instead. */
-const MAX_CREATED = 5_000;
+/**
+ * More chats than this to look a page up among (seen, and created since the oldest message
+ * read): all chats instead. Each is a parameter of a statement, which SQLite caps at 32,766.
+ */
+const MAX_CANDIDATES = 10_000;
 
 export function chatListRepo(db: Kysely<DB>, dialect: Dialect, reads = RECENT_READS) {
   /**
@@ -77,10 +80,12 @@ export function chatListRepo(db: Kysely<DB>, dialect: Dialect, reads = RECENT_RE
         const rows = await latest(q.tenantId, upTo, seen, n);
         if (rows.length < n) break;
         for (const r of rows) seen.add(r.chat_id);
+        if (seen.size > MAX_CANDIDATES) break;
         upTo = Number(rows[rows.length - 1]!.sent_at);
         if (seen.size < q.limit) continue;
-        const created = await db.selectFrom('chats').select('id').where('tenant_id', '=', q.tenantId).where('created_at', '>', upTo).limit(MAX_CREATED + 1).execute();
-        if (created.length > MAX_CREATED) break;
+        const room = MAX_CANDIDATES - seen.size;
+        const created = await db.selectFrom('chats').select('id').where('tenant_id', '=', q.tenantId).where('created_at', '>', upTo).limit(room + 1).execute();
+        if (created.length > room) break;
         const page = await pageOf(q, [...new Set([...seen, ...created.map((c) => c.id)])]);
         if (page.length === q.limit && page[page.length - 1]!.activityAt > upTo) return page;
       }
