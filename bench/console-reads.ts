@@ -1,22 +1,26 @@
 /**
- * The chat list (GET /api/v1/chats, the console's conversation list, polled every 10 s with
- * each page it has loaded): the first page (30, as the console reads it) and the next page
- * through its cursor, against a project with 2,000 / 10,000 / 50,000 chats of 4 messages each
- * and one busy chat of 5,000, on SQLite (a file) and PostgreSQL. On SQLite the read blocks the
- * event loop for as long as it takes. Reported, no target: neither page may grow with the chats.
- *   npx tsx bench/chat-list.ts
+ * What the console polls, against a project with many chats: the chat list (GET /api/v1/chats,
+ * every 10 s with each page loaded) -- the first page (30, as the console reads it), the next
+ * page through its cursor and a search -- and the overview (GET /api/v1/stats, 30 days, every
+ * 30 s). 2,000 / 10,000 / 50,000 chats, one begun every 10 minutes (50,000 is a year), 4
+ * messages each, and one busy chat of 5,000; then with a chat that got 5,000 messages since all
+ * the others. On SQLite a read blocks the event loop for as long as it takes. SQLite (a file)
+ * and PostgreSQL. Reported, no target: none of these may grow with the chats.
+ *   npx tsx bench/console-reads.ts
  */
 import { sql } from 'kysely';
 import type { Store } from '../src/store/index.js';
 import { onSqliteThenPostgres } from './lib/stores.js';
-import { systemClock } from '../src/clock.js';
+import { systemClock, testClock } from '../src/clock.js';
 import { accountsService } from '../src/domain/accounts-tenants/service.js';
 import { chatList } from '../src/domain/messaging/chat-list.js';
+import { statsService } from '../src/domain/stats/overview.js';
 
 const SIZES = [2_000, 10_000, 50_000];
 const PER_CHAT = 4;
 const BUSY = 5_000;
 const PAGE = 30;
+const CHAT_EVERY = 600_000;
 
 async function measure(label: string, store: Store) {
   const db = store.database.db;
@@ -25,6 +29,7 @@ async function measure(label: string, store: Store) {
   const tenant = await accounts.createTenant({ account_id: account.id, slug: 'bench' });
   await db.insertInto('phone_lines').values({ id: 'line-1', tenant_id: tenant.id, phone_number: '+14155550000', service: 'imessage', driver: 'simulator', driver_config_enc: '', capabilities: '[]', is_active: 1, created_at: 0 }).execute();
   const list = chatList({ store });
+  const tenantRow = (await store.tenants.getById(tenant.id))!;
   let made = 0;
   let messages = 0;
   const chatId = (i: number) => `lead-${String(i).padStart(8, '0')}`;
@@ -47,12 +52,12 @@ async function measure(label: string, store: Store) {
   const add = async (n: number, busy = 0) => {
     for (let from = 0; from < n; from += 500) {
       const ids = Array.from({ length: Math.min(500, n - from) }, () => made++);
-      await db.insertInto('leads').values(ids.map((i) => ({ id: chatId(i), tenant_id: tenant.id, handle: `+1415${String(i).padStart(7, '0')}`, created_at: i * 1000 }))).execute();
+      await db.insertInto('leads').values(ids.map((i) => ({ id: chatId(i), tenant_id: tenant.id, handle: `+1415${String(i).padStart(7, '0')}`, created_at: i * CHAT_EVERY }))).execute();
       await db
         .insertInto('chats')
-        .values(ids.map((i) => ({ id: chatId(i), tenant_id: tenant.id, is_group: 0, lead_id: chatId(i), line_id: 'line-1', convo_id: `convo-${i}`, chat_key: null, display_name: null, created_at: i * 1000 })))
+        .values(ids.map((i) => ({ id: chatId(i), tenant_id: tenant.id, is_group: 0, lead_id: chatId(i), line_id: 'line-1', convo_id: `convo-${i}`, chat_key: null, display_name: null, created_at: i * CHAT_EVERY })))
         .execute();
-      await insertMessages(ids.flatMap((i) => Array.from({ length: i === 0 ? busy : PER_CHAT }, (_, k) => ({ chat: chatId(i), at: i * 1000 + k }))));
+      await insertMessages(ids.flatMap((i) => Array.from({ length: i === 0 ? busy : PER_CHAT }, (_, k) => ({ chat: chatId(i), at: i * CHAT_EVERY + k * 1000 }))));
     }
   };
   const time = async (fn: () => Promise<unknown>) => {
@@ -64,14 +69,16 @@ async function measure(label: string, store: Store) {
   for (const size of SIZES) {
     await add(size - made, made === 0 ? BUSY : 0);
     if (store.database.dialect === 'postgres') await sql`analyze`.execute(db);
+    // The overview as of the last chat's start: the last 30 days hold ~4,300 chats' messages.
+    const stats = statsService({ store, clock: testClock(made * CHAT_EVERY - Date.now()) });
     const first = await list.page(tenant.id, { limit: PAGE });
     if (first.entries.length !== PAGE || first.entries[0]!.chat.id !== chatId(made - 1)) throw new Error('first page is not the newest chats');
     const cursor = first.nextCursor!;
     console.log(
-      `${label.padEnd(10)} ${String(size).padStart(6)} chats: first page ${await time(() => list.page(tenant.id, { limit: PAGE }))} ms, next page ${await time(() => list.page(tenant.id, { limit: PAGE, cursor }))} ms, a search ${await time(() => list.page(tenant.id, { limit: PAGE, search: '555123' }))} ms`,
+      `${label.padEnd(10)} ${String(size).padStart(6)} chats: first page ${await time(() => list.page(tenant.id, { limit: PAGE }))} ms, next page ${await time(() => list.page(tenant.id, { limit: PAGE, cursor }))} ms, a search ${await time(() => list.page(tenant.id, { limit: PAGE, search: '555123' }))} ms, overview ${await time(() => stats.overview(tenantRow, 30))} ms`,
     );
   }
-  await insertMessages(Array.from({ length: BUSY }, (_, k) => ({ chat: chatId(1), at: made * 1000 + k })));
+  await insertMessages(Array.from({ length: BUSY }, (_, k) => ({ chat: chatId(1), at: made * CHAT_EVERY + k })));
   if (store.database.dialect === 'postgres') await sql`analyze`.execute(db);
   const first = await list.page(tenant.id, { limit: PAGE });
   if (first.entries[0]!.chat.id !== chatId(1) || first.entries[1]!.chat.id !== chatId(made - 1)) throw new Error('first page is not the busy chat, then the newest');
