@@ -4,7 +4,8 @@
  * page through its cursor and a search -- and the overview (GET /api/v1/stats, 30 days, every
  * 30 s). 2,000 / 10,000 / 50,000 chats, one begun every 10 minutes (50,000 is a year), 4
  * messages each, and one busy chat of 5,000; then with a chat that got 5,000 messages since all
- * the others. On SQLite a read blocks the event loop for as long as it takes. SQLite (a file)
+ * the others. And the event log filtered to its failed events (one in 10,000; 4 events a chat).
+ * On SQLite a read blocks the event loop for as long as it takes. SQLite (a file)
  * and PostgreSQL. Reported, no target: none of these may grow with the chats.
  *   npx tsx bench/console-reads.ts
  */
@@ -60,6 +61,19 @@ async function measure(label: string, store: Store) {
       await insertMessages(ids.flatMap((i) => Array.from({ length: i === 0 ? busy : PER_CHAT }, (_, k) => ({ chat: chatId(i), at: i * CHAT_EVERY + k * 1000 }))));
     }
   };
+  let events = 0;
+  /** Events up to `n` in all (one per message here), one in 10,000 failed. */
+  const addEvents = async (n: number) => {
+    const payload = JSON.stringify({ type: 'message.received', data: { message: { parts: [{ type: 'text', value: 'x'.repeat(300) }] } } });
+    while (events < n) {
+      const rows = Array.from({ length: Math.min(1000, n - events) }, () => {
+        const i = events++;
+        const status = i % 10_000 === 17 ? ('failed' as const) : ('delivered' as const);
+        return { id: `evt_${String(i).padStart(10, '0')}`, tenant_id: tenant.id, type: 'message.received', event_id: `e:${i}`, lead_id: null, convo_id: null, payload, status, dev_inbox: 0, delivered_at: i, created_at: i };
+      });
+      await db.insertInto('events').values(rows).execute();
+    }
+  };
   const time = async (fn: () => Promise<unknown>) => {
     await fn();
     const t = performance.now();
@@ -68,6 +82,7 @@ async function measure(label: string, store: Store) {
   };
   for (const size of SIZES) {
     await add(size - made, made === 0 ? BUSY : 0);
+    await addEvents(size * PER_CHAT);
     if (store.database.dialect === 'postgres') await sql`analyze`.execute(db);
     // The overview as of the last chat's start: the last 30 days hold ~4,300 chats' messages.
     const stats = statsService({ store, clock: testClock(made * CHAT_EVERY - Date.now()) });
@@ -75,7 +90,7 @@ async function measure(label: string, store: Store) {
     if (first.entries.length !== PAGE || first.entries[0]!.chat.id !== chatId(made - 1)) throw new Error('first page is not the newest chats');
     const cursor = first.nextCursor!;
     console.log(
-      `${label.padEnd(10)} ${String(size).padStart(6)} chats: first page ${await time(() => list.page(tenant.id, { limit: PAGE }))} ms, next page ${await time(() => list.page(tenant.id, { limit: PAGE, cursor }))} ms, a search ${await time(() => list.page(tenant.id, { limit: PAGE, search: '555123' }))} ms, overview ${await time(() => stats.overview(tenantRow, 30))} ms`,
+      `${label.padEnd(10)} ${String(size).padStart(6)} chats: first page ${await time(() => list.page(tenant.id, { limit: PAGE }))} ms, next page ${await time(() => list.page(tenant.id, { limit: PAGE, cursor }))} ms, a search ${await time(() => list.page(tenant.id, { limit: PAGE, search: '555123' }))} ms, overview ${await time(() => stats.overview(tenantRow, 30))} ms, failed events ${await time(() => store.events.listEvents(tenant.id, { status: 'failed' }, 51))} ms`,
     );
   }
   await insertMessages(Array.from({ length: BUSY }, (_, k) => ({ chat: chatId(1), at: made * CHAT_EVERY + k })));
