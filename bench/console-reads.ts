@@ -11,9 +11,8 @@
  */
 import { sql } from 'kysely';
 import type { Store } from '../src/store/index.js';
-import { onSqliteThenPostgres } from './lib/stores.js';
-import { systemClock, testClock } from '../src/clock.js';
-import { accountsService } from '../src/domain/accounts-tenants/service.js';
+import { benchTenant, onSqliteThenPostgres } from './lib/stores.js';
+import { testClock } from '../src/clock.js';
 import { chatList } from '../src/domain/messaging/chat-list.js';
 import { statsService } from '../src/domain/stats/overview.js';
 
@@ -25,10 +24,7 @@ const CHAT_EVERY = 600_000;
 
 async function measure(label: string, store: Store) {
   const db = store.database.db;
-  const accounts = accountsService({ store, clock: systemClock(), secretOverlapMs: 0, onChange: () => {} });
-  const { account } = await accounts.createAccount({ name: 'Bench' });
-  const tenant = await accounts.createTenant({ account_id: account.id, slug: 'bench' });
-  await db.insertInto('phone_lines').values({ id: 'line-1', tenant_id: tenant.id, phone_number: '+14155550000', service: 'imessage', driver: 'simulator', driver_config_enc: '', capabilities: '[]', is_active: 1, created_at: 0 }).execute();
+  const tenant = await benchTenant(store);
   const list = chatList({ store });
   const tenantRow = (await store.tenants.getById(tenant.id))!;
   let made = 0;

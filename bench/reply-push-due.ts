@@ -8,9 +8,7 @@
  */
 import { sql } from 'kysely';
 import type { Store } from '../src/store/index.js';
-import { onSqliteThenPostgres } from './lib/stores.js';
-import { systemClock } from '../src/clock.js';
-import { accountsService } from '../src/domain/accounts-tenants/service.js';
+import { benchTenant, onSqliteThenPostgres } from './lib/stores.js';
 
 const SIZES = [2_000, 11_000, 44_000];
 const WAITING = 20;
@@ -20,10 +18,7 @@ const NOW = 1_800_000_000_000;
 
 async function measure(label: string, store: Store) {
   const db = store.database.db;
-  const accounts = accountsService({ store, clock: systemClock(), secretOverlapMs: 0, onChange: () => {} });
-  const { account } = await accounts.createAccount({ name: 'Bench' });
-  const tenant = await accounts.createTenant({ account_id: account.id, slug: 'bench' });
-  await db.insertInto('phone_lines').values({ id: 'line-1', tenant_id: tenant.id, phone_number: '+14155550000', service: 'imessage', driver: 'simulator', driver_config_enc: '', capabilities: '[]', is_active: 1, created_at: 0 }).execute();
+  const tenant = await benchTenant(store);
   await db.insertInto('chats').values({ id: 'chat-1', tenant_id: tenant.id, is_group: 0, lead_id: null, line_id: 'line-1', convo_id: 'convo-1', chat_key: null, display_name: null, created_at: 0 }).execute();
   await db
     .insertInto('hubspot_installs')

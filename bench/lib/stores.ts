@@ -7,6 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { openStore, type Store } from '../../src/store/index.js';
+import { systemClock } from '../../src/clock.js';
+import { accountsService } from '../../src/domain/accounts-tenants/service.js';
 import { startPostgres } from '../../test/support/postgres-server.js';
 import { freePort } from '../../test/support/ports.js';
 
@@ -32,4 +34,16 @@ export async function onSqliteThenPostgres(measure: (label: 'sqlite' | 'postgres
     clearInterval(keepAlive);
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** A project `bench` with a simulator line `line-1`, written straight to the store. */
+export async function benchTenant(store: Store): Promise<{ id: string }> {
+  const accounts = accountsService({ store, clock: systemClock(), secretOverlapMs: 0, onChange: () => {} });
+  const { account } = await accounts.createAccount({ name: 'Bench' });
+  const tenant = await accounts.createTenant({ account_id: account.id, slug: 'bench' });
+  await store.database.db
+    .insertInto('phone_lines')
+    .values({ id: 'line-1', tenant_id: tenant.id, phone_number: '+14155550000', service: 'imessage', driver: 'simulator', driver_config_enc: '', capabilities: '[]', is_active: 1, created_at: 0 })
+    .execute();
+  return { id: tenant.id };
 }
