@@ -2,7 +2,7 @@
  * The chat list looks a page up among the chats of the project's latest messages
  * (store/chat-list.ts) instead of ordering every chat. Whatever the data, a walk must list what
  * ordering every chat lists: the same chats, activities and last messages, page by page, also
- * with messages arriving during the walk (the later pages show the chats as they were at the
+ * with messages and chats arriving during the walk (the later pages show the chats as they were at the
  * first), with ties, chats without messages, messages stamped before their chat, busy chats,
  * groups and another project's chats in between. Each walk runs with reads small enough to take
  * every branch (found, read on, given up for the full order), against the full order itself.
@@ -38,6 +38,7 @@ describe.each(STORE_KINDS)('chat list from the latest messages (%s)', (kind) => 
   let store: Store;
   const tenants: string[] = [];
   let messageNo = 0;
+  let newChat = 100;
   let rand = random(1);
   const int = (n: number) => Math.floor(rand() * n);
 
@@ -53,19 +54,25 @@ describe.each(STORE_KINDS)('chat list from the latest messages (%s)', (kind) => 
       .execute();
   };
 
+  /** Chat `i` of the project, created at `created`; a group for some `i`. */
+  const addChat = async (tenantId: string, i: number, created: number) => {
+    const db = store.database.db;
+    const id = `${tenantId}-chat-${String(i).padStart(3, '0')}`;
+    const group = i % 7 === 3;
+    if (!group) await db.insertInto('leads').values({ id, tenant_id: tenantId, handle: `+1415${tenantId.length}${String(i).padStart(6, '0')}`, created_at: created }).execute();
+    await db
+      .insertInto('chats')
+      .values({ id, tenant_id: tenantId, is_group: group ? 1 : 0, lead_id: group ? null : id, line_id: `line-${tenantId}`, convo_id: `convo-${id}`, chat_key: group ? `key-${id}` : null, display_name: null, created_at: created })
+      .execute();
+    if (group) await db.insertInto('chat_participants').values([{ chat_id: id, handle: '+14155550001', added_at: 0 }, { chat_id: id, handle: '+14155550002', added_at: 1 }]).execute();
+    return id;
+  };
+
   /** `chats` chats for the project, created at times from a narrow range (ties), each with 0–6 messages, some busy, a few groups. */
   const seed = async (tenantId: string, chats: number, times: number) => {
-    const db = store.database.db;
     for (let i = 0; i < chats; i++) {
-      const id = `${tenantId}-chat-${String(i).padStart(3, '0')}`;
-      const group = i % 7 === 3;
       const created = int(times);
-      if (!group) await db.insertInto('leads').values({ id, tenant_id: tenantId, handle: `+1415${tenantId.length}${String(i).padStart(6, '0')}`, created_at: created }).execute();
-      await db
-        .insertInto('chats')
-        .values({ id, tenant_id: tenantId, is_group: group ? 1 : 0, lead_id: group ? null : id, line_id: `line-${tenantId}`, convo_id: `convo-${id}`, chat_key: group ? `key-${id}` : null, display_name: null, created_at: created })
-        .execute();
-      if (group) await db.insertInto('chat_participants').values([{ chat_id: id, handle: '+14155550001', added_at: 0 }, { chat_id: id, handle: '+14155550002', added_at: 1 }]).execute();
+      const id = await addChat(tenantId, i, created);
       const count = i % 11 === 5 ? 20 + int(20) : int(7);
       // Messages may be stamped before their chat was created (a catch-up with the phone's time).
       for (let k = 0; k < count; k++) await addMessage(tenantId, id, Math.max(0, created - 5) + int(times));
@@ -123,16 +130,22 @@ describe.each(STORE_KINDS)('chat list from the latest messages (%s)', (kind) => 
     }
   });
 
-  it('lists the same pages while messages arrive during the walk, each chat once', async () => {
+  it('lists the same pages while messages and chats arrive during the walk', async () => {
     rand = random(7);
     for (const reads of READS) {
       for (const limit of [2, 5]) {
-        const listed = await compareWalks(reads, limit, async () => {
+        // (Each chat once per walk does not hold here: a message stamped before the walk began,
+        // recorded during it, moves its chat, as docs/decisions.md says under List cursors.)
+        await compareWalks(reads, limit, async (page) => {
           // New messages in chats listed or not, at the newest times and at old ones (late catch-ups).
           for (let k = 0; k < 3; k++) await addMessage(tenants[0]!, `${tenants[0]}-chat-${String(int(60)).padStart(3, '0')}`, k === 0 ? int(40) : 1_000 + messageNo);
           await addMessage(tenants[1]!, `${tenants[1]}-chat-${String(int(40)).padStart(3, '0')}`, 1_000 + messageNo);
+          // New chats: one with no message yet, one with a message stamped long ago.
+          if (page % 3 === 0) {
+            await addChat(tenants[0]!, newChat++, 1_000 + messageNo);
+            await addMessage(tenants[0]!, await addChat(tenants[0]!, newChat++, 1_000 + messageNo), int(40));
+          }
         });
-        expect(new Set(listed).size).toBe(listed.length);
       }
     }
   });
