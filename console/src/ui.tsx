@@ -3,6 +3,19 @@ import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { describeError } from './api.js';
 
 /** The browser tab (and history, and a screen reader's page announcement) names the screen. */
+/**
+ * `value` once it has stayed the same for `ms`: a search box asks the service once per pause in
+ * typing, not once per key (each search reads every chat of the project).
+ */
+export function useSettled<T>(value: T, ms = 300): T {
+  const [settled, setSettled] = useState(value);
+  useEffect(() => {
+    const timer = setTimeout(() => setSettled(value), ms);
+    return () => clearTimeout(timer);
+  }, [value, ms]);
+  return settled;
+}
+
 export function useTitle(title: string): void {
   useEffect(() => {
     document.title = `${title} · Blueline`;

@@ -3,7 +3,8 @@
  * Chromium): a session that ends under an open screen, addresses with no screen or another
  * kind's, a draft that must stay with its chat, a thread longer than one page, right-to-left
  * text, the composer by keyboard, a phone-width screen, a settings form emptied, the events
- * list kept across back and reload, and the operator's tenant and account forms.
+ * list kept across back and reload, a search asked for once per pause in typing, and the
+ * operator's tenant and account forms.
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -212,6 +213,38 @@ describe.skipIf(skip)('console usability in Chromium', { timeout: 60_000 }, () =
       }
     } finally {
       await page.setViewportSize({ width: 1360, height: 860 });
+    }
+  });
+
+  it('a search is asked for once the typing pauses, not once a key', async () => {
+    // A browser of its own: its clock is faked, and a context has one clock for all its pages.
+    const own = await launch();
+    try {
+      const p = await own.context.newPage();
+      p.setDefaultTimeout(10_000);
+      await p.clock.install();
+      await p.goto(`${server.url}/console/`);
+      await signInAsProject(p, demo);
+      await p.getByRole('link', { name: 'Conversations', exact: true }).click();
+      await p.locator('.chatrow', { hasText: OTHER }).waitFor();
+      const asked: string[] = [];
+      p.on('request', (r) => {
+        const url = new URL(r.url());
+        if (url.pathname === '/api/v1/chats' && url.searchParams.has('q')) asked.push(url.searchParams.get('q')!);
+      });
+      await p.clock.pauseAt(Date.now() + 60_000);
+      await p.getByLabel('Search chats by handle').pressSequentially('0131');
+      await p.clock.runFor(299);
+      expect(asked).toEqual([]);
+      const searched = p.waitForRequest((r) => new URL(r.url()).searchParams.get('q') === '0131');
+      await p.clock.runFor(1);
+      await searched;
+      await p.clock.resume();
+      await p.locator('.chatrow', { hasText: HEBREW }).waitFor();
+      expect(await p.locator('.chatrow').count()).toBe(1);
+      expect(asked).toEqual(['0131']);
+    } finally {
+      await own.close();
     }
   });
 

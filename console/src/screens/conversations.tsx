@@ -3,7 +3,7 @@ import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-quer
 import { Link, useParams } from '@tanstack/react-router';
 import type { ChatMessage, ChatSummary } from '@blueline/sdk';
 import { client, describeError } from '../api.js';
-import { Badge, Empty, ErrorBanner, Spinner, ago, shortTime, useTitle } from '../ui.js';
+import { Badge, Empty, ErrorBanner, Spinner, ago, shortTime, useSettled, useTitle } from '../ui.js';
 import { DownloadButton, InlineImage, VoiceNote } from './media.js';
 import { avatarText } from '../avatar.js';
 import { Composer } from './composer.js';
@@ -23,9 +23,10 @@ function preview(m: ChatSummary['last_message']): string {
 
 function ChatList({ active }: { active?: string }) {
   const [q, setQ] = useState('');
+  const term = useSettled(q.trim());
   const chats = useInfiniteQuery({
-    queryKey: ['chats', q],
-    queryFn: ({ pageParam }) => client.chatList.list({ limit: 30, ...(q && { q }), ...(pageParam && { cursor: pageParam }) }).page(),
+    queryKey: ['chats', term],
+    queryFn: ({ pageParam }) => client.chatList.list({ limit: 30, ...(term && { q: term }), ...(pageParam && { cursor: pageParam }) }).page(),
     initialPageParam: '' as string,
     getNextPageParam: (p) => p.next_cursor ?? undefined,
     refetchInterval: 10_000,
@@ -59,7 +60,7 @@ function ChatList({ active }: { active?: string }) {
         ))}
       </ul>
       {chats.isPending && <Spinner />}
-      {!chats.isPending && all.length === 0 && <Empty>No conversations{q ? ` matching “${q}”` : ''}.</Empty>}
+      {!chats.isPending && all.length === 0 && <Empty>No conversations{term ? ` matching “${term}”` : ''}.</Empty>}
       {chats.hasNextPage && (
         <button type="button" className="btn small wide" onClick={() => void chats.fetchNextPage()}>
           Load more
