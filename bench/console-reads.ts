@@ -4,7 +4,9 @@
  * page through its cursor and a search -- and the overview (GET /api/v1/stats, 30 days, every
  * 30 s). 2,000 / 10,000 / 50,000 chats, one begun every 10 minutes (50,000 is a year), 4
  * messages each, and one busy chat of 5,000; then with a chat that got 5,000 messages since all
- * the others. And the event log filtered to its failed events (one in 10,000; 4 events a chat).
+ * the others. And the event log filtered to its failed events (one in 10,000; 4 events a chat),
+ * and the dev inbox's poll (GET /api/v1/dev-inbox, every 5 s on the Developers screen) when its
+ * 10 events are the project's first.
  * On SQLite a read blocks the event loop for as long as it takes. SQLite (a file)
  * and PostgreSQL. Reported, no target: none of these may grow with the chats.
  *   npx tsx bench/console-reads.ts
@@ -15,18 +17,23 @@ import { benchTenant, onSqliteThenPostgres } from './lib/stores.js';
 import { testClock } from '../src/clock.js';
 import { chatList } from '../src/domain/messaging/chat-list.js';
 import { statsService } from '../src/domain/stats/overview.js';
+import { eventsService } from '../src/domain/events/service.js';
 
 const SIZES = [2_000, 10_000, 50_000];
 const PER_CHAT = 4;
 const BUSY = 5_000;
 const PAGE = 30;
 const CHAT_EVERY = 600_000;
+/** The project's dev inbox got its first events, before it went live. */
+const DEV_INBOX = 10;
 
 async function measure(label: string, store: Store) {
   const db = store.database.db;
   const tenant = await benchTenant(store);
   const list = chatList({ store });
   const tenantRow = (await store.tenants.getById(tenant.id))!;
+  // Only its dev inbox is read: no delivery is attempted.
+  const eventLog = eventsService({ store, clock: testClock(), attempt: (() => Promise.reject(new Error('no delivery here'))) as never });
   let made = 0;
   let messages = 0;
   const chatId = (i: number) => `lead-${String(i).padStart(8, '0')}`;
@@ -58,14 +65,15 @@ async function measure(label: string, store: Store) {
     }
   };
   let events = 0;
-  /** Events up to `n` in all (one per message here), one in 10,000 failed. */
+  /** Events up to `n` in all (one per message here): the first DEV_INBOX for the dev inbox, then one in 10,000 failed. */
   const addEvents = async (n: number) => {
     const payload = JSON.stringify({ type: 'message.received', data: { message: { parts: [{ type: 'text', value: 'x'.repeat(300) }] } } });
     while (events < n) {
       const rows = Array.from({ length: Math.min(1000, n - events) }, () => {
         const i = events++;
-        const status = i % 10_000 === 17 ? ('failed' as const) : ('delivered' as const);
-        return { id: `evt_${String(i).padStart(10, '0')}`, tenant_id: tenant.id, type: 'message.received', event_id: `e:${i}`, lead_id: null, convo_id: null, payload, status, dev_inbox: 0, delivered_at: i, created_at: i };
+        const devInbox = i < DEV_INBOX;
+        const status = devInbox ? ('dev_inbox' as const) : i % 10_000 === 17 ? ('failed' as const) : ('delivered' as const);
+        return { id: `evt_${String(i).padStart(10, '0')}`, tenant_id: tenant.id, type: 'message.received', event_id: `e:${i}`, lead_id: null, convo_id: null, payload, status, dev_inbox: devInbox ? 1 : 0, delivered_at: i, created_at: i };
       });
       await db.insertInto('events').values(rows).execute();
     }
@@ -86,7 +94,7 @@ async function measure(label: string, store: Store) {
     if (first.entries.length !== PAGE || first.entries[0]!.chat.id !== chatId(made - 1)) throw new Error('first page is not the newest chats');
     const cursor = first.nextCursor!;
     console.log(
-      `${label.padEnd(10)} ${String(size).padStart(6)} chats: first page ${await time(() => list.page(tenant.id, { limit: PAGE }))} ms, next page ${await time(() => list.page(tenant.id, { limit: PAGE, cursor }))} ms, a search ${await time(() => list.page(tenant.id, { limit: PAGE, search: '555123' }))} ms, overview ${await time(() => stats.overview(tenantRow, 30))} ms, failed events ${await time(() => store.events.listEvents(tenant.id, { status: 'failed' }, 51))} ms`,
+      `${label.padEnd(10)} ${String(size).padStart(6)} chats: first page ${await time(() => list.page(tenant.id, { limit: PAGE }))} ms, next page ${await time(() => list.page(tenant.id, { limit: PAGE, cursor }))} ms, a search ${await time(() => list.page(tenant.id, { limit: PAGE, search: '555123' }))} ms, overview ${await time(() => stats.overview(tenantRow, 30))} ms, failed events ${await time(() => store.events.listEvents(tenant.id, { status: 'failed' }, 51))} ms, dev inbox poll ${await time(() => eventLog.devInbox(tenantRow, { sinceMs: DEV_INBOX - 1, limit: 50 }))} ms`,
     );
   }
   await insertMessages(Array.from({ length: BUSY }, (_, k) => ({ chat: chatId(1), at: made * CHAT_EVERY + k })));

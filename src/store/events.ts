@@ -222,13 +222,28 @@ export function eventsRepo(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
       if (f.beforeId) q = q.where('id', '<', f.beforeId);
       return (await q.orderBy('id', 'desc').limit(limit).execute()).map(toEvent);
     },
-    /** Oldest first, after a point: for streams and the dev inbox. */
-    async eventsAfter(tenantId: string, after: { createdAtMs?: number; id?: string }, limit: number, devInboxOnly = false): Promise<EventRow[]> {
+    /** Oldest first, after a point: for streams. */
+    async eventsAfter(tenantId: string, after: { createdAtMs?: number; id?: string }, limit: number): Promise<EventRow[]> {
       let q = db.selectFrom('events').selectAll().where('tenant_id', '=', tenantId);
       if (after.id) q = q.where('id', '>', after.id);
       if (after.createdAtMs !== undefined) q = q.where('created_at', '>', after.createdAtMs);
-      if (devInboxOnly) q = q.where('dev_inbox', '=', 1);
       return (await q.orderBy('id', 'asc').limit(limit).execute()).map(toEvent);
+    },
+    /**
+     * The dev inbox's events recorded after `sinceMs`, oldest first, by events_dev_inbox (partial:
+     * the literal `dev_inbox = 1` lets both stores use it, a bound 1 would not). Walking the
+     * project's events instead read every event since `sinceMs`: a project whose dev inbox went
+     * quiet long ago had all its later events read on every poll.
+     */
+    async devInboxAfter(tenantId: string, sinceMs: number | undefined, limit: number): Promise<EventRow[]> {
+      let q = db.selectFrom('events').selectAll().where('tenant_id', '=', tenantId).where(sql<boolean>`dev_inbox = 1`);
+      if (sinceMs !== undefined) q = q.where('created_at', '>', sinceMs);
+      return (await q.orderBy('created_at', 'asc').orderBy('id', 'asc').limit(limit).execute()).map(toEvent);
+    },
+    /** The dev inbox's events of one millisecond after `afterId`, oldest first: the rest of a page `limit` cut inside it. */
+    async devInboxAt(tenantId: string, createdAtMs: number, afterId: string): Promise<EventRow[]> {
+      const q = db.selectFrom('events').selectAll().where('tenant_id', '=', tenantId).where(sql<boolean>`dev_inbox = 1`).where('created_at', '=', createdAtMs).where('id', '>', afterId);
+      return (await q.orderBy('id', 'asc').execute()).map(toEvent);
     },
     /**
      * Whether an event can become visible after a newer one (by id): on PostgreSQL events are
@@ -250,12 +265,6 @@ export function eventsRepo(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
     async eventsByIds(tenantId: string, ids: string[]): Promise<EventRow[]> {
       if (ids.length === 0) return [];
       return (await db.selectFrom('events').selectAll().where('tenant_id', '=', tenantId).where('id', 'in', ids).orderBy('id', 'asc').execute()).map(toEvent);
-    },
-    /** The events of one millisecond after `afterId`, oldest first: the rest of a page `limit` cut inside it. */
-    async eventsAt(tenantId: string, createdAtMs: number, afterId: string, devInboxOnly = false): Promise<EventRow[]> {
-      let q = db.selectFrom('events').selectAll().where('tenant_id', '=', tenantId).where('created_at', '=', createdAtMs).where('id', '>', afterId);
-      if (devInboxOnly) q = q.where('dev_inbox', '=', 1);
-      return (await q.orderBy('id', 'asc').execute()).map(toEvent);
     },
     /**
      * The event's status from its delivery jobs (event-status.ts): one statement, and on

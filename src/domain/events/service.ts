@@ -176,9 +176,9 @@ export function eventsService(deps: { store: Store; clock: Clock; attempt: Attem
      * them), or they would be skipped.
      */
     async devInbox(tenant: Tenant, q: { sinceMs?: number; limit: number }): Promise<{ events: EventRecord[]; lastCreatedAt: number | null }> {
-      const rows = await store.events.eventsAfter(tenant.id, { createdAtMs: q.sinceMs }, q.limit, true);
+      const rows = await store.events.devInboxAfter(tenant.id, q.sinceMs, q.limit);
       const last = rows[rows.length - 1];
-      if (last && rows.length === q.limit) rows.push(...(await store.events.eventsAt(tenant.id, last.created_at, last.id, true)));
+      if (last && rows.length === q.limit) rows.push(...(await store.events.devInboxAt(tenant.id, last.created_at, last.id)));
       const events = await Promise.all(rows.map(record));
       return { events, lastCreatedAt: last ? last.created_at : null };
     },

@@ -27,7 +27,7 @@ import * as m025 from './025_inbound_line_order_index.js';
 import * as m026 from './026_growth_indexes.js';
 import * as m027 from './027_reply_push_queue.js';
 import * as m028 from './028_chat_list_recent.js';
-import * as m029 from './029_events_status_index.js';
+import * as m029 from './029_event_log_indexes.js';
 
 /** Numbered migrations, applied in key order; never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -59,5 +59,5 @@ export const migrations: Record<string, Migration> = {
   '026_growth_indexes': m026,
   '027_reply_push_queue': m027,
   '028_chat_list_recent': m028,
-  '029_events_status_index': m029,
+  '029_event_log_indexes': m029,
 };
