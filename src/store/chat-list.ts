@@ -110,6 +110,8 @@ export function chatListRepo(db: Kysely<DB>, dialect: Dialect, reads = RECENT_RE
     // project's chats by chats_tenant_created and keeps those in the list (`+` keeps an index
     // from serving the term).
     const tenantOf = only && dialect === 'sqlite' ? sql`+c.tenant_id` : sql`c.tenant_id`;
+    // A search matches a direct chat's lead, a group's participants (looked up for groups only)
+    // or a group's name; it reads every chat of the project.
     const pattern = q.search ? `%${q.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%` : undefined;
     const rows = await sql<Row>`
       select c.*, l.handle as lead_handle, ${activity} as activity_at,
@@ -122,7 +124,7 @@ export function chatListRepo(db: Kysely<DB>, dialect: Dialect, reads = RECENT_RE
       ${lastMessage}
       where ${tenantOf} = ${q.tenantId}
       ${only ? sql`and c.id in (${sql.join(only)})` : sql``}
-      ${pattern ? sql`and (lower(coalesce(l.handle, '')) like ${pattern} escape '\\' or exists (select 1 from chat_participants p where p.chat_id = c.id and lower(p.handle) like ${pattern} escape '\\') or lower(coalesce(c.display_name, '')) like ${pattern} escape '\\')` : sql``}
+      ${pattern ? sql`and (lower(coalesce(l.handle, '')) like ${pattern} escape '\\' or (c.is_group = 1 and exists (select 1 from chat_participants p where p.chat_id = c.id and lower(p.handle) like ${pattern} escape '\\')) or lower(coalesce(c.display_name, '')) like ${pattern} escape '\\')` : sql``}
       ${q.after ? sql`and (${activity} < ${q.after.activityAt} or (${activity} = ${q.after.activityAt} and c.id < ${q.after.id}))` : sql``}
       order by activity_at desc, c.id desc
       limit ${q.limit}`.execute(db);

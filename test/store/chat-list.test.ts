@@ -119,6 +119,15 @@ describe.each(STORE_KINDS)('chat list from the latest messages (%s)', (kind) => 
     throw new Error('the walk did not end');
   };
 
+  it("finds a group by a participant's handle, a direct chat by its lead's, in this project only", async () => {
+    const list = lister(FULL);
+    const groups = (await list.page(tenants[0]!, { limit: 200, search: '5550002' })).entries.map((e) => e.chat.id);
+    const expected = Array.from({ length: 60 }, (_, i) => i).filter((i) => i % 7 === 3).map((i) => `${tenants[0]}-chat-${String(i).padStart(3, '0')}`);
+    expect(groups.sort()).toEqual(expected);
+    const direct = await list.page(tenants[0]!, { limit: 200, search: `${tenants[0]!.length}000012` });
+    expect(direct.entries.map((e) => e.chat.id)).toEqual([`${tenants[0]}-chat-012`]);
+  });
+
   it('lists every page as ordering all chats does, with any reads and page size', async () => {
     for (const reads of READS) {
       for (const limit of [1, 2, 3, 7, 25]) {
