@@ -2,7 +2,6 @@
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { describeError } from './api.js';
 
-/** The browser tab (and history, and a screen reader's page announcement) names the screen. */
 /**
  * `value` once it has stayed the same for `ms`: a search box asks the service once per pause in
  * typing, not once per key (each search reads every chat of the project).
@@ -16,6 +15,7 @@ export function useSettled<T>(value: T, ms = 300): T {
   return settled;
 }
 
+/** The browser tab (and history, and a screen reader's page announcement) names the screen. */
 export function useTitle(title: string): void {
   useEffect(() => {
     document.title = `${title} · Blueline`;

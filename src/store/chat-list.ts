@@ -75,7 +75,8 @@ export function chatListRepo(db: Kysely<DB>, dialect: Dialect, reads = RECENT_RE
       if (q.search) return pageOf(q);
       const n = reads.perChat * q.limit;
       const seen = new Set<string>();
-      let upTo = q.after || q.asOf !== undefined ? Math.min(q.asOf ?? Infinity, q.after?.activityAt ?? Infinity) : undefined;
+      const bound = Math.min(q.asOf ?? Infinity, q.after?.activityAt ?? Infinity);
+      let upTo = bound === Infinity ? undefined : bound;
       for (let read = 0; read < reads.reads; read++) {
         const rows = await latest(q.tenantId, upTo, seen, n);
         if (rows.length < n) break;

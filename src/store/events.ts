@@ -131,6 +131,9 @@ function previousSecrets(box: SecretBox, r: DB['webhook_subscriptions']): Subscr
 
 export function eventsRepo(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
   const toSub = (r: DB['webhook_subscriptions']) => openSubscription(box, r);
+  // The dev inbox's events, through events_dev_inbox: its condition is the literal
+  // `dev_inbox = 1`, as neither store's planner uses a partial index for a bound 1.
+  const devInbox = (tenantId: string) => db.selectFrom('events').selectAll().where('tenant_id', '=', tenantId).where(sql<boolean>`dev_inbox = 1`);
 
   return {
     async insertSubscription(s: { id: string; tenant_id: string; url: string; events: string[]; secret: string; created_at: number }) {
@@ -230,19 +233,18 @@ export function eventsRepo(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
       return (await q.orderBy('id', 'asc').limit(limit).execute()).map(toEvent);
     },
     /**
-     * The dev inbox's events recorded after `sinceMs`, oldest first, by events_dev_inbox (partial:
-     * the literal `dev_inbox = 1` lets both stores use it, a bound 1 would not). Walking the
-     * project's events instead read every event since `sinceMs`: a project whose dev inbox went
-     * quiet long ago had all its later events read on every poll.
+     * The dev inbox's events recorded after `sinceMs`, oldest first. Walking the project's events
+     * instead read every event since `sinceMs`: a project whose dev inbox went quiet long ago had
+     * all its later events read on every poll.
      */
     async devInboxAfter(tenantId: string, sinceMs: number | undefined, limit: number): Promise<EventRow[]> {
-      let q = db.selectFrom('events').selectAll().where('tenant_id', '=', tenantId).where(sql<boolean>`dev_inbox = 1`);
+      let q = devInbox(tenantId);
       if (sinceMs !== undefined) q = q.where('created_at', '>', sinceMs);
       return (await q.orderBy('created_at', 'asc').orderBy('id', 'asc').limit(limit).execute()).map(toEvent);
     },
     /** The dev inbox's events of one millisecond after `afterId`, oldest first: the rest of a page `limit` cut inside it. */
     async devInboxAt(tenantId: string, createdAtMs: number, afterId: string): Promise<EventRow[]> {
-      const q = db.selectFrom('events').selectAll().where('tenant_id', '=', tenantId).where(sql<boolean>`dev_inbox = 1`).where('created_at', '=', createdAtMs).where('id', '>', afterId);
+      const q = devInbox(tenantId).where('created_at', '=', createdAtMs).where('id', '>', afterId);
       return (await q.orderBy('id', 'asc').execute()).map(toEvent);
     },
     /**

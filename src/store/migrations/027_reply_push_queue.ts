@@ -2,8 +2,9 @@
  * HubSpot reply push from a queue. The job found due replies by joining every inbound message
  * from a linked handle since its link with the push records, so each run read a linked
  * contact's whole reply history, pushed or not (~70 ms of SQLite's event loop at 44,000 pushed
- * replies, every run and every status read, growing with them). Now a reply gets its push rows (`pending`, no attempt
- * yet) when it is recorded, in the same transaction, and the job reads only rows not finished.
+ * replies, every run and every status read, growing with them). Now a reply gets its push rows
+ * (`pending`, no attempt yet) when it is recorded, in the same transaction, and the job reads
+ * only rows not finished.
  *
  * A link is `settled` once the job has queued the replies recorded before the link was visible
  * to their transactions (a reply written at the moment of the link, or with a phone's clock
