@@ -3,7 +3,7 @@ import { operation } from './operation.js';
 import { Handle } from './common.js';
 import { ChatParams } from './chat.js';
 
-const Address = (description: string) => Handle(description);
+const Address = (description: string) => Handle(description, { blankIsMissing: true });
 
 /**
  * `address` or its alias `handle`: checked by the route (a missing one is the spec's 1001, two
@@ -11,7 +11,7 @@ const Address = (description: string) => Handle(description);
  */
 export const AddParticipantRequest = Type.Object(
   {
-    address: Type.Optional(Address('E.164 number or Apple ID email (anything else is 1003); required (1001)')),
+    address: Type.Optional(Address('E.164 number or Apple ID email (anything else is 1003); required (1001, as is an empty one)')),
     handle: Type.Optional(Address('alias of address: give one of them (two different values are 1002)')),
   },
   { additionalProperties: false },

@@ -15,8 +15,12 @@ export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength:
  */
 export const HANDLE_PATTERN = '^\\s*([+0-9\\s().-]+|[^\\s@]+@[^\\s@]+\\.[^\\s@]+)\\s*$';
 // An empty or over-long value is no number or email either: 1003 like any other (not 1002).
-export const Handle = (description: string, extra: { minLength?: number; maxLength?: number; examples?: string[] } = {}) =>
-  Type.String({ maxLength: 320, ...extra, pattern: HANDLE_PATTERN, description, [PATTERN_MEANS_KEYWORD]: 'an E.164 number or an Apple ID email', [ERROR_CODES_KEYWORD]: { pattern: 1003, minLength: 1003, maxLength: 1003 } });
+export const Handle = (description: string, extra: { minLength?: number; maxLength?: number; examples?: string[]; blankIsMissing?: boolean } = {}) => {
+  const { blankIsMissing, ...limits } = extra;
+  // blankIsMissing: '' or spaces pass the schema, for the route to answer as a missing field (1001).
+  const pattern = blankIsMissing ? `^\\s*$|${HANDLE_PATTERN}` : HANDLE_PATTERN;
+  return Type.String({ maxLength: 320, ...limits, pattern, description, [PATTERN_MEANS_KEYWORD]: 'an E.164 number or an Apple ID email', [ERROR_CODES_KEYWORD]: { pattern: 1003, minLength: 1003, maxLength: 1003 } });
+};
 
 export const NoQuery = Type.Object({}, { additionalProperties: false });
 

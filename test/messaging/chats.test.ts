@@ -203,10 +203,25 @@ describe('chats', () => {
       expect(log.filter((e) => e.kind === 'add_participant' && e.handle === '+14155557777')).toHaveLength(1);
     });
 
+    it("refuses the group's own line as a participant (1002), and nothing reaches the device", async () => {
+      const line = (await t.api('GET', '/api/v1/phone-numbers')).json().phone_numbers.find((l: { id: string }) => l.id === group.phone_line_id);
+      const before = (await deviceLog(t, group.phone_line_id)).length;
+      const res = await add(group.id, { address: line.phone_number });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().error).toMatchObject({ code: 1002, message: `${line.phone_number} is this group's own line, which is in the group already` });
+      expect((await deviceLog(t, group.phone_line_id)).length).toBe(before);
+      const roster = (await add(group.id, { address: group.handles[0] })).json().participants;
+      expect(roster).not.toContain(line.phone_number);
+    });
+
     it('answers 1001, 1006, 2002, 4001 and 4099/422 as the spec says', async () => {
       expect((await add(group.id, {})).json().error.code).toBe(1001);
       expect((await add(group.id, { address: 'not a phone' })).json().error.code).toBe(1003);
-      expect((await add(group.id, { address: '' })).json().error).toMatchObject({ code: 1003, message: "body field 'address' must be an E.164 number or an Apple ID email" });
+      expect((await add(group.id, { address: 'x' })).json().error).toMatchObject({ code: 1003, message: "body field 'address' must be an E.164 number or an Apple ID email" });
+      // An empty address is a missing one, under either name.
+      for (const blank of [{ address: '' }, { address: '   ' }, { handle: '' }]) {
+        expect((await add(group.id, blank)).json().error, JSON.stringify(blank)).toMatchObject({ code: 1001, message: 'address is required (handle is accepted as an alias)' });
+      }
       expect((await add(group.id, { address: '+14155550001', handle: '+14155550002' })).json().error.code).toBe(1002);
       const direct = (await createChat({ to: newRecipient(), message: { parts: [text('d')] } })).json().chat;
       expect((await add(direct.id, { address: '+14155550001' })).json().error.code).toBe(1006);

@@ -4,10 +4,10 @@
  * before the group and the text after the last one after it; text between two grouped images
  * has no place in that order and is refused before anything goes out (docs/decisions.md).
  */
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { deviceLog, newRecipient, prepareSandbox } from '../support/messaging.js';
+import { fileBytes } from '../support/files.js';
 
 describe('parallel_attachments keeps the parts in the order asked', () => {
   let t: TestApp;
@@ -20,7 +20,7 @@ describe('parallel_attachments keeps the parts in the order asked', () => {
   const text = (value: string) => ({ type: 'text', value });
   const media = (id: string) => ({ type: 'media', attachment_id: id });
   const image = async (type = 'image/jpeg') => {
-    const bytes = randomBytes(1500);
+    const bytes = fileBytes(type, 1500);
     const slot = (await t.api('POST', '/api/v1/attachments', { filename: 'p.img', content_type: type, size_bytes: bytes.length })).json();
     const put = await t.request({
       method: 'PUT',

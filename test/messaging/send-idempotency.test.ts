@@ -38,9 +38,13 @@ describe.each(STORE_KINDS)('/send idempotency keys on %s', (kind) => {
     // Without the attachments it is another message too.
     const bare = await t.api('POST', '/api/v1/send', { phone, body: 'the photo', idempotency_key: key });
     expect(bare.statusCode, bare.body).toBe(422);
-    // Another field than the content stays "different request parameters".
-    const effect = await t.api('POST', '/api/v1/send', { phone, body: 'the photo', attachments: [a], effect: 'confetti', idempotency_key: key });
-    expect(effect.json()).toMatchObject({ status: 'failed', code: 1002 });
+    // Another field than the content is a collision too, and the reason says so.
+    for (const other of [{ effect: 'confetti' }, { phone_line_id: first.json().phone_line_id }]) {
+      const res = await t.api('POST', '/api/v1/send', { phone, body: 'the photo', attachments: [a], ...other, idempotency_key: key });
+      expect(res.statusCode, res.body).toBe(422);
+      expect(res.json()).toMatchObject({ status: 'failed', code: 'idempotency_collision', retryable: false });
+      expect(res.json().reason).toContain('the same content but other request parameters');
+    }
 
     const again = await t.api('POST', '/api/v1/send', { phone, body: 'the photo', attachments: [a], idempotency_key: key });
     expect(again.statusCode).toBe(200);

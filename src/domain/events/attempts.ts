@@ -13,14 +13,16 @@ export interface AttemptResult {
   status: number | null;
   durationMs: number;
   error: string | null;
+  /** The service refused to send it (the URL is not allowed: a private address, plain http): no retry can do better. */
+  refused?: boolean;
 }
 
 /** One signed delivery of a stored event to one subscription, at business time `nowMs`. */
 export type AttemptDelivery = (event: DeliveredEvent, sub: Subscription, nowMs: number) => Promise<AttemptResult>;
 
 export const isSuccess = (r: AttemptResult) => r.status !== null && r.status >= 200 && r.status < 300;
-/** 5xx and network errors are worth another attempt; 4xx is the receiver's final word. */
-export const isRetryable = (r: AttemptResult) => r.status === null || r.status >= 500;
+/** 5xx and network errors are worth another attempt; 4xx is the receiver's final word, a refused URL the service's. */
+export const isRetryable = (r: AttemptResult) => !r.refused && (r.status === null || r.status >= 500);
 
 /** An attempt's row in the delivery log. */
 export const attemptRow = (eventRef: string, subscriptionId: string, r: AttemptResult): DeliveryAttempt => ({

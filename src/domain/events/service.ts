@@ -2,7 +2,7 @@
 import { DomainError } from '../../errors/registry.js';
 import type { Clock } from '../../clock.js';
 import type { Store, DeliveryJob, EventRow, Subscription, Tenant } from '../../store/index.js';
-import { isSuccess, recordAttempt, refreshEventStatus, type AttemptDelivery } from './attempts.js';
+import { isRetryable, isSuccess, recordAttempt, refreshEventStatus, type AttemptDelivery } from './attempts.js';
 import { timeSortableId } from '../ids.js';
 import { DEV_INBOX_URL, type EventStatus } from './vocabulary.js';
 import type { MessageReceivedEnvelope } from './envelope.js';
@@ -114,7 +114,7 @@ export function eventsService(deps: { store: Store; clock: Clock; attempt: Attem
      * event's status is then settled from its destinations; a replay that delivered restamps
      * delivered_at. Like the event, the replay succeeded when any destination answered 2xx
      * (the message names those that did not); it failed when none did, retryable unless every
-     * answer was a 4xx, the receiver's final word. A disabled subscription is no destination,
+     * answer was a 4xx (the receiver's final word) or a URL the service refused to send to. A disabled subscription is no destination,
      * named or not: it receives nothing until it is enabled (400 / 1002 when only disabled
      * ones are left).
      */
@@ -139,7 +139,7 @@ export function eventsService(deps: { store: Store; clock: Clock; attempt: Attem
         throw new DomainError(1002, event.dev_inbox ? 'dev-inbox events are not delivered; pull them from /api/v1/dev-inbox' : 'no delivery destination is configured for this event');
       }
       const jobs = await store.events.jobsOf(event.id);
-      const failures: { subscriptionId: string; status: number | null }[] = [];
+      const failures: { subscriptionId: string; status: number | null; retryable: boolean }[] = [];
       let deliveredStatus: number | undefined;
       for (const sub of targets) {
         const r = await deps.attempt(event, sub, clock.now());
@@ -151,10 +151,11 @@ export function eventsService(deps: { store: Store; clock: Clock; attempt: Attem
           await store.events.insertJobs([{ id: `job_${timeSortableId(Date.now())}`, event_ref: event.id, subscription_id: sub.id, tenant_id: tenant.id, url: sub.url, state, attempts: 1, next_attempt_at: Date.now(), lease_until: null, created_at: clock.now() }]);
         }
         if (isSuccess(r)) deliveredStatus ??= r.status!;
-        else failures.push({ subscriptionId: sub.id, status: r.status });
+        else failures.push({ subscriptionId: sub.id, status: r.status, retryable: isRetryable(r) });
       }
       await refreshEventStatus(store, clock, event.id);
-      const answer = (f: (typeof failures)[number]) => (f.status ? `subscription ${f.subscriptionId} answered ${f.status}` : `subscription ${f.subscriptionId} could not be reached`);
+      const answer = (f: (typeof failures)[number]) =>
+        f.status ? `subscription ${f.subscriptionId} answered ${f.status}` : `subscription ${f.subscriptionId} ${f.retryable ? 'could not be reached' : 'has a URL this service may not send to (see the attempt\'s error)'}`;
       if (deliveredStatus !== undefined) {
         await store.events.restampDelivered(event.id, clock.now());
         const delivered = `delivered to ${targets.length - failures.length} of ${targets.length} destination(s)`;
@@ -165,7 +166,7 @@ export function eventsService(deps: { store: Store; clock: Clock; attempt: Attem
         kind: 'failed',
         downstreamStatus: first.status ?? 0,
         message: failures.map(answer).join('; '),
-        retryable: failures.some((f) => f.status === null || f.status >= 500),
+        retryable: failures.some((f) => f.retryable),
       };
     },
 

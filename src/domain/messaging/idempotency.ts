@@ -2,8 +2,8 @@
  * Idempotency for sends and chat creation (six hours, by the clock). The key
  * is claimed in the store before any work, so identical requests racing —
  * in this process or another — produce one send; every caller gets the
- * recorded outcome. A different recipient, body or voice note under the same
- * key is `idempotency_collision`. Only outcomes of requests that got as far as a
+ * recorded outcome. Any other request under the same key (a different
+ * recipient, body or voice note, or another field) is `idempotency_collision`. Only outcomes of requests that got as far as a
  * message are recorded (see isFinal).
  *
  * The record holds the domain outcome (the result, or the typed failure with its ids) as
@@ -216,8 +216,9 @@ export function idempotency(deps: { store: Store; clock: Clock }) {
       const slot = `${tenantId}\u0000${route}\u0000${key}`;
       const id = { tenant_id: tenantId, route, key };
 
-      const collision = () =>
-        new DomainError('idempotency_collision', `this idempotency_key was used with ${args.identityWords}`);
+      // Any other request under a used key is a collision (as Stripe answers it): one code for a
+      // client to branch on, and the message says whether the content or another field differs.
+      const collision = (what: string) => new DomainError('idempotency_collision', `this idempotency_key was used with ${what}`);
       const beingConfirmed = () => stillInProgress(': its outcome is being confirmed with the line');
 
       /** One attempt: the outcome, or undefined to look at the key again. */
@@ -232,8 +233,7 @@ export function idempotency(deps: { store: Store; clock: Clock }) {
         const existing = claim.existing;
         // The same request (whatever its record's identity holds: one written before a field joined the identity).
         if (existing.fingerprint !== fingerprint) {
-          if (existing.identity !== identity) throw collision();
-          throw new DomainError(1002, 'this idempotency_key was used with different request parameters');
+          throw collision(existing.identity !== identity ? args.identityWords : 'the same content but other request parameters (another field differs)');
         }
         if (existing.state === 'done') return { value: replay<T>(existing.response!) };
         if (await args.unsettled?.()) throw beingConfirmed();

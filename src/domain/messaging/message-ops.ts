@@ -5,7 +5,7 @@ import { TAPBACKS, type Tapback } from '../../drivers/types.js';
 import { normalizeHandle } from '../handles.js';
 import type { MessagingDeps } from './deps.js';
 import { viaDriver } from './driver-errors.js';
-import { assertTextLength } from './rules.js';
+import { assertText } from './rules.js';
 import { sendsFrom } from '../lines/service.js';
 import { messageReactions } from './reactions.js';
 
@@ -60,8 +60,7 @@ export function messageOps(deps: MessagingDeps) {
 
     async edit(tenant: Tenant, id: string, newText: string, partIndex = 0): Promise<Edited> {
       // Only whitespace is as empty as '' (the spec's 1002): the bubble would be blanked.
-      if (newText.trim() === '') throw new DomainError(1002, 'new_text is empty');
-      assertTextLength('new_text', newText);
+      assertText('new_text', newText);
       const m = await getOwned(tenant, id);
       if (m.direction !== 'outbound') throw new DomainError(1011, `message ${id} is inbound; only outbound messages can be edited`);
       const part = m.parts[partIndex];
@@ -103,6 +102,8 @@ export function messageOps(deps: MessagingDeps) {
         if (chat.left_at != null) throw new DomainError(4099, 'the line has left this group; it can no longer change it', { variant: 'context' });
         const line = await store.lines.get(chat.line_id);
         if (!line || line.tenant_id !== tenant.id) throw new DomainError(4099, 'this group has no pinned line of this project', { variant: 'context' });
+        // The line is in its group already, as the sender: adding it would list it twice.
+        if (handle.value === line.phone_number) throw new DomainError(1002, `${handle.value} is this group's own line, which is in the group already`);
         if (!sendsFrom(line)) throw new DomainError(3002, "this group's line is not active or does not send; the group can only be changed through it");
         await viaDriver(() => drivers.forLine(line).addParticipant(chat.chat_key!, handle.value), 'participant changes');
         await store.chats.addParticipant(chat.id, handle.value, clock.now());

@@ -1,7 +1,7 @@
 /** Validation of `message.parts[]` for chat routes (spec rules 1–8 of chat messages). */
 import { DomainError } from '../../errors/registry.js';
 import type { OutboundFile } from '../../drivers/types.js';
-import { GROUPABLE_IMAGE_TYPES, MAX_PARTS, assertTextLength, containsUrl } from './rules.js';
+import { GROUPABLE_IMAGE_TYPES, MAX_PARTS, assertNoUrl, assertText } from './rules.js';
 
 /**
  * One part as a caller gives it: any field may be missing, and a missing one is refused here
@@ -29,10 +29,11 @@ export function validateParts(parts: PartInput[], opts: { firstTouch: boolean; g
   parts.forEach((p, index) => {
     const prev = parts[index - 1];
     if (p.type === 'text') {
-      if (typeof p.value !== 'string' || p.value.length === 0) throw new DomainError(1003, `text part ${index} is missing value`);
+      // A blank value is as missing as an empty one (this route's missing-field code is 1003).
+      if (typeof p.value !== 'string' || p.value.trim() === '') throw new DomainError(1003, `text part ${index} is missing value`);
       if (prev?.type === 'text') throw new DomainError(1008, `parts ${index - 1} and ${index} are consecutive text parts; join them into one`);
-      assertTextLength(`text part ${index}`, p.value);
-      if (opts.firstTouch && containsUrl(p.value)) throw new DomainError(1005, 'the first message in a new chat cannot contain URLs');
+      assertText(`text part ${index}`, p.value);
+      if (opts.firstTouch) assertNoUrl(`text part ${index}`, p.value);
       out.texts.push({ index, value: p.value });
     } else if (p.type === 'media') {
       if (p.url !== undefined && p.attachment_id !== undefined) {

@@ -2,6 +2,7 @@
 import { DomainError } from '../../errors/registry.js';
 import { ALLOWED_EFFECTS } from './vocabulary.js';
 import { effectNamed } from '../effects.js';
+import { findUrl } from './urls.js';
 
 import { MAX_TEXT_LENGTH } from './vocabulary.js';
 
@@ -22,11 +23,26 @@ export function assertEffect(effect: string | undefined): void {
   }
 }
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * What every text sent to a recipient must be (a body, a text part, an edit's new text): not
+ * blank (1002: only spaces would send or leave an empty-looking bubble), well-formed Unicode
+ * without NUL (1002: JSON can escape a lone surrogate or a NUL, which a Mac would turn into
+ * U+FFFD or cut the text at), and within the length (1009).
+ */
+export function assertText(what: string, text: string): void {
+  if (text.trim() === '') throw new DomainError(1002, `${what} is empty`);
+  if (LONE_SURROGATE.test(text)) throw new DomainError(1002, `${what} is not valid Unicode: it has a lone surrogate (half of a UTF-16 pair)`);
+  if (text.includes('\u0000')) throw new DomainError(1002, `${what} contains a NUL character (\\u0000)`);
+  assertTextLength(what, text);
+}
+
 /**
  * 1009 past MAX_TEXT_LENGTH characters, counted as JSON Schema counts a string's length (Unicode
  * code points): an emoji is one character, as the sender sees it, not two UTF-16 units.
  */
-export function assertTextLength(what: string, text: string): void {
+function assertTextLength(what: string, text: string): void {
   // Code points never outnumber UTF-16 units, so only a long text needs counting.
   if (text.length <= MAX_TEXT_LENGTH) return;
   let characters = 0;
@@ -34,7 +50,8 @@ export function assertTextLength(what: string, text: string): void {
   if (characters > MAX_TEXT_LENGTH) throw new DomainError(1009, `${what} is ${characters} characters; the maximum is ${MAX_TEXT_LENGTH}`);
 }
 
-/** URLs in text: a scheme, www., or a bare domain with a common top-level domain. */
-const URL_PATTERN = /\bhttps?:\/\/\S+|\bwww\.\S+|\b[a-z0-9-]+(\.[a-z0-9-]+)*\.(com|net|org|io|co|app|dev|me|ly|gl|ai|us|uk|info|biz|link|xyz)\b/i;
-
-export const containsUrl = (text: string) => URL_PATTERN.test(text);
+/** 1005: a first message into a new chat carries no URL; the refusal names what it took for one. */
+export function assertNoUrl(what: string, text: string): void {
+  const url = findUrl(text);
+  if (url !== undefined) throw new DomainError(1005, `the first message in a new chat cannot contain URLs, and ${what} contains "${url}": send text first, links once the chat exists`);
+}

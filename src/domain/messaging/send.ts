@@ -13,7 +13,7 @@ import { step, type Claim, type Idempotency } from './idempotency.js';
 import type { Outbound, OutboundContent } from './outbound.js';
 import { directChats, type DirectChat } from './direct-chats.js';
 import { DeliveryFailed, DeliveryUnsettled, SendFailed } from './failures.js';
-import { MAX_PARTS, assertEffect, assertTextLength, assertService, containsUrl } from './rules.js';
+import { MAX_PARTS, assertEffect, assertText, assertService, assertNoUrl } from './rules.js';
 
 /** An attachment as a send names it: the id of an upload (a `url` is refused: upload first). */
 export interface AttachmentRef {
@@ -81,7 +81,7 @@ function validate(req: SendInput): void {
   if (req.body === undefined && req.attachments === undefined && req.richLink === undefined && req.voiceNoteId === undefined) {
     throw new DomainError(1001, 'nothing to send: give body, attachments, rich_link or voice_note');
   }
-  if (req.body !== undefined) assertTextLength('body', req.body);
+  if (req.body !== undefined) assertText('body', req.body);
   assertEffect(req.effect);
   if (req.attachments !== undefined) {
     if (req.attachments.length === 0) throw new DomainError(1002, 'attachments is empty');
@@ -159,8 +159,9 @@ export function sendService(deps: MessagingDeps, out: Outbound, idem: Idempotenc
     try {
       const { content, textFirst } = await contentOf(tenant, req, pinned);
       // A first message into a new chat carries no URL (1005), as on POST /api/v1/chats.
-      if (!directChat?.chat.line_id && (req.richLink !== undefined || (req.body !== undefined && containsUrl(req.body)))) {
-        throw new DomainError(1005, 'the first message in a new chat cannot contain URLs: send text first, links once the chat exists');
+      if (!directChat?.chat.line_id) {
+        if (req.richLink !== undefined) throw new DomainError(1005, 'the first message in a new chat cannot contain URLs, and this one has a rich_link: send text first, links once the chat exists');
+        if (req.body !== undefined) assertNoUrl('body', req.body);
       }
       // Everything the request can be refused for was checked: only now is a lead written.
       directChat ??= await direct.create(tenant, phone);

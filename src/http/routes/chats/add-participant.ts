@@ -14,7 +14,7 @@ export function addChatParticipantRoute(app: TypedApp, deps: { messaging: Messag
       throw new DomainError(1002, 'give address or its alias handle, not two different values');
     }
     const address = given ?? handle;
-    if (!address) throw new DomainError(1001, 'address is required (handle is accepted as an alias)');
+    if (!address?.trim()) throw new DomainError(1001, 'address is required (handle is accepted as an alias)');
     return participantAddedView(await deps.messaging.ops.addParticipant(principalOf(req).tenant, req.params.id, address));
   });
 }
