@@ -13,7 +13,8 @@ import { startBlueline } from './lib/harness.js';
 import { freePort } from '../test/support/ports.js';
 
 const SIZE = 100 * 1024 * 1024;
-const CHUNK = randomBytes(1024 * 1024);
+// Each chunk begins as an MP4 does (the upload's declared type is checked on its first bytes).
+const CHUNK = Buffer.concat([Buffer.from('\0\0\0\x18ftypisom', 'latin1'), randomBytes(1024 * 1024 - 12)]);
 
 
 function status(pid: number, field: 'VmRSS' | 'VmHWM'): number {

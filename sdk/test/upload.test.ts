@@ -6,7 +6,7 @@ import path from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Blueline } from '@blueline/sdk';
+import { Blueline, ValidationError } from '@blueline/sdk';
 import { startService, type Service } from './support/service.js';
 
 const SIZE = 20 * 1024 * 1024;
@@ -29,6 +29,8 @@ function* chunks(seed: number, hash: crypto.Hash): Generator<Uint8Array> {
       state = crypto.createHash('sha256').update(state).digest();
       state.copy(block, i);
     }
+    // An MP4's signature first: uploads are checked against their declared type.
+    if (sent === 0) block.write('\0\0\0\x18ftypisom', 'latin1');
     hash.update(block);
     yield block;
   }
@@ -96,9 +98,19 @@ describe('attachments.upload, 20 MB', () => {
     const source = ReadableStream.from(chunks(2, hash));
     let id = '';
     const growth = await peakExternalGrowth(async () => {
-      id = (await client.attachments.upload(source, { filename: 'gen.pdf', size: SIZE })).attachment_id;
+      id = (await client.attachments.upload(source, { filename: 'gen.mp4', size: SIZE })).attachment_id;
     });
     expect(growth).toBeLessThan(SIZE / 2);
     expect(await sha256Of((await client.attachments.download(id)).body)).toBe(hash.digest('hex'));
+  });
+
+  it('a file that is not its declared type: the refusal (1002) reaches the caller as a typed error, not a broken connection', async () => {
+    // MP4 bytes named .pdf: refused after the first KiB, while 20 MB are still on their way.
+    const err = await client.attachments
+      .upload(ReadableStream.from(chunks(3, crypto.createHash('sha256'))), { filename: 'report.pdf', size: SIZE })
+      .then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(ValidationError);
+    expect(err).toMatchObject({ status: 400, code: 1002 });
+    expect((err as Error).message).toContain('the uploaded bytes are not application/pdf: they begin like an ISO media file (video/mp4, video/quicktime, audio/m4a, image/heic or image/heif); nothing was kept');
   });
 });

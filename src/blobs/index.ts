@@ -118,6 +118,10 @@ export function fsBlobStore(root: string): BlobStore {
   return {
     async put(key, source, maxBytes) {
       pathOf(key); // an unsafe key fails before anything is written
+      // Whichever failed first is the cause: a failing side makes the pipeline destroy the other
+      // with its error. Listened to at once: the source may fail while the file is being opened.
+      let sourceFailedFirst: boolean | undefined = source.errored ? true : undefined;
+      source.once('error', () => (sourceFailedFirst ??= true));
       const tmp = path.join(tmpDir, `${randomBytes(8).toString('hex')}.part`);
       const fh = await fs.promises.open(tmp, 'wx').catch((err) => {
         throw new BlobStoreFailure(err);
@@ -139,9 +143,6 @@ export function fsBlobStore(root: string): BlobStore {
           cb(null, chunk);
         },
       });
-      // Whichever failed first is the cause: a failing side makes the pipeline destroy the other with its error.
-      let sourceFailedFirst: boolean | undefined;
-      source.once('error', () => (sourceFailedFirst ??= true));
       const file = fs.createWriteStream('', { fd: fh.fd, autoClose: false, emitClose: false, highWaterMark: WRITE_BUFFER });
       file.once('error', () => (sourceFailedFirst ??= false));
       try {

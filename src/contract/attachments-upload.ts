@@ -13,6 +13,7 @@ export const uploadAttachment = operation({
   summary: "Upload the bytes to a slot (bearer only: the slot's upload token or the signing secret)",
   description:
     'Send exactly the declared size with Content-Length (without it: 411 / 1001) and the declared Content-Type (else 1002). ' +
+    "The bytes must begin as the declared type's format does (else 1002, naming what they look like; nothing is kept). " +
     'An upload cut short keeps nothing, and the slot stays usable; an uploaded slot is 409 / 1012. ' +
     'A body that stops moving (slower than the minimum rate over a window) is 408 / 1002.',
   tags: ['attachments'],

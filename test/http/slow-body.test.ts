@@ -3,9 +3,9 @@
  * configured timeout: a JSON body must arrive whole in time; an upload only has to keep moving.
  */
 import net from 'node:net';
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
+import { fileBytes } from '../support/files.js';
 
 const TIMEOUT_MS = 300;
 const MIN_RATE = 2_000;
@@ -84,7 +84,7 @@ describe('slow request bodies', () => {
   it('answers an upload that stalls with 408, and keeps nothing', async () => {
     const size = 20_000;
     const id = await slot(size);
-    const res = await exchange(uploadHead(id, size), [{ after: 0, bytes: randomBytes(1_000) }]);
+    const res = await exchange(uploadHead(id, size), [{ after: 0, bytes: fileBytes('image/png', 1_000) }]);
     expect(res.status).toBe(408);
     expect(JSON.parse(res.body).error).toEqual({
       status: 408, code: 1002, message: `the request body arrived slower than ${MIN_RATE} bytes/s over ${TIMEOUT_MS} ms`, retryable: false,
@@ -96,7 +96,7 @@ describe('slow request bodies', () => {
     // 8,000 bytes in 400-byte steps every 50 ms: about a second, at four times the minimum rate.
     const size = 8_000;
     const id = await slot(size);
-    const bytes = randomBytes(size);
+    const bytes = fileBytes('image/png', size);
     const chunks = Array.from({ length: size / 400 }, (_, i) => ({ after: 50, bytes: bytes.subarray(i * 400, (i + 1) * 400) }));
     const res = await exchange(uploadHead(id, size), chunks);
     expect(res.status, res.body).toBe(200);

@@ -13,6 +13,7 @@ import { firstTouch, prepareSandbox } from '../support/messaging.js';
 import { startS3, type TestS3 } from '../support/s3.js';
 import { housekeeping } from '../../src/domain/housekeeping.js';
 import { makeWav16Fast, sine } from '../audio/fixtures.js';
+import { fileBytes } from '../support/files.js';
 
 const DAY = 24 * 3600_000;
 
@@ -64,7 +65,7 @@ describe.each(STORE_KINDS)("attachment files past retention (%s)", (kind) => {
 
   it('is deleted a day after retention; the row and every answer stay; a second pass does nothing', async () => {
     await pass();
-    const sentBytes = randomBytes(48);
+    const sentBytes = fileBytes('image/png', 48);
     const sent = await upload(sentBytes);
     const send = await firstTouch(t, { phone: '+14155550164', phone_line_id: line(), attachments: [sent] });
     expect(send.statusCode, send.body).toBe(200);
@@ -115,9 +116,9 @@ describe.each(STORE_KINDS)("attachment files past retention (%s)", (kind) => {
 
   it('keeps a file whose delete failed and deletes it at the next pass', async () => {
     await pass();
-    const id = await upload(randomBytes(40));
+    const id = await upload(fileBytes('image/png', 40));
     const key = (await row(id)).blob_key;
-    const other = await upload(randomBytes(8));
+    const other = await upload(fileBytes('image/png', 8));
     t.clock.advance(31 * DAY + 1_000);
     // The store refusing this one delete (a network fault, a permission): the rest of the batch goes on.
     const failing = { ...t.blobs, delete: async (k: string) => (k === key ? Promise.reject(new Error('blob store unavailable')) : t.blobs.delete(k)) };
@@ -138,7 +139,7 @@ describe.each(STORE_KINDS)("attachment files past retention (%s)", (kind) => {
     await pass();
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) {
-      ids.push(await upload(randomBytes(10 + i)));
+      ids.push(await upload(fileBytes('image/png', 10 + i)));
       t.clock.advance(1_000); // oldest first: the failing two come first
     }
     const keys = await Promise.all(ids.map(async (id) => (await row(id)).blob_key));
@@ -206,7 +207,7 @@ describe("housekeeping with the blobs in a bucket (S3 protocol)", () => {
     });
     expect(inbound.statusCode, inbound.body).toBe(202);
     const inId = /in_[0-9a-f]{32}/.exec((await t.api('GET', '/api/v1/events?limit=1', undefined, { tenant: 'demo' })).body)![0];
-    const rows = [await upload(randomBytes(30)), await upload(randomBytes(20)), (await t.testStore.store.media.getAttachment(tenantId, inId))!];
+    const rows = [await upload(fileBytes('image/png', 30)), await upload(fileBytes('image/png', 20)), (await t.testStore.store.media.getAttachment(tenantId, inId))!];
     const inBucket = async () => new Set(await s3.visibleKeys());
     for (const r of rows) expect(await inBucket(), r.blob_key).toContain(r.blob_key);
 

@@ -21,6 +21,7 @@ import { startS3, type TestS3 } from '../support/s3.js';
 import { housekeeping } from '../../src/domain/housekeeping.js';
 import { fsBlobStore, type BlobStore } from '../../src/blobs/index.js';
 import { makeWav16Fast, sine } from '../audio/fixtures.js';
+import { fileBytes } from '../support/files.js';
 
 const DAY = 24 * 3600_000;
 const METRICS_TOKEN = 'blob-sweep-metrics-token-0123';
@@ -108,7 +109,7 @@ describe.each(CASES)('blobs no row names (%s, %s)', (kind, where) => {
   };
 
   it('deletes a blob no row names once a day old; keeps those rows name, young ones, and what is not ours', async () => {
-    const bytes = randomBytes(32);
+    const bytes = fileBytes('image/png', 32);
     const slot = (await t.api('POST', '/api/v1/attachments', { filename: 'k.png', content_type: 'image/png', size_bytes: bytes.length })).json();
     const put = await t.request({
       method: 'PUT', url: `/api/v1/attachments/${slot.attachment_id}/upload`, payload: bytes,

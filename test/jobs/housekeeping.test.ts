@@ -6,7 +6,6 @@
  * names keeps its audio, and a pass deletes at most a batch per kind. Attachments' files past
  * retention: housekeeping-attachment-files.test.ts.
  */
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { STORE_KINDS } from '../support/stores.js';
@@ -15,6 +14,7 @@ import { housekeeping } from '../../src/domain/housekeeping.js';
 import { IDEMPOTENCY_TTL_MS } from '../../src/domain/messaging/idempotency.js';
 import { FOREVER, once } from '../../src/crm/hubspot/once.js';
 import { makeWav16Fast, sine } from '../audio/fixtures.js';
+import { fileBytes } from '../support/files.js';
 
 const HOUR = 3600_000;
 const DAY = 24 * HOUR;
@@ -105,7 +105,7 @@ describe.each(STORE_KINDS)('housekeeping (%s)', (kind) => {
   it('deletes upload slots never uploaded to a day after they expired; an expired upload keeps answering "has expired"', async () => {
     const slotOf = async (size: number) => (await t.api('POST', '/api/v1/attachments', { filename: 'p.png', content_type: 'image/png', size_bytes: size })).json();
     const abandoned = await slotOf(16);
-    const bytes = randomBytes(32);
+    const bytes = fileBytes('image/png', 32);
     const kept = await slotOf(bytes.length);
     const put = await t.request({
       method: 'PUT', url: `/api/v1/attachments/${kept.attachment_id}/upload`, payload: bytes,

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { randomBytes } from 'node:crypto';
+import { fileBytes } from '../support/files.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signRequest, startTestApp, type TestApp } from '../support/app.js';
 import { deviceLog, firstTouch, newRecipient, prepareSandbox } from '../support/messaging.js';
@@ -24,7 +24,7 @@ describe('attachments', () => {
       payload: bytes,
       headers: { authorization: `Bearer ${t.demo.signing_secret}`, 'content-type': 'image/png', ...headers },
     });
-  const uploaded = async (bytes = randomBytes(2048), type = 'image/png', filename = 'photo.png') => {
+  const uploaded = async (bytes = fileBytes('image/png', 2048), type = 'image/png', filename = 'photo.png') => {
     const s = await slot({ size_bytes: bytes.length, content_type: type, filename });
     const res = await put(s.attachment_id, bytes, { 'content-type': type });
     expect(res.statusCode, res.body).toBe(200);
@@ -82,7 +82,7 @@ describe('attachments', () => {
 
   it('takes the upload by bearer only, with the declared type and size', async () => {
     const s = await slot();
-    const body = randomBytes(2048);
+    const body = fileBytes('image/png', 2048);
     const hmac = await t.request({
       method: 'PUT', url: `/api/v1/attachments/${s.attachment_id}/upload`, payload: body,
       headers: { 'content-type': 'image/png', 'x-service-signature': signRequest(t.demo.signing_secret, body.toString('latin1')), 'x-service-tenant': 'demo' },
@@ -94,7 +94,7 @@ describe('attachments', () => {
     const none = await t.request({ method: 'PUT', url: `/api/v1/attachments/${s.attachment_id}/upload`, payload: body, headers: { 'content-type': 'image/png' } });
     expect(none.json().error).toMatchObject({ code: 2012, message: 'send Authorization: Bearer <secret>' });
     expect((await put(s.attachment_id, body, { 'content-type': 'image/jpeg' })).json().error.code).toBe(1002);
-    expect((await put(s.attachment_id, randomBytes(1000))).json().error.code).toBe(1002);
+    expect((await put(s.attachment_id, fileBytes('image/png', 1000))).json().error.code).toBe(1002);
     expect((await t.api('GET', `/api/v1/attachments/${s.attachment_id}/content`)).json().error.code).toBe(5004);
     expect((await put(s.attachment_id, body)).statusCode).toBe(200);
     const second = await put(s.attachment_id, body);
@@ -120,7 +120,7 @@ describe('attachments', () => {
         for (const c of chunks) req.write(c);
         req.end();
       });
-    const chunked = await send({ 'transfer-encoding': 'chunked' }, [randomBytes(500), randomBytes(500)]);
+    const chunked = await send({ 'transfer-encoding': 'chunked' }, [fileBytes('image/png', 500), fileBytes('image/png', 500)]);
     expect(chunked.status).toBe(411);
     expect(JSON.parse(chunked.body).error.code).toBe(1001);
     // The client dies after half the declared bytes.
@@ -130,14 +130,14 @@ describe('attachments', () => {
         headers: { authorization: `Bearer ${t.demo.signing_secret}`, 'content-type': 'image/png', 'content-length': '1000' },
       });
       req.on('error', () => resolve());
-      req.write(randomBytes(500), () => setTimeout(() => req.destroy(), 50));
+      req.write(fileBytes('image/png', 500), () => setTimeout(() => req.destroy(), 50));
       req.on('close', () => resolve());
     });
     await new Promise((r) => setTimeout(r, 100));
     const meta = (await t.api('GET', `/api/v1/attachments/${s.attachment_id}`)).json().attachment;
     expect(meta.uploaded_at).toBeNull();
     expect((await t.api('GET', `/api/v1/attachments/${s.attachment_id}/content`)).json().error.code).toBe(5004);
-    const whole = await send({ 'content-length': '1000' }, [randomBytes(1000)]);
+    const whole = await send({ 'content-length': '1000' }, [fileBytes('image/png', 1000)]);
     expect(whole.status).toBe(200);
     expect(JSON.parse(whole.body).attachment.size_bytes).toBe(1000);
   });
@@ -145,7 +145,7 @@ describe('attachments', () => {
   it('makes expired slots unusable and keeps tenants apart', async () => {
     const s = await slot();
     t.clock.advance(15 * 60_000 + 1);
-    const late = await put(s.attachment_id, randomBytes(2048));
+    const late = await put(s.attachment_id, fileBytes('image/png', 2048));
     expect(late.json().error.code).toBe(1012);
     const send = await firstTouch(t, { phone: newRecipient(), attachments: [s.attachment_id] });
     expect(send.json()).toMatchObject({ code: 5001, attachment_index: 0 });
@@ -172,8 +172,8 @@ describe('attachments', () => {
     const bytes = await t.admin('GET', (log[0]!.parts as { content_path: string }[])[0]!.content_path);
     expect(bytes.rawPayload.equals(photo.bytes)).toBe(true);
 
-    const a = await uploaded(randomBytes(3000), 'image/jpeg', 'a.jpg');
-    const b = await uploaded(randomBytes(4000), 'image/webp', 'b.webp');
+    const a = await uploaded(fileBytes('image/jpeg', 3000), 'image/jpeg', 'a.jpg');
+    const b = await uploaded(fileBytes('image/webp', 4000), 'image/webp', 'b.webp');
     const grouped = await t.api('POST', `/api/v1/chats/${sent.chat_id}/messages`, {
       message: { parts: [{ type: 'text', value: 'two pics' }, { type: 'media', attachment_id: a.id }, { type: 'media', attachment_id: b.id }] },
       parallel_attachments: true,
@@ -183,7 +183,7 @@ describe('attachments', () => {
     expect(after[0]).toMatchObject({ kind: 'media_group', parts: [{ attachment_id: a.id }, { attachment_id: b.id }] });
     expect(after[1]).toMatchObject({ kind: 'text', text: 'two pics' });
 
-    const pdf = await uploaded(randomBytes(100), 'application/pdf', 'doc.pdf');
+    const pdf = await uploaded(fileBytes('application/pdf', 100), 'application/pdf', 'doc.pdf');
     const mixed = await t.api('POST', `/api/v1/chats/${sent.chat_id}/messages`, {
       message: { parts: [{ type: 'media', attachment_id: a.id }, { type: 'media', attachment_id: pdf.id }] },
       parallel_attachments: true,
@@ -193,7 +193,7 @@ describe('attachments', () => {
   it('takes MIME types in any case, and stores and reports them in lower case', async () => {
     const s = await slot({ content_type: 'image/PNG', size_bytes: 512 });
     expect(s.required_headers['content-type']).toBe('image/png');
-    const bytes = randomBytes(512);
+    const bytes = fileBytes('image/png', 512);
     // The PUT's Content-Type is compared case-insensitively and without parameters.
     const res = await put(s.attachment_id, bytes, { 'content-type': 'Image/Png; charset=binary' });
     expect(res.statusCode, res.body).toBe(200);
@@ -205,6 +205,25 @@ describe('attachments', () => {
     // A type that differs in more than case is still refused.
     const other = await slot({ content_type: 'IMAGE/JPEG', size_bytes: 512 });
     expect((await put(other.attachment_id, bytes, { 'content-type': 'image/png' })).json().error.code).toBe(1002);
+  });
+
+  it('refuses bytes that are not the declared type (1002, naming what they look like), keeps nothing, and the slot takes the right bytes after', async () => {
+    const jpeg = fileBytes('image/jpeg', 2048);
+    const s = await slot({ size_bytes: jpeg.length });
+    const wrong = await put(s.attachment_id, jpeg);
+    expect(wrong.statusCode).toBe(400);
+    expect(wrong.json().error).toMatchObject({ code: 1002, message: 'the uploaded bytes are not image/png: they begin like image/jpeg; nothing was kept' });
+    const junk = await put(s.attachment_id, Buffer.alloc(2048, 0x41));
+    expect(junk.json().error.message).toBe('the uploaded bytes are not image/png: their first bytes match none of the supported types; nothing was kept');
+    expect((await t.api('GET', `/api/v1/attachments/${s.attachment_id}/content`)).json().error.code).toBe(5004);
+    expect((await firstTouch(t, { phone: newRecipient(), attachments: [s.attachment_id] })).json()).toMatchObject({ code: 5004 });
+    const png = fileBytes('image/png', 2048);
+    expect((await put(s.attachment_id, png)).statusCode).toBe(200);
+    expect((await t.api('GET', `/api/v1/attachments/${s.attachment_id}/content`)).rawPayload.equals(png)).toBe(true);
+    // A file shorter than the bytes the check reads is checked whole.
+    const tiny = await slot({ size_bytes: 10 });
+    expect((await put(tiny.attachment_id, Buffer.from('not a png!'))).json().error.code).toBe(1002);
+    expect((await put(tiny.attachment_id, fileBytes('image/png', 10))).statusCode).toBe(200);
   });
 
   it('answers reads of an expired attachment 404/5001 like a send does, uploaded or never uploaded', async () => {
@@ -234,7 +253,7 @@ describe('attachments', () => {
   });
 
   it('keeps inbound media (in_…) readable for its 30 days, then answers 5001 like uploads', async () => {
-    const image = randomBytes(700);
+    const image = fileBytes('image/png', 700);
     const line = t.demo.phone_line_ids[0]!;
     const inbound = await t.admin('POST', `/admin/v1/lines/${line}/simulate/inbound`, {
       from: '+14155550177',
@@ -265,7 +284,7 @@ describe('attachments', () => {
 
     it('uploads to its own slot, exactly as the response says to', async () => {
       const s = await slot({ size_bytes: 1024 });
-      const bytes = randomBytes(1024);
+      const bytes = fileBytes('image/png', 1024);
       const res = await putWith(s, s.required_headers.authorization, bytes);
       expect(res.statusCode, res.body).toBe(200);
       expect((await t.api('GET', `/api/v1/attachments/${s.attachment_id}/content`)).rawPayload.equals(bytes)).toBe(true);
@@ -283,20 +302,20 @@ describe('attachments', () => {
       const s = res.json();
       expect(s.required_headers.authorization).toMatch(/^Bearer bl_up_/);
       expect(s.required_headers.authorization).not.toContain(t.demo.signing_secret);
-      expect((await putWith(s, s.required_headers.authorization, randomBytes(300))).statusCode).toBe(200);
+      expect((await putWith(s, s.required_headers.authorization, fileBytes('image/png', 300))).statusCode).toBe(200);
     });
 
     it('works for no other slot, no other route, and not past the slot expiry (401/2004)', async () => {
       const a = await slot({ size_bytes: 100 });
       const b = await slot({ size_bytes: 100 });
-      const wrongSlot = await putWith(b, a.required_headers.authorization, randomBytes(100));
+      const wrongSlot = await putWith(b, a.required_headers.authorization, fileBytes('image/png', 100));
       expect(wrongSlot.statusCode).toBe(401);
       expect(wrongSlot.json().error.code).toBe(2004);
       const token = a.required_headers.authorization.slice('Bearer '.length);
       const otherRoute = await t.api('GET', `/api/v1/attachments/${a.attachment_id}`, undefined, { secret: token });
       expect(otherRoute.json().error.code).toBe(2004);
       t.clock.advance(15 * 60_000 + 1);
-      const late = await putWith(a, a.required_headers.authorization, randomBytes(100));
+      const late = await putWith(a, a.required_headers.authorization, fileBytes('image/png', 100));
       expect(late.statusCode).toBe(401);
       expect(late.json().error.code).toBe(2004);
       // Neither slot took any bytes.
@@ -306,10 +325,10 @@ describe('attachments', () => {
     it('is never written to the logs', async () => {
       const s = await slot({ size_bytes: 64 });
       const token = s.required_headers.authorization.slice('Bearer '.length);
-      await putWith(s, s.required_headers.authorization, randomBytes(10)); // a failure, logged with its request
-      await putWith(s, s.required_headers.authorization, randomBytes(64));
+      await putWith(s, s.required_headers.authorization, fileBytes('image/png', 10)); // a failure, logged with its request
+      await putWith(s, s.required_headers.authorization, fileBytes('image/png', 64));
       const other = await slot({ size_bytes: 64 });
-      await putWith(other, s.required_headers.authorization, randomBytes(64)); // 2004, logged
+      await putWith(other, s.required_headers.authorization, fileBytes('image/png', 64)); // 2004, logged
       expect(t.logs.length).toBeGreaterThan(0);
       expect(t.logs.join('')).not.toContain(token);
     });

@@ -9,7 +9,6 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { deviceLog, newRecipient, prepareSandbox } from '../support/messaging.js';
@@ -17,6 +16,7 @@ import { startS3, type TestS3 } from '../support/s3.js';
 import { projectRoot, startServerProcess } from '../support/server-process.js';
 import { makeWav16Fast, sine } from '../audio/fixtures.js';
 import { decodeCafToPcm } from '../../src/audio/index.js';
+import { fileBytes } from '../support/files.js';
 
 const MiB = 1024 * 1024;
 
@@ -68,13 +68,13 @@ describe('attachments in a bucket', () => {
       req.on('error', () => resolve());
       req.on('close', () => resolve());
       // 8 MiB: the first 5 MiB part is already in the bucket's multipart upload when the client dies.
-      req.write(randomBytes(8 * MiB), () => setTimeout(() => req.destroy(), 300));
+      req.write(fileBytes('video/mp4', 8 * MiB), () => setTimeout(() => req.destroy(), 300));
     });
     expect(await requestLogged(id), 'the cut-off upload was not answered').toBe(true);
     expect(await keysUnder(env)).toEqual([]);
     expect((await t.api('GET', `/api/v1/attachments/${id}`)).json().attachment.uploaded_at).toBeNull();
 
-    const bytes = randomBytes(size);
+    const bytes = fileBytes('video/mp4', size);
     const status = await new Promise<number>((resolve, reject) => {
       const req = uploadRequest(id, size);
       req.on('response', (res) => {
@@ -94,6 +94,20 @@ describe('attachments in a bucket', () => {
     const range = await t.api('GET', `/api/v1/attachments/${id}/content`, undefined, { headers: { range: `bytes=${6 * MiB}-${6 * MiB + 99}` } });
     expect(range.statusCode).toBe(206);
     expect(range.rawPayload.equals(bytes.subarray(6 * MiB, 6 * MiB + 100))).toBe(true);
+  });
+
+  it('refuses bytes that are not the declared type (1002) and keeps no object of them', async () => {
+    const size = 6 * MiB;
+    const id = await slot(size);
+    const before = await keysUnder(env);
+    const res = await t.request({
+      method: 'PUT', url: `/api/v1/attachments/${id}/upload`, payload: fileBytes('image/png', size),
+      headers: { authorization: `Bearer ${t.demo.signing_secret}`, 'content-type': 'video/mp4' },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toMatchObject({ code: 1002, message: 'the uploaded bytes are not video/mp4: they begin like image/png; nothing was kept' });
+    expect(await keysUnder(env)).toEqual(before);
+    expect((await t.api('GET', `/api/v1/attachments/${id}`)).json().attachment.uploaded_at).toBeNull();
   });
 });
 
@@ -137,7 +151,7 @@ describe('the service process on a bucket', () => {
     try {
       const demo = JSON.parse(fs.readFileSync(path.join(server.dataDir, 'demo.json'), 'utf8'));
       const auth = { authorization: `Bearer ${demo.signing_secret}` };
-      const bytes = randomBytes(3000);
+      const bytes = fileBytes('image/png', 3000);
       const slot = (await (await fetch(`${server.url}/api/v1/attachments`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ filename: 'a.png', content_type: 'image/png', size_bytes: bytes.length }) })).json()) as { attachment_id: string; upload_url: string; required_headers: Record<string, string> };
       const put = await fetch(slot.upload_url, { method: 'PUT', headers: slot.required_headers, body: bytes });
       expect(put.status).toBe(200);

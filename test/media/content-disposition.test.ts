@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { prepareSandbox } from '../support/messaging.js';
+import { fileBytes } from '../support/files.js';
 
 /** RFC 8187 ext-value, strictly (value-chars = pct-encoded / attr-char), as the `content-disposition` package reads it. */
 function strictFilenameStar(header: string): string | undefined {
@@ -31,7 +32,7 @@ describe('the filename of a downloaded attachment', () => {
   afterAll(async () => t.close());
 
   const download = async (filename: string) => {
-    const bytes = Buffer.from('0123456789');
+    const bytes = fileBytes('image/png', 10);
     const slot = await t.api('POST', '/api/v1/attachments', { filename, content_type: 'image/png', size_bytes: bytes.length });
     expect(slot.statusCode, slot.body).toBe(200);
     const id = slot.json().attachment_id as string;

@@ -8,7 +8,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { PassThrough, type Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fsBlobStore, type BlobStore } from '../../src/blobs/index.js';
@@ -16,6 +15,7 @@ import { testClock } from '../../src/clock.js';
 import { attachmentsService, type AttachmentsService } from '../../src/domain/media/attachments.js';
 import { DomainError } from '../../src/errors/registry.js';
 import { STORE_KINDS, createTestStore, type TestStore } from '../support/stores.js';
+import { fileBytes } from '../support/files.js';
 
 const TENANT = 'ten_race';
 
@@ -70,7 +70,7 @@ describe.each(STORE_KINDS)('racing uploads to one slot on %s', (kind) => {
       const size = 256 * 1024;
       const { attachment: slot } = await attachments.createSlot(TENANT, { filename: 'race.png', contentType: 'image/png', sizeBytes: size });
       const filesBefore = storedFiles().length;
-      const bytes = { first: randomBytes(size), second: randomBytes(size) };
+      const bytes = { first: fileBytes('image/png', size), second: fileBytes('image/png', size) };
       const before = writesStarted;
       const uploads = { first: startUpload(slot.id, size), second: startUpload(slot.id, size) };
       // Both uploads are past every check and streaming before either one finishes.

@@ -5,10 +5,10 @@
  * Node's and the SDK's clients do) is answered.
  */
 import http from 'node:http';
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { prepareSandbox } from '../support/messaging.js';
+import { fileBytes } from '../support/files.js';
 
 const BODY = 3 * 1024 * 1024; // well past what socket and stream buffers hold unread
 
@@ -52,7 +52,7 @@ describe('an upload refused before its body is read', () => {
       req.end(body);
     });
 
-  const upload = (s: { upload_url: string; required_headers: Record<string, string> }, headers: Record<string, string> = {}, body = randomBytes(BODY)) =>
+  const upload = (s: { upload_url: string; required_headers: Record<string, string> }, headers: Record<string, string> = {}, body = fileBytes('image/png', BODY)) =>
     send('PUT', new URL(s.upload_url).pathname, { ...s.required_headers, 'content-length': String(body.length), ...headers }, body);
 
   const cases: [string, () => Promise<{ s: { attachment_id: string; upload_url: string; required_headers: Record<string, string> }; headers?: Record<string, string> }>, number, number][] = [

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { startS3, type TestS3 } from '../support/s3.js';
+import { fileBytes } from '../support/files.js';
 
 describe('an upload the blob store fails', () => {
   let s3: TestS3;
@@ -33,7 +34,7 @@ describe('an upload the blob store fails', () => {
     });
 
   it('answers 3001 (500, retryable) and logs why, without the store credentials; the slot stays open for the retry', async () => {
-    const bytes = Buffer.alloc(4096, 7);
+    const bytes = fileBytes('image/png', 4096);
     const id = await slot(bytes.length);
     expect((await upload(id, bytes)).statusCode).toBe(200); // the store works
 

@@ -1,7 +1,7 @@
 /** Helpers for messaging tests: fast simulator receipts, lifted limits, first touches. */
-import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
 import type { TestApp } from './app.js';
+import { fileBytes } from './files.js';
 
 export const FIRST_TOUCH_GAP_MS = 10 * 60_000;
 
@@ -58,7 +58,7 @@ export async function eventually<T>(fn: () => Promise<T>, check: (v: T) => boole
 
 /** A small PNG attachment uploaded through the API (create the slot, PUT the bytes): its id. */
 export async function uploadedImage(t: TestApp, filename: string): Promise<string> {
-  const bytes = randomBytes(64);
+  const bytes = fileBytes('image/png');
   const slot = (await t.api('POST', '/api/v1/attachments', { filename, content_type: 'image/png', size_bytes: bytes.length })).json();
   const put = await t.request({
     method: 'PUT',

@@ -16,6 +16,7 @@ import { BlobStoreFailure, BlobTooLarge } from '../../blobs/index.js';
 import type { OutboundFile } from '../../drivers/types.js';
 import { randomHex } from '../ids.js';
 import { MAX_UPLOAD_BYTES, SUPPORTED_UPLOAD_TYPES, normalizeMimeType } from './vocabulary.js';
+import { signatureCheck } from './file-signatures.js';
 
 export const SLOT_TTL_MS = 15 * 60_000;
 export const RETENTION_MS = 30 * 86_400_000;
@@ -125,9 +126,18 @@ export function attachmentsService(deps: { store: Store; clock: Clock; blobs: Bl
         throw new DomainError(1002, `Content-Length ${length} differs from the declared size_bytes ${a.declared_size}`);
       }
       const key = attemptBlobKey(a.id);
+      // The bytes pass the declared type's signature check on their way (1002 on a mismatch,
+      // answered once the body has ended). The body's own failures (a client gone, a slow body's
+      // 408) reach the store through it.
+      const checked = signatureCheck(a.content_type);
+      body.pipe(checked);
+      body.once('error', (err) => checked.destroy(err));
+      body.once('close', () => {
+        if (!body.readableEnded) checked.destroy(new Error('the request body was cut off'));
+      });
       let stored: number;
       try {
-        stored = await blobs.put(key, body, length);
+        stored = await blobs.put(key, checked, length);
       } catch (err) {
         if (err instanceof BlobTooLarge) throw new DomainError(1002, `the body is longer than the declared ${length} bytes; nothing was kept`);
         // The HTTP layer's own refusal (a body arriving too slowly: 408) stands as it was raised.
