@@ -29,7 +29,7 @@ export const hubspotCardSend = operation({
   method: 'POST',
   path: '/crm/hubspot/card/send',
   summary: 'Send from the contact card: 1 HubSpot call; one send per contact and second',
-  description: 'Through the same pipeline as POST /api/v1/send (first-touch rules, caps, window). A second request for the same contact in the same second of X-HubSpot-Request-Timestamp answers the first one\'s result with duplicate:true. The portal is the one HubSpot appended to the query (signed); a body naming another portal is refused (2005), so a user cannot text another portal\'s contacts by editing what the card sends. Signed by HubSpot with the app\'s client secret: a missing, wrong or stale signature is 401; every other failure is HTTP 200 with ok:false. Without the HubSpot integration configured on this server: 404 2011 in the envelope (before the signature is looked at).',
+  description: 'Through the same pipeline as POST /api/v1/send (first-touch rules, caps, window). A second request for the same contact in the same second of X-HubSpot-Request-Timestamp answers the first one\'s result: a success with duplicate:true, a failure with replayed:true. The portal is the one HubSpot appended to the query (signed); a body naming another portal is refused (2005), so a user cannot text another portal\'s contacts by editing what the card sends. Signed by HubSpot with the app\'s client secret: a missing, wrong or stale signature is 401; every other failure is HTTP 200 with ok:false. Without the HubSpot integration configured on this server: 404 2011 in the envelope (before the signature is looked at).',
   tags: ['hubspot'],
   auth: 'hubspot',
   signatures: ['v3'],

@@ -49,7 +49,7 @@ const crmFailureFields = (codes: readonly ErrorCode[]) => ({
   message: Type.String(),
   retryable: Type.Boolean({ description: 'authoritative: branch on it' }),
   retry_after: Type.Optional(Type.Integer({ minimum: 0, description: 'seconds' })),
-  duplicate: Type.Optional(Type.Boolean({ description: 'a replay of a recorded failure (same card send second or callbackId)' })),
+  replayed: Type.Optional(Type.Boolean({ description: 'the recorded failure of the same card send second or callbackId, answered again (`duplicate: true` marks replayed successes only)' })),
   trace_id: Type.String(),
 });
 

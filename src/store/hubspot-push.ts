@@ -174,9 +174,9 @@ export function hubspotPushRepo(db: Kysely<DB>, dialect: Dialect) {
       await byKey(k).set({ state: 'failed', lease_until: null, last_error: error, updated_at: now }).where('state', '!=', 'pushed').execute();
     },
 
-    /** Gives a claimed reply back for a later attempt. */
-    async release(k: PushKey, error: string, now: number): Promise<void> {
-      await byKey(k).set({ lease_until: null, last_error: error, updated_at: now }).where('state', 'in', ['pending', 'created']).execute();
+    /** Gives a claimed reply back for a later attempt: at once, or once `heldUntil` has passed. */
+    async release(k: PushKey, error: string, now: number, heldUntil: number | null = null): Promise<void> {
+      await byKey(k).set({ lease_until: heldUntil, last_error: error, updated_at: now }).where('state', 'in', ['pending', 'created']).execute();
     },
 
     /** Every tenant with an active install gets a job row (due at once). */

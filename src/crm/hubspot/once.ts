@@ -31,7 +31,7 @@ const NEVER_MS = Number.MAX_SAFE_INTEGER;
 /** The record holds the domain outcome (JSON), never an answer of ours: a replay is mapped as the first time. */
 type Recorded<T> = { ok: true; result: T } | { ok: false; code: ErrorCode; message: string; details?: ErrorDetails };
 
-/** A recorded failure answered again: the CRM answer marks it `duplicate: true`; `shortName` when the record kept the answer's name. */
+/** A recorded failure answered again: the CRM answer marks it `replayed: true`; `shortName` when the record kept the answer's name. */
 export class ReplayedFailure extends DomainError {
   constructor(code: ErrorCode, message: string, details: ErrorDetails = {}, readonly shortName?: string) {
     super(code, message, details);

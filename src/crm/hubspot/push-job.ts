@@ -6,8 +6,9 @@
  * its HubSpot budget.
  *
  * Breaker (per tenant): five consecutive failed pushes (5xx, network, 403, and
- * 429s past their retry window) open it; while open, a run makes one probe
- * push; its success closes the breaker and the backlog drains in the same run.
+ * 429s past their retry window) open it; a failed push ends its portal's run, so
+ * they are five runs apart. While open, a run makes one probe push; its success
+ * closes the breaker and the backlog drains in the same run.
  * A 429 stops that portal's run and pauses the portal for HubSpot's window.
  *
  * Replies are queued when they are recorded (store/hubspot-push.ts); a run first sweeps the
@@ -59,8 +60,8 @@ export function replyPushJob(deps: { store: Store; clock: Clock; pusher: ReplyPu
     return now - LINK_SETTLE_MS;
   }
 
-  /** Records a push's outcome for the breaker; true when the run of this portal should stop. */
-  async function settle(run: RunState, c: PushCandidate, out: PushOutcome, pausedUntil: number | null): Promise<'next' | 'retry' | 'stop'> {
+  /** Records a push's outcome for the breaker; 'stop' when the run of this portal should stop. */
+  async function settle(run: RunState, c: PushCandidate, out: PushOutcome, pausedUntil: number | null): Promise<'next' | 'stop'> {
     const now = clock.now();
     switch (out.kind) {
       case 'pushed':
@@ -79,8 +80,11 @@ export function replyPushJob(deps: { store: Store; clock: Clock; pusher: ReplyPu
         return 'stop';
       }
       case 'failed':
+        // The portal's run ends here: its replies wait for the next run, the failed one first
+        // (order kept). Retried at once, one blip of HubSpot's would spend the five failures
+        // that open the breaker within a second; one failure per run spreads them over 10 minutes.
         await failed(run, c, out.error);
-        return run.open ? 'stop' : 'retry';
+        return 'stop';
     }
   }
 
@@ -97,28 +101,19 @@ export function replyPushJob(deps: { store: Store; clock: Clock; pusher: ReplyPu
   }
 
   async function pushPortal(run: RunState, portalId: string): Promise<void> {
-    let failures = 0;
     for (;;) {
       if (run.open) return;
       const pause = await portalPause(portalId);
       if (pause.blocked) return;
       const batch = await push.candidates(run.tenant.id, portalId, clock.now(), BATCH);
       if (batch.length === 0) return;
-      let retry = false;
       for (const c of batch) {
         if (run.open) return;
         const next = await settle(run, c, await pusher.push(run.tenant, c), pause.until);
         pause.until = null;
         if (next === 'stop') return;
-        if (next === 'retry') {
-          // The same reply again (order kept), until the breaker opens or this run has tried enough.
-          if (++failures >= BREAKER_THRESHOLD) return;
-          retry = true;
-          break;
-        }
-        failures = 0;
       }
-      if (!retry && batch.length < BATCH) return;
+      if (batch.length < BATCH) return;
     }
   }
 

@@ -85,23 +85,34 @@ export function replyPusher(deps: { store: Store; clock: Clock; api: HubSpotApi;
       const as: CountAs = { portalId: c.portal_id, timezone: tenant.timezone, kind: 'reply_push' };
       const props = communicationProperties(c.handle, c.parts, c.sent_at);
       let communicationId = record.communication_id ?? undefined;
+      // Whether HubSpot may hold a communication we have no answer for (a create whose answer was
+      // lost): then the next attempt looks it up first, and must wait for HubSpot's search to see it.
+      let createUnknown = !communicationId && Boolean(record.create_unknown);
       try {
-        if (!communicationId && record.create_unknown) {
+        if (createUnknown) {
           communicationId = await lookUp(c, props, as);
-          if (communicationId) await recording(store.hubspotPush.created(key, communicationId, clock.now()));
+          if (communicationId) {
+            await recording(store.hubspotPush.created(key, communicationId, clock.now()));
+            createUnknown = false;
+          }
         }
         if (!communicationId) {
           // Until the create's answer is recorded, a communication may exist.
-          if (!record.create_unknown) await store.hubspotPush.createMayHappen(key, clock.now());
+          if (!createUnknown) await store.hubspotPush.createMayHappen(key, clock.now());
+          createUnknown = true;
           try {
             communicationId = (await tokens.withToken(c.portal_id, (t) => api.createCommunication(t, props, as))).id;
           } catch (err) {
             // HubSpot said no (or we never reached it): nothing was created, no look-up needed next time.
             const refused = err instanceof TokenInvalid || (err instanceof HubSpotError && DEFINITE_REFUSALS.has(err.failure)) || !(err instanceof HubSpotError);
-            if (refused) await store.hubspotPush.createRefused(key, (err as Error).message, clock.now());
+            if (refused) {
+              await store.hubspotPush.createRefused(key, (err as Error).message, clock.now());
+              createUnknown = false;
+            }
             throw err;
           }
           await recording(store.hubspotPush.created(key, communicationId, clock.now()));
+          createUnknown = false;
         }
         await tokens.withToken(c.portal_id, (t) => api.associateCommunication(t, communicationId!, c.contact_id, as));
         await recording(store.hubspotPush.pushed(key, clock.now()));
@@ -110,7 +121,13 @@ export function replyPusher(deps: { store: Store; clock: Clock; api: HubSpotApi;
         if (err instanceof PushRecordFailed) throw err;
         const outcome = await classify(err, c, tenant.id);
         if (outcome.kind === 'given_up') await store.hubspotPush.failed(key, outcome.error, clock.now());
-        else if (outcome.kind !== 'pushed' && outcome.kind !== 'taken') await store.hubspotPush.release(key, outcome.error, clock.now());
+        else if (outcome.kind !== 'pushed' && outcome.kind !== 'taken') {
+          // A create that may have happened stays leased for a while, as after a crash: HubSpot's
+          // search lags its writes by seconds, and a look-up made sooner would miss the
+          // communication and create a second one on the contact's timeline.
+          const now = clock.now();
+          await store.hubspotPush.release(key, outcome.error, now, createUnknown ? now + PUSH_LEASE_MS : null);
+        }
         return outcome;
       }
     },

@@ -16,7 +16,8 @@ export function crmFailure(err: DomainError, traceId: string): CrmFailureBody {
     message: internal ? 'internal error; quote the trace_id to support' : err.message,
     retryable: err.retryable,
     ...(err.details.retryAfter !== undefined && { retry_after: Math.ceil(err.details.retryAfter) }),
-    ...(err instanceof ReplayedFailure && { duplicate: true }),
+    // A recorded failure answered again says so, but not as `duplicate`: that marks a success (spec).
+    ...(err instanceof ReplayedFailure && { replayed: true }),
     trace_id: traceId,
   };
 }

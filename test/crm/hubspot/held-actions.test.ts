@@ -170,7 +170,8 @@ describe.each(STORE_KINDS)('held workflow actions (%s)', (kind) => {
     await job().drain();
     expect(await texts(h, 'Morning Ada')).toHaveLength(0);
     expect(h.hs.completions.map((c) => c.outputFields)).toEqual([{ hs_execution_state: 'FAIL_CONTINUE', error: 'hold expired' }]);
-    expect((await send(h, 'cb-late', '+14155550741')).json()).toMatchObject({ ok: false, duplicate: true, error: 'hold expired', outputFields: { hs_execution_state: 'FAIL_CONTINUE' } });
+    expect((await send(h, 'cb-late', '+14155550741')).json()).toMatchObject({ ok: false, replayed: true, error: 'hold expired', outputFields: { hs_execution_state: 'FAIL_CONTINUE' } });
+    expect((await send(h, 'cb-late', '+14155550741')).json()).not.toHaveProperty('duplicate');
   });
 
   it('the portal uninstalled while held: nothing sent, nothing completed', async () => {

@@ -93,6 +93,8 @@ const hubError = (message: string, category?: string, extra: Record<string, unkn
 export async function startHubSpotStandin(opts: StandinOptions) {
   const now = opts.now ?? Date.now;
   const appId = opts.appId ?? 4242;
+  /** How long a created communication stays out of search results (HubSpot's index lags its writes); 0 unless a test sets it. */
+  let searchLagMs = 0;
   const portals = new Map<number, Portal>();
   const codes = new Map<string, Grant & { redirectUri: string; expiresAt: number; used: boolean }>();
   const refreshTokens = new Map<string, Grant>();
@@ -344,7 +346,7 @@ export async function startHubSpotStandin(opts: StandinOptions) {
       };
       const groups = input.filterGroups ?? [];
       const hits = [...portal.communications].filter(([, props]) =>
-        groups.length === 0 || groups.some((g) => (g.filters ?? []).every((f) => f.operator === 'EQ' && same(props[f.propertyName], f.value))),
+        now() - Date.parse(props.hs_createdate!) >= searchLagMs && (groups.length === 0 || groups.some((g) => (g.filters ?? []).every((f) => f.operator === 'EQ' && same(props[f.propertyName], f.value)))),
       );
       const wanted = input.properties ?? [];
       const results = hits.slice(0, input.limit ?? 10).map(([id, props]) => ({
@@ -442,6 +444,10 @@ export async function startHubSpotStandin(opts: StandinOptions) {
     /** The next authorize redirects back with `error` (the user clicked "deny"). */
     denyNextAuthorize(error = 'access_denied', description = 'The user denied access') {
       denyNext = { error, description };
+    },
+    /** Search finds a communication only this long (the clock given as `now`) after its creation, as HubSpot's index lags. */
+    setSearchLag(ms: number) {
+      searchLagMs = ms;
     },
     /** Queues a fault for the next request on `route` (optionally only for one portal); `times` copies. */
     fault(route: RouteKey, fault: Fault, opts: { portalId?: number; times?: number } = {}) {
