@@ -1,7 +1,7 @@
 /**
  * What a pushed reply looks like on the contact's timeline. HubSpot has no
- * iMessage channel: its communication channels are SMS, WHATS_APP and
- * LINKEDIN_MESSAGE, and SMS is the closest (a phone-number text message), so
+ * iMessage channel (its communication channels: SMS, WHATS_APP, LINKEDIN_MESSAGE,
+ * PHYSICAL_MAIL, CUSTOM_CHANNEL_CONVERSATION), and SMS is the closest (a phone-number text message), so
  * the body names iMessage. Media are not uploaded to HubSpot: an attachment or
  * voice note is a line saying what arrived (name, type, size or length), so the
  * rep knows to look in Blueline. The body is HTML (HubSpot renders it as rich
