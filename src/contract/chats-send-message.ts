@@ -15,7 +15,15 @@ export type SendChatMessageRequest = Static<typeof SendChatMessageRequest>;
 
 export const SendChatMessageResponse = Type.Object({
   message: Type.Object(
-    { id: Type.String(), chat_id: Type.String(), status: MessageStatus, delivered_at: Nullable(DateTime()) },
+    {
+      id: Type.String(),
+      chat_id: Type.String(),
+      status: MessageStatus,
+      delivered_at: Nullable(DateTime()),
+      part_message_ids: Type.Array(Type.String(), {
+        description: "each part's message id, in the order of parts[]: every part is a bubble of its own (grouped media one for all), so edit or react to a part's bubble by its id",
+      }),
+    },
     { description: 'the last message sent (one per text, link or media part; grouped media is one)' },
   ),
 });

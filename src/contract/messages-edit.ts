@@ -6,7 +6,7 @@ import { MAX_TEXT_LENGTH } from '../domain/messaging/vocabulary.js';
 export const EditMessageRequest = Type.Object(
   {
     new_text: Type.String({ minLength: 1, description: `${MAX_TEXT_LENGTH.toLocaleString('en-US')} characters (Unicode code points) at most (1009)` }),
-    edited_part_index: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'a text part of the message (else 1002)' })),
+    edited_part_index: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: "a text part of the message (else 1002). Every part of a chat message send is a message of its own (its text at index 0): edit another bubble of that send by its id from the answer's part_message_ids" })),
   },
   { additionalProperties: false },
 );

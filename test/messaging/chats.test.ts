@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
-import { deviceLog, newRecipient, prepareSandbox } from '../support/messaging.js';
+import { deviceLog, newRecipient, prepareSandbox, uploadedImage } from '../support/messaging.js';
 import { SIMULATOR_RECIPIENTS } from '../../src/drivers/simulator/reserved.js';
 
 describe('chats', () => {
@@ -101,7 +101,8 @@ describe('chats', () => {
     for (let i = 1; i <= 4; i++) {
       const res = await t.api('POST', `/api/v1/chats/${chat.id}/messages`, { message: { parts: [text(`m${i}`)] } });
       expect(res.statusCode).toBe(200);
-      expect(Object.keys(res.json().message).sort()).toEqual(['chat_id', 'delivered_at', 'id', 'status']);
+      expect(Object.keys(res.json().message).sort()).toEqual(['chat_id', 'delivered_at', 'id', 'part_message_ids', 'status']);
+      expect(res.json().message.part_message_ids).toEqual([res.json().message.id]);
     }
     await t.admin('POST', `/admin/v1/lines/${chat.phone_line_id}/simulate/inbound`, { from: phone, text: 'inbound reply' });
     const seen: string[] = [];
@@ -116,6 +117,37 @@ describe('chats', () => {
     } while (cursor);
     expect(seen).toEqual(['inbound reply', 'm4', 'm3', 'm2', 'm1', 'm0']);
     expect((await t.api('GET', `/api/v1/chats/${chat.id}/messages?cursor=garbage`)).json().error.code).toBe(1002);
+  });
+
+  it("names each part's message, so every bubble of a multi-part send can be edited by its own id", async () => {
+    const chat = (await createChat({ to: newRecipient(), message: { parts: [text('hi')] } })).json().chat;
+    const [a, b, c] = [await uploadedImage(t, 'a.png'), await uploadedImage(t, 'b.png'), await uploadedImage(t, 'c.png')];
+    const res = await t.api('POST', `/api/v1/chats/${chat.id}/messages`, {
+      message: { parts: [text('first'), { type: 'media', attachment_id: a }, text('second')] },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const { id, part_message_ids: ids } = res.json().message;
+    expect(ids).toHaveLength(3);
+    expect(new Set(ids).size).toBe(3);
+    expect(ids[2]).toBe(id); // the answer's id is the last bubble's
+    const edited = await t.api('POST', `/api/v1/messages/${ids[0]}/edit`, { new_text: 'first, edited' });
+    expect(edited.json()).toMatchObject({ status: 'edited', message_id: ids[0] });
+    const edits = (await deviceLog(t, chat.phone_line_id)).filter((e) => e.kind === 'edit');
+    expect(edits.at(-1)).toMatchObject({ message_id: ids[0], text: 'first, edited' });
+    const history = (await t.api('GET', `/api/v1/chats/${chat.id}/messages`)).json().messages as { id: string; parts: { value?: string }[] }[];
+    expect(history.find((m) => m.id === ids[2])!.parts[0]!.value).toBe('second');
+
+    // Grouped images are one bubble: their parts share its id.
+    const grouped = await t.api('POST', `/api/v1/chats/${chat.id}/messages`, {
+      message: { parts: [text('the two'), { type: 'media', attachment_id: b }, { type: 'media', attachment_id: c }] },
+      parallel_attachments: true,
+    });
+    expect(grouped.statusCode, grouped.body).toBe(200);
+    const g = grouped.json().message.part_message_ids;
+    expect(g).toHaveLength(3);
+    expect(g[1]).toBe(g[2]);
+    expect(g[0]).not.toBe(g[1]);
+    expect(g[2]).toBe(grouped.json().message.id);
   });
 
   it('checks chat message parts: missing fields 1003, parallel_attachments needs 2+ media, unknown chat 2002', async () => {

@@ -16,6 +16,12 @@ import { CHATS_ROUTE, groupCreations } from './group-creations.js';
 import { groupDisplayName } from './group-changes.js';
 import { decodeListCursor, encodeListCursor } from '../list-cursor.js';
 
+/** The messages a request's parts became, in order, and the message of each part (grouped media share one). */
+export interface PartsSent {
+  messages: Message[];
+  partMessageIds: string[];
+}
+
 export interface CreateChatInput {
   /** One handle (the lead's direct chat) or several (a new group). */
   to: string[];
@@ -83,9 +89,10 @@ export function chatsService(deps: MessagingDeps, lim: Limits, out: Outbound, id
     parts: PartInput[],
     prepared: Awaited<ReturnType<typeof prepareParts>>,
     opts: { parallel?: boolean; pinned?: PhoneLine; effect?: string; claim?: Claim },
-  ): Promise<Message[]> {
+  ): Promise<PartsSent> {
     const { valid, files } = prepared;
     const sent: Message[] = [];
+    const partMessageIds: string[] = [];
     let pinned = opts.pinned;
     const claim = opts.claim ?? noKey;
     // Each message answered from the one a crashed first attempt under the same key sent, if it did (idempotency.ts).
@@ -95,16 +102,22 @@ export function chatsService(deps: MessagingDeps, lim: Limits, out: Outbound, id
       sent.push(r.message);
     };
     let fileCursor = 0;
+    let grouped: Message | undefined;
     for (let i = 0; i < parts.length; i++) {
       const p = parts[i]!;
       if (p.type === 'text') await sendOne({ kind: 'text', text: p.value!, effect: sent.length === 0 ? opts.effect : undefined });
       else if (p.type === 'link' || p.type === 'rich_link') await sendOne({ kind: 'rich_link', url: valid.richLinks.find((l) => l.index === i)!.url });
       else if (p.type === 'media' && opts.parallel) {
-        if (fileCursor === 0) await sendOne({ kind: 'media', files, grouped: true });
+        if (fileCursor === 0) {
+          await sendOne({ kind: 'media', files, grouped: true });
+          grouped = sent[sent.length - 1];
+        }
         fileCursor = files.length;
       } else if (p.type === 'media') await sendOne({ kind: 'media', files: [files[fileCursor++]!], grouped: false });
+      // Each part is a bubble of its own (grouped media one for all): the part's message.
+      partMessageIds.push(p.type === 'media' && opts.parallel ? grouped!.id : sent[sent.length - 1]!.id);
     }
-    return sent;
+    return { messages: sent, partMessageIds };
   }
 
   async function createGroup(tenant: Tenant, handles: string[], req: CreateChatInput, claim: Claim, pinned?: PhoneLine): Promise<ChatOpened> {
@@ -158,7 +171,7 @@ export function chatsService(deps: MessagingDeps, lim: Limits, out: Outbound, id
           const prepared = await prepareParts(tenant, req.parts, { parallel: req.parallelAttachments, firstTouch, group: false });
           // Checked before the lead is written: a refused request leaves nothing behind.
           const { chat, lead } = existing ?? (await direct.create(tenant, handles[0]!));
-          const sent = await sendParts(tenant, chat, req.parts, prepared, { parallel: req.parallelAttachments, pinned, effect: req.effect, claim });
+          const { messages: sent } = await sendParts(tenant, chat, req.parts, prepared, { parallel: req.parallelAttachments, pinned, effect: req.effect, claim });
           const fresh = (await store.chats.getChat(tenant.id, chat.id))!;
           // A retry resuming after a crash: the chat may be this request's own.
           const created = !existing || (claim.takenOver && fresh.created_at >= claim.since);
@@ -167,8 +180,8 @@ export function chatsService(deps: MessagingDeps, lim: Limits, out: Outbound, id
       );
     },
 
-    /** Sends the parts into an existing chat; returns the messages sent, in order. */
-    async postMessage(tenant: Tenant, chatId: string, req: ChatMessageInput): Promise<Message[]> {
+    /** Sends the parts into an existing chat; returns the messages sent, in order, and each part's. */
+    async postMessage(tenant: Tenant, chatId: string, req: ChatMessageInput): Promise<PartsSent> {
       const chat = await getChat(tenant, chatId);
       if (chat.is_group && !chat.line_id) throw new DomainError(3002, 'this group has no line pinned to it');
       if (chat.is_group && chat.left_at != null) throw new DomainError(4099, 'the line has left this group; it takes no more messages', { variant: 'context' });

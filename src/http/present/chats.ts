@@ -5,13 +5,12 @@ import type { CreateChatResponse } from '../../contract/chats-create.js';
 import type { SendChatMessageResponse } from '../../contract/chats-send-message.js';
 import type { ListChatMessagesResponse } from '../../contract/chats-list-messages.js';
 import type { AddParticipantResponse } from '../../contract/chats-add-participant.js';
-import type { ChatOpened, ChatPage } from '../../domain/messaging/chats.js';
+import type { ChatOpened, ChatPage, PartsSent } from '../../domain/messaging/chats.js';
 import type { ParticipantAdded } from '../../domain/messaging/message-ops.js';
 import type { GroupChanged, ParticipantRemoved } from '../../domain/messaging/group-changes.js';
 import type { RemoveParticipantResponse } from '../../contract/chats-remove-participant.js';
 import type { UpdateChatResponse } from '../../contract/chats-update.js';
 import type { LeaveChatResponse } from '../../contract/chats-leave.js';
-import type { Message } from '../../store/index.js';
 import { messageWithReactions, publicMessage } from './messages.js';
 import type { ReactionView } from '../../domain/messaging/reactions.js';
 
@@ -32,10 +31,10 @@ export function chatView(c: Pick<ChatOpened, 'chat' | 'participants' | 'lead'>):
 
 export const chatOpenedView = (o: ChatOpened): CreateChatResponse => ({ chat: chatView(o), message: publicMessage(o.message) });
 
-/** The answer names the last message sent. */
-export function chatMessageSentView(messages: readonly Message[]): SendChatMessageResponse {
+/** The answer names the last message sent, and each part's. */
+export function chatMessageSentView({ messages, partMessageIds }: PartsSent): SendChatMessageResponse {
   const last = messages[messages.length - 1]!;
-  return { message: { id: last.id, chat_id: last.chat_id, status: last.status, delivered_at: isoOrNull(last.delivered_at) } };
+  return { message: { id: last.id, chat_id: last.chat_id, status: last.status, delivered_at: isoOrNull(last.delivered_at), part_message_ids: partMessageIds } };
 }
 
 export const chatPageView = (p: ChatPage, reactions: ReadonlyMap<string, ReactionView[]>): ListChatMessagesResponse => ({
