@@ -114,9 +114,9 @@ export function eventsService(deps: { store: Store; clock: Clock; attempt: Attem
      * event's status is then settled from its destinations; a replay that delivered restamps
      * delivered_at. Like the event, the replay succeeded when any destination answered 2xx
      * (the message names those that did not); it failed when none did, retryable unless every
-     * answer was a 4xx (the receiver's final word) or a URL the service refused to send to. A disabled subscription is no destination,
-     * named or not: it receives nothing until it is enabled (400 / 1002 when only disabled
-     * ones are left).
+     * answer was a 4xx (the receiver's final word) or a URL the service refused to send to. A
+     * disabled subscription is no destination, named or not: it receives nothing until it is
+     * enabled (400 / 1002 when only disabled ones are left).
      */
     async replay(tenant: Tenant, id: string, subscriptionId?: string): Promise<ReplayResult> {
       const event = await owned(tenant, id);

@@ -3,8 +3,8 @@
  * is claimed in the store before any work, so identical requests racing —
  * in this process or another — produce one send; every caller gets the
  * recorded outcome. Any other request under the same key (a different
- * recipient, body or voice note, or another field) is `idempotency_collision`. Only outcomes of requests that got as far as a
- * message are recorded (see isFinal).
+ * recipient, body or voice note, or another field) is `idempotency_collision`.
+ * Only outcomes of requests that got as far as a message are recorded (see isFinal).
  *
  * The record holds the domain outcome (the result, or the typed failure with its ids) as
  * JSON, never an HTTP answer: a replay returns or throws it again and the caller maps it

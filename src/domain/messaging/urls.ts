@@ -12,7 +12,7 @@ const COUNTRY_TLDS =
 
 /** Generic top-level domains seen in links people send (the full list has ~1,200, most never used). */
 const GENERIC_TLDS =
-  'com net org edu gov mil int info biz name pro mobi asia app dev page io ai link xyz online site website store shop tech blog cloud news live club top icu vip one life today world space fun art design agency digital studio media global email services solutions network systems group company center works zone click help chat social video photo team land city market host win bet health finance money bank capital ltd llc inc tours travel events church school academy training games game love care law legal consulting marketing realty house homes estate auto cars deals sale coupons gifts fashion beauty fit golf show tv';
+  'com net org edu gov mil int info biz name pro mobi asia app dev page link xyz online site website store shop tech blog cloud news live club top icu vip one life today world space fun art design agency digital studio media global email services solutions network systems group company center works zone click help chat social video photo team land city market host win bet health finance money bank capital ltd llc inc tours travel events church school academy training games game love care law legal consulting marketing realty house homes estate auto cars deals sale coupons gifts fashion beauty fit golf show';
 
 const TLD = `(?:${[...COUNTRY_TLDS.split(' '), ...GENERIC_TLDS.split(' ')].sort((a, b) => b.length - a.length).join('|')})`;
 const LABEL = '[\\p{L}\\p{N}](?:[\\p{L}\\p{N}-]{0,61}[\\p{L}\\p{N}])?';
