@@ -14,9 +14,6 @@ export interface AttemptSettings {
   brand: string;
 }
 
-/** What the service's own URL policy refuses: the same attempt a second later is refused the same way. */
-const REFUSED_URL = new Set<NetError['kind']>(['forbidden_address', 'insecure_url', 'invalid_url']);
-
 export async function attemptDelivery(event: DeliveredEvent, sub: Subscription, settings: AttemptSettings, nowBusinessMs: number): Promise<AttemptResult> {
   const live = sub.secrets.filter((s) => s.expires_at === null || s.expires_at > nowBusinessMs).map((s) => s.secret);
   const body = Buffer.from(event.payload, 'utf8');
@@ -35,7 +32,7 @@ export async function attemptDelivery(event: DeliveredEvent, sub: Subscription, 
     return { at: nowBusinessMs, status: r.status, durationMs: Math.round(r.durationMs), error: null };
   } catch (err) {
     if (err instanceof NetError) {
-      return { at: nowBusinessMs, status: null, durationMs: Math.round(err.durationMs ?? 0), error: `${err.kind}: ${err.message}`, refused: REFUSED_URL.has(err.kind) };
+      return { at: nowBusinessMs, status: null, durationMs: Math.round(err.durationMs ?? 0), error: `${err.kind}: ${err.message}`, refused: err.refusedUrl };
     }
     return { at: nowBusinessMs, status: null, durationMs: 0, error: `internal: ${(err as Error).message}` };
   }

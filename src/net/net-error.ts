@@ -30,4 +30,9 @@ export class NetError extends Error {
     super(message);
     this.name = 'NetError';
   }
+
+  /** Refused by this service's own URL policy, before any request: the same call later is refused the same way. */
+  get refusedUrl(): boolean {
+    return this.kind === 'forbidden_address' || this.kind === 'invalid_url' || this.kind === 'insecure_url';
+  }
 }

@@ -7,6 +7,7 @@
  */
 import { Transform, type TransformCallback } from 'node:stream';
 import { DomainError } from '../../errors/registry.js';
+import { sniffAudio } from '../../audio/sniff.js';
 import { SUPPORTED_UPLOAD_TYPES, type UploadType } from './vocabulary.js';
 
 /** Enough for every signature below (a PDF's `%PDF-` may follow up to 1 KiB of other bytes). */
@@ -28,10 +29,10 @@ const SIGNATURES: Record<UploadType, (head: Buffer) => boolean> = {
   'video/quicktime': (h) => isoMedia(h) || ['moov', 'mdat', 'wide', 'free', 'skip', 'pnot'].some((atom) => startsAt(h, 4, atom)),
   'audio/m4a': isoMedia,
   'audio/wav': (h) => ['RIFF', 'RIFX', 'RF64'].some((riff) => startsAt(h, 0, riff)) && startsAt(h, 8, 'WAVE'),
-  // ID3 tags, else an MPEG audio frame's sync bits with a layer (ADTS, below, has layer 0).
-  'audio/mpeg': (h) => id3(h) || (h[0] === 0xff && (h[1]! & 0xe0) === 0xe0 && (h[1]! & 0x06) !== 0),
-  // ADTS frames (sync bits, layer 0), ADIF, or ID3 tags before either.
-  'audio/aac': (h) => id3(h) || startsAt(h, 0, 'ADIF') || (h[0] === 0xff && (h[1]! & 0xf6) === 0xf0),
+  // ID3 tags, else an MPEG audio frame with a layer (the voice-note sniffer tells it from ADTS).
+  'audio/mpeg': (h) => sniffAudio(h) === 'mp3',
+  // ADTS frames, ADIF, or ID3 tags before either.
+  'audio/aac': (h) => sniffAudio(h) === 'aac' || id3(h) || startsAt(h, 0, 'ADIF'),
   'application/pdf': (h) => h.includes('%PDF-', 0, 'latin1'),
 };
 

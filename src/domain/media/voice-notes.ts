@@ -82,7 +82,7 @@ export function voiceNotesService(deps: { store: Store; clock: Clock; blobs: Blo
       return await fetchBytes({ url, timeoutMs: FETCH_TIMEOUT_MS, maxBytes: MAX_SOURCE_BYTES, allowPrivateNetworks: deps.allowPrivateNetworks });
     } catch (err) {
       if (err instanceof NetError) {
-        if (err.kind === 'forbidden_address' || err.kind === 'invalid_url' || err.kind === 'insecure_url') {
+        if (err.refusedUrl) {
           throw new DomainError(1002, `audio_url is not allowed: ${err.message}`);
         }
         throw new DomainError(3004, `audio_url could not be fetched: ${err.message}`);

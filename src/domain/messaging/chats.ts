@@ -102,20 +102,16 @@ export function chatsService(deps: MessagingDeps, lim: Limits, out: Outbound, id
       sent.push(r.message);
     };
     let fileCursor = 0;
-    let grouped: Message | undefined;
     for (let i = 0; i < parts.length; i++) {
       const p = parts[i]!;
       if (p.type === 'text') await sendOne({ kind: 'text', text: p.value!, effect: sent.length === 0 ? opts.effect : undefined });
       else if (p.type === 'link' || p.type === 'rich_link') await sendOne({ kind: 'rich_link', url: valid.richLinks.find((l) => l.index === i)!.url });
       else if (p.type === 'media' && opts.parallel) {
-        if (fileCursor === 0) {
-          await sendOne({ kind: 'media', files, grouped: true });
-          grouped = sent[sent.length - 1];
-        }
+        if (fileCursor === 0) await sendOne({ kind: 'media', files, grouped: true });
         fileCursor = files.length;
       } else if (p.type === 'media') await sendOne({ kind: 'media', files: [files[fileCursor++]!], grouped: false });
-      // Each part is a bubble of its own (grouped media one for all): the part's message.
-      partMessageIds.push(p.type === 'media' && opts.parallel ? grouped!.id : sent[sent.length - 1]!.id);
+      // The part's message: the one just sent, or for grouped images (contiguous: validateParts) their group's.
+      partMessageIds.push(sent[sent.length - 1]!.id);
     }
     return { messages: sent, partMessageIds };
   }
