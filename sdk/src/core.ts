@@ -4,7 +4,9 @@
  *   - a retry only when the API says `retryable: true`, on 429/503 with Retry-After, or when no
  *     answer arrived and repeating cannot do a thing twice (see `RetryMode`); a call that is
  *     unsafe to repeat is retried after an answer only when that answer shows nothing was done;
- *   - `retry_after` / `Retry-After` is honoured, otherwise capped jittered exponential backoff;
+ *   - `retry_after` / `Retry-After` is honoured (plus up to a quarter, so callers told the same
+ *     second spread out), otherwise capped jittered exponential backoff;
+ *   - a failure that recorded a message (its `message_id`) is never repeated: the caller checks it;
  *   - an ambiguous failure (the request may have been processed) of a non-idempotent call is
  *     never retried; /send and POST /chats carry an idempotency key, which makes them safe.
  * Runs on Node 20+ and in browsers (fetch, WebCrypto); nothing here imports node: modules.
@@ -31,7 +33,7 @@ export interface BluelineOptions {
   timeoutMs?: number;
   /** Retries after the first attempt. Default 2. */
   maxRetries?: number;
-  /** Backoff when the API gives no retry_after: base doubling per retry, capped, jittered. Defaults 500 ms / 8 s. */
+  /** Backoff when the API gives no retry_after: base doubling per retry, capped, jittered. Defaults 1 s / 8 s (the spec's 1 s, 2 s, 4 s). */
   retryBaseDelayMs?: number;
   retryMaxDelayMs?: number;
   /** A retry_after longer than this (seconds) is not waited for: the error is thrown with it. Default 60. */
@@ -107,7 +109,7 @@ export class Core {
     this.brand = (o.brand ?? 'service').toLowerCase();
     this.timeoutMs = o.timeoutMs ?? 60_000;
     this.maxRetries = Math.max(0, o.maxRetries ?? 2);
-    this.baseDelayMs = o.retryBaseDelayMs ?? 500;
+    this.baseDelayMs = o.retryBaseDelayMs ?? 1_000;
     this.maxDelayMs = o.retryMaxDelayMs ?? 8_000;
     this.maxRetryAfterSeconds = o.maxRetryAfterSeconds ?? 60;
     this.fetchImpl = o.fetch ?? globalThis.fetch.bind(globalThis);
@@ -190,9 +192,14 @@ export class Core {
       // repeated only when the answer shows nothing was done: a rate limit, or "later" with a
       // retry_after. Any other retryable failure may have acted (3002 for a message the line
       // took but never confirmed, 3001): the caller checks before sending again.
-      const repeatable = spec.retry === 'idempotent' || res.status === 429 || retryAfter !== null;
+      // A failure that recorded a message (a send the line refused, or one it may have taken) is
+      // the caller's to look at (`messages.get`) before anything is sent again: a retry would be
+      // a new attempt, and its answer would replace this one and its message id.
+      const recorded = error?.messageId != null;
+      const repeatable = !recorded && (spec.retry === 'idempotent' || res.status === 429 || retryAfter !== null);
       if (!last && retryable && repeatable && (retryAfter === null || retryAfter <= this.maxRetryAfterSeconds)) {
-        await sleep(retryAfter !== null ? retryAfter * 1000 : this.backoff(attempt), spec.signal);
+        // Callers told the same retry_after would all come back in the same second: spread by up to a quarter.
+        await sleep(retryAfter !== null ? retryAfter * 1000 * (1 + Math.random() / 4) : this.backoff(attempt), spec.signal);
         continue;
       }
       if (!error && res.status === 416) throw rangeNotSatisfiable(rangeOf(spec.headers), res.headers.get('content-range'), traceId);
@@ -200,10 +207,10 @@ export class Core {
     }
   }
 
-  /** `attempt` 0 is the first retry: base, 2×base, 4×base… capped; half fixed, half random. */
+  /** `attempt` 0 is the first retry: base, 2×base, 4×base… capped (the spec's 1 s, 2 s, 4 s), each ±25 %. */
   private backoff(attempt: number): number {
-    const cap = Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** attempt);
-    return cap / 2 + Math.random() * (cap / 2);
+    const step = Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** attempt);
+    return step * (0.75 + Math.random() / 2);
   }
 
   private async headers(spec: RequestSpec, payload: string | undefined): Promise<Record<string, string>> {

@@ -26,6 +26,12 @@ export interface StreamOptions {
   signal?: AbortSignal;
   /** Reconnects in a row without receiving a frame before giving up. Default 10. */
   maxReconnects?: number;
+  /**
+   * A connection that sends nothing, not even the server's heartbeat (every 15 s), for this long
+   * is taken for dead and opened again: a proxy or NAT can drop one without closing it. Default
+   * 45 000 ms; 0 never gives up on a silent connection.
+   */
+  idleTimeoutMs?: number;
   /** Called on each (re)connection, with the id it resumes after. */
   onConnect?: (resumeAfter: string | undefined) => void;
 }
@@ -63,7 +69,7 @@ export async function* streamEvents(core: Core, opts: StreamOptions = {}): Async
     }
     let closed = false;
     try {
-      for await (const frame of frames(res.body!)) {
+      for await (const frame of frames(res.body!, opts.idleTimeoutMs ?? 45_000)) {
         failures = 0;
         if (frame.event === 'close') {
           // Only when no event has been seen does the server's `since` matter; an id resumes exactly.
@@ -103,8 +109,26 @@ function safeJson(text: string): unknown {
   }
 }
 
+/** Nothing arrived on the stream for the idle timeout: the connection is taken for dead. */
+export class StreamIdleError extends Error {
+  constructor(ms: number) {
+    super(`the event stream sent nothing for ${ms} ms (not even a heartbeat)`);
+    this.name = 'StreamIdleError';
+  }
+}
+
+/** The next chunk, or StreamIdleError after `idleMs` without one (0: wait for ever). */
+function readWithin(reader: ReadableStreamDefaultReader<Uint8Array>, idleMs: number) {
+  if (idleMs <= 0) return reader.read();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const idle = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new StreamIdleError(idleMs)), idleMs);
+  });
+  return Promise.race([reader.read(), idle]).finally(() => clearTimeout(timer));
+}
+
 /** The event-stream format: frames end at a blank line; `retry:` is passed on as data `retry:<ms>`. */
-async function* frames(body: ReadableStream<Uint8Array>): AsyncGenerator<Frame> {
+async function* frames(body: ReadableStream<Uint8Array>, idleMs: number): AsyncGenerator<Frame> {
   const decoder = new TextDecoder();
   let buffer = '';
   let frame: Frame = { data: '' };
@@ -112,7 +136,7 @@ async function* frames(body: ReadableStream<Uint8Array>): AsyncGenerator<Frame> 
   const reader = body.getReader();
   try {
     for (;;) {
-      const { value, done } = await reader.read();
+      const { value, done } = await readWithin(reader, idleMs);
       if (done) return;
       buffer += decoder.decode(value, { stream: true });
       let nl: number;

@@ -89,4 +89,29 @@ describe('events.stream', () => {
     expect(got.map((e) => (e.payload as { text?: string }).text)).toEqual(['before the drop', 'after the drop']);
     expect(proxy.seen[1]!.headers['last-event-id']).toBe(got[0]!.id);
   });
+
+  // A proxy or NAT that drops a connection without closing it leaves the stream silent: no
+  // heartbeat ever comes again. The stream takes it for dead and resumes on a new connection.
+  it('reconnects after a connection goes silent (no heartbeat within idleTimeoutMs)', async () => {
+    const viaProxy = new Blueline({ ...svc.options, baseUrl: proxy.url });
+    proxy.seen.length = 0;
+    proxy.plan([{ stallAfterMs: 300 }], (_m, url) => url.startsWith('/api/v1/events/stream'));
+    const got: StreamEvent[] = [];
+    const controller = new AbortController();
+    const reading = (async () => {
+      for await (const e of viaProxy.events.stream({ signal: controller.signal, idleTimeoutMs: 800 })) {
+        got.push(e);
+        if (got.length === 2) break;
+      }
+    })();
+    await until('the stream', async () => proxy.seen.length >= 1);
+    await new Promise((r) => setTimeout(r, 100));
+    await svc.inbound('+14155550421', 'before the stall');
+    await until('the silent connection given up and a new one', async () => proxy.seen.length >= 2, 6_000);
+    await svc.inbound('+14155550422', 'after the stall');
+    await reading;
+    controller.abort();
+    expect(got.map((e) => (e.payload as { text?: string }).text)).toEqual(['before the stall', 'after the stall']);
+    expect(proxy.seen[1]!.headers['last-event-id']).toBe(got[0]!.id);
+  });
 });

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { Blueline, DEV_INBOX_URL } from '@blueline/sdk';
 import { FIRST_TOUCH_GAP_MS, startService, until, type Service } from './support/service.js';
 import { sineWav } from './support/audio.js';
@@ -84,7 +84,9 @@ describe('messages', () => {
 
   it('stages a voice note from a file, base64 or bytes, and sends it', async () => {
     const wav = sineWav(1);
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'bl-vn-')), 'note.wav');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bl-vn-'));
+    onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const file = path.join(dir, 'note.wav');
     fs.writeFileSync(file, wav);
     const lineId = svc.demo.phone_line_ids[0]!;
     const fromFile = await client.voiceNotes.stage({ file, mime_type: 'audio/wav', phone_line_id: lineId });

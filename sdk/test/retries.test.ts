@@ -3,7 +3,7 @@
  * whose answer was lost is retried with the same idempotency key and goes out once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Blueline, BlueLineConnectionError, LineUnavailableError, ValidationError } from '@blueline/sdk';
+import { Blueline, BlueLineConnectionError, DeliveryFailedError, LineUnavailableError, ValidationError } from '@blueline/sdk';
 import { FIRST_TOUCH_GAP_MS, startService, type Service } from './support/service.js';
 import { startFaultProxy, type FaultProxy } from './support/fault-proxy.js';
 import { freePort } from '../../test/support/ports.js';
@@ -96,6 +96,20 @@ describe('retries', () => {
     await expect(limited.lines.list()).rejects.toBeInstanceOf(LineUnavailableError);
     expect(proxy.seen).toHaveLength(3);
     proxy.plan([]);
+  });
+
+  // A retry of it is a new attempt (the server records a failed send's message and frees its
+  // key), whose answer would replace this one: the SDK once came back from three attempts on two
+  // lines with "every line at its first-touch limit", the recipient's real failure and both
+  // message ids lost.
+  it('does not repeat a send whose failure recorded a message: the error carries that message', async () => {
+    await svc.advance(FIRST_TOUCH_GAP_MS);
+    proxy.seen.length = 0;
+    const err = (await client.messages.send({ phone: '+15005550001', body: 'to nobody' }).catch((e: unknown) => e)) as DeliveryFailedError;
+    expect(err).toBeInstanceOf(DeliveryFailedError);
+    expect(err).toMatchObject({ code: 4001, retryable: true, messageId: expect.stringMatching(/^msg_/) });
+    expect(proxy.seen.filter((r) => r.url === '/api/v1/send')).toHaveLength(1);
+    expect((await client.messages.get(err.messageId!)).status).toBe('failed');
   });
 
   it('retries any call when the connection could not be made', async () => {

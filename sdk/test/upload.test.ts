@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { Blueline, ValidationError } from '@blueline/sdk';
 import { startService, type Service } from './support/service.js';
 
@@ -73,6 +73,7 @@ async function sha256Of(body: ReadableStream<Uint8Array>): Promise<string> {
 describe('attachments.upload, 20 MB', () => {
   it('streams a file from its path, and the download streams back the same bytes', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bl-up-'));
+    onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }));
     const file = path.join(dir, 'clip.mp4');
     const written = crypto.createHash('sha256');
     const out = fs.createWriteStream(file);
@@ -90,7 +91,6 @@ describe('attachments.upload, 20 MB', () => {
     const download = await client.attachments.download(id);
     expect(download.size).toBe(SIZE);
     expect(await sha256Of(download.body)).toBe(expected);
-    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it('streams a ReadableStream of a given size', async () => {

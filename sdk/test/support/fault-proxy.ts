@@ -14,6 +14,8 @@ export type Fault =
   | 'reset'
   /** Forward, send the answer's headers and part of a streamed body, then drop (SSE). */
   | { cutAfterMs: number }
+  /** Forward a streamed answer for a while, then pass nothing more and keep the connection open (a silent NAT drop). */
+  | { stallAfterMs: number }
   | { status: number; headers?: Record<string, string>; body?: string };
 
 export interface SeenRequest {
@@ -58,11 +60,17 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
         }
         res.writeHead(up.statusCode!, up.headers);
         up.pipe(res);
-        if (typeof fault === 'object') {
+        if (typeof fault === 'object' && 'cutAfterMs' in fault) {
           setTimeout(() => {
             up.destroy();
             req.socket.destroy();
           }, fault.cutAfterMs);
+        }
+        if (typeof fault === 'object' && 'stallAfterMs' in fault) {
+          setTimeout(() => {
+            up.unpipe(res);
+            up.destroy();
+          }, fault.stallAfterMs);
         }
       });
       out.on('error', () => req.socket.destroy());
