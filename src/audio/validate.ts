@@ -54,8 +54,13 @@ function tableError(msg: string): never {
   throw new AudioRejected('packet_table', msg);
 }
 
+/** Two decimals, or as many as it takes (up to 6) not to read as the limit it missed: 0.4995 s is not "0.50 s". */
 function fmtSeconds(s: number): string {
-  return s.toFixed(2);
+  for (let digits = 2; digits < 6; digits++) {
+    const shown = s.toFixed(digits);
+    if (Number(shown) !== MIN_DURATION_S && Number(shown) !== MAX_DURATION_S) return shown;
+  }
+  return s.toFixed(6);
 }
 
 export function checkDuration(seconds: number): void {

@@ -177,6 +177,12 @@ describe('rejections', () => {
     expect(err.message).toBe('voice note is 0.30 s; minimum is 0.5 s');
   });
 
+  it('just past a limit, says the duration with the digits that show it is past', async () => {
+    // 3,992 samples at 8 kHz are 0.499 s: "0.50 s; minimum is 0.5 s" read as a contradiction.
+    expect((await rejected(prepareVoiceNote(makeWav(3992, sine(440, 8000), { sampleRate: 8000 }), 'audio/wav'))).message).toBe('voice note is 0.499 s; minimum is 0.5 s');
+    expect((await rejected(prepareVoiceNote(makeWav16Fast(8000 * 300 + 40, 1, 8000), 'audio/wav'))).message).toBe('voice note is 300.005 s; maximum is 300 s');
+  });
+
   it('duration is measured from the samples present, not the size the header declares', async () => {
     // Header claims ~25 s of data; only 0.3 s is really there.
     const wav = makeWav(4800, sine(440, 16000), { sampleRate: 16000, declaredDataSize: 800_000 });

@@ -103,3 +103,41 @@ describe('parallel_attachments keeps the parts in the order asked', () => {
     ]);
   });
 });
+
+// A field of another part type (a caption as `value` on a media part, an attachment on a text
+// part) was accepted and dropped: the media went out without the caption, silently.
+describe("a part carrying another type's field", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp('sqlite');
+    await prepareSandbox(t);
+  });
+  afterAll(async () => t.close());
+
+  it('is refused (1002, naming the part and the field) and nothing is sent', async () => {
+    t.clock.advance(11 * 60_000);
+    const opened = await t.api('POST', '/api/v1/chats', { to: newRecipient(), message: { parts: [{ type: 'text', value: 'hello' }] } });
+    const chat = opened.json().chat as { id: string; phone_line_id: string };
+    const before = (await deviceLog(t, chat.phone_line_id)).length;
+    const bytes = fileBytes('image/png', 1500);
+    const slot = (await t.api('POST', '/api/v1/attachments', { filename: 'p.png', content_type: 'image/png', size_bytes: bytes.length })).json();
+    await t.request({ method: 'PUT', url: `/api/v1/attachments/${slot.attachment_id}/upload`, payload: bytes, headers: { authorization: `Bearer ${t.demo.signing_secret}`, 'content-type': 'image/png' } });
+
+    const cases: [object[], string, number | undefined][] = [
+      [[{ type: 'media', attachment_id: slot.attachment_id, value: 'caption' }], 'media part 0 takes no value: a caption is a text part of its own', 0],
+      [[{ type: 'text', value: 'see this' }, { type: 'media', attachment_id: slot.attachment_id, value: 'x' }], 'media part 1 takes no value', 1],
+      [[{ type: 'text', value: 'x', attachment_id: slot.attachment_id }], 'text part 0 takes no attachment_id', undefined],
+      [[{ type: 'rich_link', url: 'https://example.com', value: 'Example' }], 'rich_link part 0 takes no value', undefined],
+    ];
+    for (const [parts, says, index] of cases) {
+      const res = await t.api('POST', `/api/v1/chats/${chat.id}/messages`, { message: { parts } });
+      expect(res.statusCode, JSON.stringify(parts)).toBe(400);
+      expect(res.json().error).toMatchObject({ code: 1002, message: expect.stringContaining(says) });
+      expect(res.json().error.attachment_index).toBe(index);
+    }
+    expect((await deviceLog(t, chat.phone_line_id)).length).toBe(before);
+    // The same parts, each field where it belongs, go out.
+    const ok = await t.api('POST', `/api/v1/chats/${chat.id}/messages`, { message: { parts: [{ type: 'media', attachment_id: slot.attachment_id }, { type: 'text', value: 'caption' }] } });
+    expect(ok.statusCode, ok.body).toBe(200);
+  });
+});

@@ -21,6 +21,18 @@ export interface ValidParts {
   richLinks: { index: number; url: string }[];
 }
 
+/**
+ * The fields each part type takes besides `type`. A field of another type's (a caption as `value`
+ * on a media part) would be dropped silently, so it is refused like an unknown field (1002).
+ * A media part's `url` is there to be refused as a mix with attachment_id (1011).
+ */
+const PART_FIELDS: Record<PartInput['type'], readonly string[]> = {
+  text: ['value'],
+  media: ['attachment_id', 'url'],
+  link: ['url', 'value'],
+  rich_link: ['url'],
+};
+
 /** Checks shape and order rules; missing fields are 1003 on chat routes (spec rule 8). */
 export function validateParts(parts: PartInput[], opts: { firstTouch: boolean; group: boolean; parallel?: boolean }): ValidParts {
   if (parts.length === 0) throw new DomainError(1003, 'message.parts must have at least one part');
@@ -28,6 +40,11 @@ export function validateParts(parts: PartInput[], opts: { firstTouch: boolean; g
   const out: ValidParts = { texts: [], media: [], richLinks: [] };
   parts.forEach((p, index) => {
     const prev = parts[index - 1];
+    const stray = PART_FIELDS[p.type] && Object.keys(p).find((k) => k !== 'type' && !PART_FIELDS[p.type].includes(k));
+    if (stray) {
+      const hint = p.type === 'media' && stray === 'value' ? ': a caption is a text part of its own, before or after the media' : '';
+      throw new DomainError(1002, `${p.type} part ${index} takes no ${stray}${hint}`, p.type === 'media' ? { attachmentIndex: index } : {});
+    }
     if (p.type === 'text') {
       // A blank value is as missing as an empty one (this route's missing-field code is 1003).
       if (typeof p.value !== 'string' || p.value.trim() === '') throw new DomainError(1003, `text part ${index} is missing value`);
