@@ -4,7 +4,7 @@
  * the background parts (delivery worker, cross-process wake-ups) onto the
  * services of `services.ts`; the caller owns the store, clock and blobs.
  */
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type onResponseHookHandler } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import { ids } from './domain/ids.js';
@@ -116,13 +116,20 @@ function successSerializers(externalSchemas: unknown, options: unknown) {
     Number(def.httpStatus) >= 400 ? (data: unknown) => JSON.stringify(data) : compile(def);
 }
 
+/** Trust the nearest `hops` proxies (fastify takes a hop count at run time, but its types do not). */
+const hopsFromFront = (hops: number) => (_address: string, hop: number) => hop < hops;
+
 export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; services: Services }> {
   const { config, store, clock } = deps;
   // Paths as logged: without the secret segments routes mark (the BlueBubbles webhook token).
   const paths = secretPaths();
   // One line per request, or (the default) per failed request: logged by the error handler,
   // so a successful request pays nothing for it.
-  const logRequest = (req: FastifyRequest, reply: FastifyReply) =>
+  const logged = new WeakSet<FastifyRequest>();
+  const logRequest = (req: FastifyRequest, reply: FastifyReply) => {
+    // Once: a route that answers its own failures may also fail through the error handler.
+    if (logged.has(req)) return;
+    logged.add(req);
     req.log.info(
       {
         trace_id: req.id,
@@ -134,6 +141,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
       },
       'request',
     );
+  };
   // fastify's own request serializer logs `url` whole; this one is fastify's with the redacted
   // path (for fastify's request lines, were they turned on, and any `{ req }` logged).
   const serializeRequest = (req: FastifyRequest) => ({ method: req.method, url: paths.of(req), host: req.host, remoteAddress: req.ip, remotePort: req.socket?.remotePort });
@@ -147,7 +155,9 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
     childLoggerFactory: (logger) => logger,
     genReqId: () => ids.trace(),
     bodyLimit: DEFAULT_BODY_LIMIT,
-    trustProxy: false,
+    // X-Forwarded-For names the client only when it comes from a load balancer the operator named
+    // (the console's failed sign-in limit counts per client address).
+    trustProxy: typeof config.trustProxy === 'number' ? hopsFromFront(config.trustProxy) : config.trustProxy,
     // Requests that come on a kept-alive connection once shutdown has begun are refused by our
     // onRequest hook below, in the envelope with X-Trace-ID (fastify's own 503 has neither).
     return503OnClosing: false,
@@ -201,6 +211,18 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
   registerJsonBody(app);
   registerValidation(app);
   registerErrorHandling(app, { onFailure: config.logRequests === 'errors' ? logRequest : undefined, paths });
+  if (config.logRequests === 'errors') {
+    // Routes that answer some failures themselves (the BlueBubbles webhook, readiness, a replay's
+    // downstream outcome, the HubSpot routes' own error handler) log those after the answer.
+    app.addHook('onRoute', (r) => {
+      if (!r.config?.answersFailures) return;
+      const own: onResponseHookHandler = (req, reply, done) => {
+        if (reply.statusCode >= 400) logRequest(req, reply);
+        done();
+      };
+      r.onResponse = [...(r.onResponse === undefined ? [] : Array.isArray(r.onResponse) ? r.onResponse : [r.onResponse]), own];
+    });
+  }
   registerMethodNotAllowed(app);
   // Console sessions: a cookie + CSRF header is one more way to authenticate tenant and admin routes.
   const session = { sessions: consoleSessions({ store, clock, auth: services.auth, adminToken: deps.adminToken }), publicBaseUrl: config.publicBaseUrl };

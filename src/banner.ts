@@ -5,10 +5,10 @@
  */
 import type { DemoSandbox } from './domain/accounts-tenants/demo.js';
 
-export function firstStartBanner(demo: DemoSandbox, demoFile: string, toTerminal: boolean): string {
-  const secrets = toTerminal
-    ? [`  signing_secret  ${demo.signing_secret}`, `  admin_token     ${demo.admin_token}`]
-    : [`  signing_secret  (not printed: stdout is not a terminal; it is in ${demoFile})`, `  admin_token     (not printed; in the same file)`];
+/** Without `admin_token` when the operator gave ADMIN_TOKEN (main.ts does not copy it to disk). */
+export function firstStartBanner(demo: Omit<DemoSandbox, 'admin_token'> & { admin_token?: string }, demoFile: string, toTerminal: boolean): string {
+  const admin = demo.admin_token === undefined ? ['  admin_token     (ADMIN_TOKEN, as set in the environment)'] : toTerminal ? [`  admin_token     ${demo.admin_token}`] : ['  admin_token     (not printed; in the same file)'];
+  const secrets = [toTerminal ? `  signing_secret  ${demo.signing_secret}` : `  signing_secret  (not printed: stdout is not a terminal; it is in ${demoFile})`, ...admin];
   return [
     '',
     'Blueline demo sandbox created (first start, empty store):',

@@ -2,7 +2,8 @@
  * Environment → typed configuration. Fails fast with a message that names the
  * variable, so an operator sees at once what to fix.
  */
-import { isIPv6 } from 'node:net';
+import { parse as parseConnectionString } from 'pg-connection-string';
+import { isIP, isIPv6 } from 'node:net';
 import path from 'node:path';
 
 export interface Config {
@@ -20,6 +21,13 @@ export interface Config {
   deepLinkTemplate: string | undefined;
   allowPrivateNetworks: boolean;
   testClock: boolean;
+  /**
+   * Which peers' X-Forwarded-For names the client (fastify's trustProxy): the load balancers'
+   * addresses or CIDR ranges, or a hop count; false (the default) trusts no one.
+   */
+  trustProxy: false | number | string[];
+  /** On a first start with an empty store, create the demo sandbox (BLUELINE_DEMO; on by default). */
+  demoSandbox: boolean;
   /** The `service` segment of header names such as x-service-signature. */
   headerBrand: string;
   /** base64 32-byte key for secrets at rest; unset → generated key file in dataDir. */
@@ -119,6 +127,30 @@ function bool(env: Env, name: string, fallback: boolean): boolean {
   if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
   if (['0', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false;
   throw new ConfigError(`${name} must be 1/0 or true/false, got "${raw}"`);
+}
+
+/** proxy-addr's names for ranges (what fastify's trustProxy takes besides addresses and CIDRs). */
+const PROXY_RANGES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** Unset: false. A number of hops (1–16), or addresses, CIDR ranges and PROXY_RANGES, comma-separated. */
+function trustProxy(env: Env, name: string): false | number | string[] {
+  const raw = env[name]?.trim();
+  if (!raw) return false;
+  if (/^\d+$/.test(raw)) {
+    const hops = Number(raw);
+    if (hops < 1 || hops > 16) throw new ConfigError(`${name} as a hop count must be 1–16, got "${raw}"`);
+    return hops;
+  }
+  const entries = raw.split(',').map((e) => e.trim());
+  for (const e of entries) {
+    const [address, bits, extra] = e.split('/');
+    const family = isIP(address ?? '');
+    const bitsOk = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32));
+    if (!PROXY_RANGES.includes(e) && (family === 0 || !bitsOk || extra !== undefined)) {
+      throw new ConfigError(`${name} must be a hop count, or load balancer addresses or CIDR ranges (e.g. 10.0.0.0/8,192.168.1.7), comma-separated; "${e}" is neither`);
+    }
+  }
+  return entries;
 }
 
 function oneOf<T extends string>(env: Env, name: string, values: readonly T[]): T {
@@ -230,6 +262,16 @@ export function loadConfig(env: Env = process.env): Config {
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must start with postgres:// (unset it to use SQLite)');
   }
+  if (databaseUrl) {
+    // As the driver will read it; the value is never quoted back (it holds the password).
+    try {
+      parseConnectionString(databaseUrl);
+    } catch {
+      throw new ConfigError(
+        'DATABASE_URL is not a valid URL (postgres://user:password@host:5432/database): check the port, and percent-encode any of : / ? # [ ] @ % in the user name or password',
+      );
+    }
+  }
   const brand = (env.BLUELINE_HEADER_BRAND || 'service').toLowerCase();
   if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(brand)) {
     throw new ConfigError('BLUELINE_HEADER_BRAND must be lowercase letters, digits and dashes');
@@ -250,11 +292,13 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: path.resolve(env.DATA_DIR || './data'),
     databaseUrl,
     pgPipelineConnections: int(env, 'BLUELINE_PG_PIPELINE_CONNECTIONS', undefined, 0, 64),
-    adminToken: bearerToken(env, 'ADMIN_TOKEN', 1),
+    adminToken: bearerToken(env, 'ADMIN_TOKEN', 16),
     publicBaseUrl,
     deepLinkTemplate,
     allowPrivateNetworks: bool(env, 'BLUELINE_ALLOW_PRIVATE_NETWORKS', false),
     testClock: bool(env, 'BLUELINE_TEST_CLOCK', false),
+    demoSandbox: bool(env, 'BLUELINE_DEMO', true),
+    trustProxy: trustProxy(env, 'BLUELINE_TRUST_PROXY'),
     headerBrand: brand,
     masterKey: secret(env, 'BLUELINE_MASTER_KEY'),
     secretOverlapMs: int(env, 'BLUELINE_SECRET_OVERLAP_HOURS', 24, 0, 24 * 90) * 3600_000,

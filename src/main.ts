@@ -36,6 +36,10 @@ async function main() {
     sqlitePath,
     masterKey,
     onIdleConnectionError: (err) => logger.warn({ reason: err.message }, 'database closed an idle connection; it will be replaced'),
+    onListenChange: (channel, state, err) =>
+      state === 'lost'
+        ? logger.warn({ channel, reason: err?.message }, 'database LISTEN connection lost: other processes\' wake-ups wait for polling until it is back')
+        : logger.info({ channel }, 'database LISTEN connection restored'),
   }).catch((err: unknown) => {
     if (err instanceof ConfigError) loadedKey.discardIfCreated();
     throw err;
@@ -54,8 +58,11 @@ async function main() {
   const baseUrl = config.publicBaseUrl ?? address;
   logger.info({ address, store: store.database.dialect, blobs: blobStore.where, data_dir: config.dataDir, test_clock: config.testClock }, 'blueline listening');
 
-  if ((await store.accounts.count()) === 0) {
-    const demo = await createDemoSandbox(services, { baseUrl, adminToken });
+  if (config.demoSandbox && (await store.accounts.count()) === 0) {
+    const made = await createDemoSandbox(services, { baseUrl, adminToken });
+    // An ADMIN_TOKEN given in the environment came from the operator's secret store: not copied to disk.
+    const { admin_token, ...rest } = made;
+    const demo = config.adminToken ? rest : { ...rest, admin_token };
     const demoFile = path.join(config.dataDir, 'demo.json');
     fs.writeFileSync(demoFile, JSON.stringify(demo, null, 2) + '\n', { mode: 0o600 });
     // The one place a secret is printed, and only to a terminal (banner.ts).
@@ -81,6 +88,7 @@ async function main() {
       await app.close();
       await store.close();
       blobStore.close();
+      logger.info({ signal }, 'stopped');
     } finally {
       clearTimeout(force);
       await flushLogs(logger);
@@ -91,8 +99,22 @@ async function main() {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 }
 
+/**
+ * One line an operator can act on (a refused database connection, a missing bucket, a port in
+ * use), with the error's code; the stack trace only at LOG_LEVEL=debug or trace.
+ */
+function startFailure(err: unknown): string {
+  if (err instanceof ConfigError) return `configuration error: ${err.message}`;
+  if (err instanceof SqliteInUseError) return err.message;
+  if (!(err instanceof Error)) return String(err);
+  // A connection refused on every address of a host is an AggregateError with no message of its own.
+  const parts = err instanceof AggregateError && !err.message ? err.errors.map((e: unknown) => (e instanceof Error ? e.message : String(e))) : [err.message || err.name];
+  const code = (err as { code?: unknown }).code;
+  const line = `${[...new Set(parts)].join('; ')}${typeof code === 'string' && !parts.some((p) => p.includes(code)) ? ` (${code})` : ''}`;
+  return ['debug', 'trace'].includes(process.env.LOG_LEVEL ?? '') ? `${line}\n${err.stack}` : line;
+}
+
 main().catch((err) => {
-  const message = err instanceof ConfigError ? `configuration error: ${err.message}` : err instanceof SqliteInUseError ? err.message : (err as Error).stack ?? String(err);
-  process.stderr.write(`blueline failed to start: ${message}\n`);
+  process.stderr.write(`blueline failed to start: ${startFailure(err)}\n`);
   process.exit(1);
 });

@@ -45,6 +45,17 @@ describe('configuration', () => {
     for (const w of what) expect(() => loadConfig(env)).toThrow(w);
   };
 
+  it('refuses a DATABASE_URL the driver cannot read, without quoting its password', () => {
+    for (const ok of ['postgres://u:p%23w@db:5432/blueline', 'postgresql:///blueline?host=/var/run/postgresql', 'postgres://[::1]:5432/db']) {
+      expect(loadConfig({ DATABASE_URL: ok }).databaseUrl).toBe(ok);
+    }
+    for (const bad of ['postgres://u:s3cret@127.0.0.1:notaport/db', 'postgres://u:s3cret@127.0.0.1:99999/db', 'postgres://u:s3cret@[::1/db', 'postgres://u:s3#cret@db/blueline']) {
+      refused({ DATABASE_URL: bad }, /DATABASE_URL is not a valid URL/, /percent-encode/);
+      expect(() => loadConfig({ DATABASE_URL: bad })).not.toThrow(/s3#?cret/);
+    }
+    refused({ DATABASE_URL: 'mysql://db/x' }, /postgres:\/\//);
+  });
+
   it('takes a base URL only as http(s)://host[:port][/prefix], without query, fragment or credentials', () => {
     expect(loadConfig({ PUBLIC_BASE_URL: 'https://api.example.com:8443/blueline/' }).publicBaseUrl).toBe('https://api.example.com:8443/blueline');
     expect(loadConfig({ PUBLIC_BASE_URL: 'http://10.0.0.5:8787' }).publicBaseUrl).toBe('http://10.0.0.5:8787');
@@ -67,7 +78,7 @@ describe('configuration', () => {
   it('drops whitespace around tokens and secrets (a secret file\'s newline), and refuses blank ones', () => {
     const metrics = 'a-long-enough-token-123';
     expect(loadConfig({ METRICS_TOKEN: `${metrics}\n` }).metricsToken).toBe(metrics);
-    expect(loadConfig({ ADMIN_TOKEN: `  admin-token-0123\r\n` }).adminToken).toBe('admin-token-0123');
+    expect(loadConfig({ ADMIN_TOKEN: `  admin-token-0123456\r\n` }).adminToken).toBe('admin-token-0123456');
     const key = 'q6Kx0bYbM5wEt0yqJv0bX3mXc1hN7tJw1m3i9p2fV0s=';
     expect(loadConfig({ BLUELINE_MASTER_KEY: `${key}\n` }).masterKey).toBe(key);
     expect(loadConfig({ DATABASE_URL: 'postgres://u:p@db/blueline\n' }).databaseUrl).toBe('postgres://u:p@db/blueline');
@@ -83,7 +94,9 @@ describe('configuration', () => {
     // Still at least 16 characters once trimmed; a bearer token has no whitespace inside.
     refused({ METRICS_TOKEN: ' short-token-123 \n' }, /METRICS_TOKEN/, /16/);
     refused({ METRICS_TOKEN: 'a-long-enough token-123' }, /METRICS_TOKEN/, /whitespace/);
-    refused({ ADMIN_TOKEN: 'admin\ttoken' }, /ADMIN_TOKEN/);
+    refused({ ADMIN_TOKEN: 'admin\ttoken-0123456789' }, /ADMIN_TOKEN/);
+    // The token that controls every tenant is no shorter than the one that reads the metrics.
+    refused({ ADMIN_TOKEN: 'admin-token-012' }, /ADMIN_TOKEN/, /16/);
   });
 
   it('takes numbers as plain decimal digits only, naming the variable and the bad value', () => {

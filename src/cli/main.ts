@@ -11,7 +11,10 @@ import { backupNote, backupSqlite } from './backup.js';
 const USAGE = `usage: blueline <command> [options]
 
   accounts list
+  accounts get ID
   accounts create --name NAME [--multi-tenant] [--unverified]
+  accounts update ID [--name NAME] [--multi-tenant | --single-tenant]
+                     [--verified | --unverified]
   accounts rotate-secret ID [--overlap-hours H]
   tenants list
   tenants get SLUG
@@ -72,9 +75,15 @@ function tenantSettings(flags: Flags): Record<string, unknown> {
     const [perSecond, burst] = rate.split('/');
     body.rate_limit = { per_second: Number(perSecond), burst: Number(burst ?? perSecond) };
   }
-  if (flags.suspend) body.status = 'suspended';
-  if (flags.activate) body.status = 'active';
+  const status = either(flags, 'suspend', 'activate');
+  if (status !== undefined) body.status = status ? 'suspended' : 'active';
   return body;
+}
+
+/** Two flags that say opposite things: true for the first, false for the second, undefined for neither. */
+function either(flags: Flags, yes: string, no: string): boolean | undefined {
+  if (flags[yes] && flags[no]) throw new Error(`--${yes} and --${no} contradict each other; give one`);
+  return flags[yes] ? true : flags[no] ? false : undefined;
 }
 
 function adminToken(): string {
@@ -98,6 +107,17 @@ export function route(positional: string[], flags: Flags): [string, string, unkn
   };
   switch (`${group} ${action}`) {
     case 'accounts list': return ['GET', '/admin/v1/accounts'];
+    case 'accounts get': return ['GET', `/admin/v1/accounts/${encodeURIComponent(need(arg, 'account id'))}`];
+    case 'accounts update': {
+      const body: Record<string, unknown> = {};
+      const name = str(flags, 'name');
+      if (name) body.name = name;
+      const multi = either(flags, 'multi-tenant', 'single-tenant');
+      if (multi !== undefined) body.multi_tenant = multi;
+      const verified = either(flags, 'verified', 'unverified');
+      if (verified !== undefined) body.email_verified = verified;
+      return ['PATCH', `/admin/v1/accounts/${encodeURIComponent(need(arg, 'account id'))}`, body];
+    }
     case 'accounts create':
       return ['POST', '/admin/v1/accounts', { name: need(str(flags, 'name'), '--name'), multi_tenant: !!flags['multi-tenant'], email_verified: !flags.unverified }];
     case 'accounts rotate-secret': {
@@ -121,8 +141,8 @@ export function route(positional: string[], flags: Flags): [string, string, unkn
     }
     case 'lines update': {
       const body: Record<string, unknown> = {};
-      if (flags.active) body.is_active = true;
-      if (flags.inactive) body.is_active = false;
+      const active = either(flags, 'active', 'inactive');
+      if (active !== undefined) body.is_active = active;
       const config = str(flags, 'config');
       if (config) body.driver_config = JSON.parse(config);
       const tenant = str(flags, 'tenant');
@@ -154,11 +174,25 @@ async function main(argv: string[]): Promise<number> {
   }
   const [method, urlPath, body] = route(positional, flags);
   const base = (process.env.BLUELINE_URL || 'http://127.0.0.1:8787').replace(/\/+$/, '');
+  if (!URL.canParse(base) || !/^https?:$/.test(new URL(base).protocol)) {
+    process.stderr.write('blueline: BLUELINE_URL must be the service\'s http(s) URL, e.g. http://127.0.0.1:8787\n');
+    return 1;
+  }
+  if (new URL(base).username || new URL(base).password) {
+    // Never quoted back: it holds a password.
+    process.stderr.write('blueline: BLUELINE_URL must not contain a user name or password (the admin token is the credential)\n');
+    return 1;
+  }
   const res = await fetch(base + urlPath, {
     method,
     headers: { authorization: `Bearer ${adminToken()}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
     ...(body !== undefined && { body: JSON.stringify(body) }),
+  }).catch((err: Error & { cause?: { code?: string; message?: string } }) => {
+    // Not a usage mistake: where it tried and why it failed (fetch's own message is "fetch failed").
+    process.stderr.write(`blueline: could not reach the service at ${base}: ${err.cause?.code ?? err.cause?.message ?? err.message}\n`);
+    return undefined;
   });
+  if (!res) return 1;
   const text = await res.text();
   let out = text;
   try {

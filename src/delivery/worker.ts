@@ -10,10 +10,10 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import type { Store } from '../store/index.js';
+import type { Store, Subscription } from '../store/index.js';
 import type { ClaimedDelivery, JobNext } from '../store/deliveries.js';
 import type { EventBus } from '../domain/events/bus.js';
-import { attemptRow, isRetryable, isSuccess, recordAttempt, refreshEventStatus } from '../domain/events/attempts.js';
+import { attemptRow, isRetryable, isSuccess, recordAttempt, refreshEventStatus, type AttemptResult } from '../domain/events/attempts.js';
 import { attemptDelivery, type AttemptSettings } from './attempt.js';
 import { noObserver, type ServiceObserver } from '../metrics/observer.js';
 import { claimLoop, workerName } from '../jobs/claim-loop.js';
@@ -42,6 +42,18 @@ export function deliveryWorker(deps: { store: Store; clock: Clock; bus: EventBus
   function backoff(attempt: number): number {
     const base = settings.backoffMs[Math.min(attempt - 1, settings.backoffMs.length - 1)] ?? 1000;
     return Math.round(base * (0.8 + Math.random() * 0.4));
+  }
+
+  /**
+   * A receiver failing is the tenant's to fix, but an operator asked why events stay pending
+   * needs to see it: one line per failed attempt, naming the receiver by host only (a webhook
+   * URL's path or query may carry a token).
+   */
+  function logFailedAttempt(eventId: string, sub: Subscription, attempt: number, result: AttemptResult, outcome: 'retry' | 'failed') {
+    deps.logger?.[outcome === 'retry' ? 'info' : 'warn'](
+      { event_id: eventId, subscription_id: sub.id, tenant_id: sub.tenant_id, receiver: hostOf(sub.url), attempt, status: result.status, reason: result.error ?? undefined },
+      outcome === 'retry' ? 'webhook attempt failed; it will be retried' : 'webhook delivery failed; the event can be replayed',
+    );
   }
 
   async function deliver({ job, target }: ClaimedDelivery): Promise<void> {
@@ -82,6 +94,7 @@ export function deliveryWorker(deps: { store: Store; clock: Clock; bus: EventBus
     else if (isRetryable(result) && attempts < MAX_ATTEMPTS) [next, outcome] = [{ state: 'pending', attempts, next_attempt_at: Date.now() + backoff(attempts), url }, 'retry'];
     // The attempt happened whoever holds the job now: it counts.
     observer.webhookAttempt(outcome, result.status, result.durationMs);
+    if (outcome !== 'delivered') logFailedAttempt(event.event_id, sub, attempts, result, outcome);
     // From the event's recording (the job's creation) to the receiver's 2xx, on the service's clock.
     if (outcome === 'delivered') observer.webhookDelivered(clock.now() - job.created_at);
     // The attempt's record, the job's release and the event's status (store/deliveries.ts).
@@ -118,3 +131,11 @@ export function deliveryWorker(deps: { store: Store; clock: Clock; bus: EventBus
 }
 
 export type DeliveryWorker = ReturnType<typeof deliveryWorker>;
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return '(not a URL)';
+  }
+}

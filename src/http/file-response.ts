@@ -61,20 +61,43 @@ export function contentDisposition(filename: string | null): string {
   return `attachment; filename="${ascii}"; filename*=UTF-8''${exact}`;
 }
 
-/** Streams the file, or the part `Range` asks for. */
+/**
+ * Streams the file, or the part `Range` asks for. The stored bytes are opened before any header
+ * is set: a file gone from the disk or a bucket out of reach is then the standard 500 envelope
+ * (and logged with its request), not a body-less answer already named `attachment; filename=…`.
+ */
 export async function streamFile(reply: FastifyReply, file: FileToSend, rangeHeader: string | undefined) {
-  reply.header('Accept-Ranges', 'bytes').header('Content-Type', file.contentType).headers(CONTAINED);
-  reply.header('Content-Disposition', contentDisposition(file.filename));
   const range = rangeHeader ? parseRange(rangeHeader, file.size) : 'ignore';
+  const headers = () => reply.header('Accept-Ranges', 'bytes').header('Content-Type', file.contentType).headers(CONTAINED).header('Content-Disposition', contentDisposition(file.filename));
   if (range === undefined) {
-    return reply.status(416).header('Content-Range', `bytes */${file.size}`).send();
+    // No body, so no Content-Type or Content-Disposition: nothing is sent as the file.
+    return reply.header('Accept-Ranges', 'bytes').headers(CONTAINED).status(416).header('Content-Range', `bytes */${file.size}`).send();
   }
   if (range === 'ignore') {
-    return reply.status(200).header('Content-Length', String(file.size)).send(file.open());
+    const body = await readable(file.open());
+    return headers().status(200).header('Content-Length', String(file.size)).send(body);
   }
-  return reply
+  const body = await readable(file.open(range));
+  return headers()
     .status(206)
     .header('Content-Range', `bytes ${range.start}-${range.end}/${file.size}`)
     .header('Content-Length', String(range.end - range.start + 1))
-    .send(file.open(range));
+    .send(body);
+}
+
+/** The stream once its source answered (its first bytes, or its end), or the error it failed with. */
+function readable(stream: Readable): Promise<Readable> {
+  return new Promise((resolve, reject) => {
+    const ready = () => {
+      stream.off('error', failed);
+      resolve(stream);
+    };
+    const failed = (err: Error) => {
+      stream.off('readable', ready);
+      stream.destroy();
+      reject(err);
+    };
+    stream.once('readable', ready);
+    stream.once('error', failed);
+  });
 }

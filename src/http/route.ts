@@ -23,6 +23,8 @@ export interface RouteExtras {
   preHandler?: preHandlerHookHandler;
   /** Runs after authentication, before validation (e.g. lowercasing a case-insensitive enum). */
   preValidation?: preValidationHookHandler;
+  /** Answers some failures itself rather than through the error handler (so the default request log logs them after the answer). */
+  answersFailures?: boolean;
   /** Content types this route parses itself (the upload's raw bytes). */
   onRequest?: RouteOptions['onRequest'];
 }
@@ -56,6 +58,8 @@ export function route<O extends OperationSpec>(app: TypedApp, op: O, handler: Op
       missingFieldCode: op.missingFieldCode ?? 1001,
       secretParams: extras.secretParams,
       minBodyRate: extras.minBodyRate,
+      // The HubSpot routes' failures come from their context's own error handler.
+      answersFailures: extras.answersFailures || op.errorShape === 'crm' || op.errorShape === 'crm-workflow',
     },
     ...(extras.bodyLimit !== undefined && { bodyLimit: extras.bodyLimit }),
     ...(extras.preHandler && { preHandler: extras.preHandler }),

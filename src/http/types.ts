@@ -25,6 +25,8 @@ declare module 'fastify' {
      * `[redacted]`, so a log line never carries them (http/log-paths.ts).
      */
     secretParams?: string[];
+    /** The handler (or its context's error handler) answers some failures itself: logged after the answer in the default request log. */
+    answersFailures?: boolean;
     /** Large bodies: a minimum transfer rate instead of the JSON routes' whole-body timeout (http/slow-body.ts). */
     minBodyRate?: boolean;
   }

@@ -40,6 +40,10 @@ export interface OpenOptions {
   databaseUrl?: string;
   /** Told when PostgreSQL ends an idle pooled or a pipelined connection (logged by main; it is replaced). */
   onIdleConnectionError?: (err: Error) => void;
+  /** Told when a LISTEN connection is lost (with the reason) and when it is back (logged by main). */
+  onListenChange?: (channel: string, state: 'lost' | 'restored', err?: Error) => void;
+  /** Waits before each try to open a lost LISTEN connection again; the last repeats. Default LISTEN_RETRY_MS. */
+  listenRetryMs?: readonly number[];
   /** PostgreSQL: connections for pipelined prepared statements (pg-pipeline.ts); 0 sends them through the pool. Default: pipelineConnectionsFor(the server's synchronous_commit). */
   pgPipelineConnections?: number;
   /** SQLite file; ':memory:' for throwaway stores */
@@ -48,6 +52,8 @@ export interface OpenOptions {
 
 /** Connection settings for every PostgreSQL connection the store opens (pool and pipeline). */
 export const PG_CONNECTION_LIMITS = { connectionTimeoutMillis: 10_000, keepAlive: true } as const;
+/** A lost LISTEN connection is tried again after 1 s, then less often, every 30 s at most. */
+export const LISTEN_RETRY_MS = [1_000, 2_000, 5_000, 10_000, 30_000] as const;
 
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
   let db: Kysely<DB>;
@@ -73,7 +79,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
       nameStatements(client);
     });
     db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-    notifier = pgNotifier(opts.databaseUrl, pool);
+    notifier = pgNotifier(opts.databaseUrl, pool, opts);
     // Prepared queries outside a transaction share a few pipelined connections (pg-pipeline.ts says why).
     const connections = opts.pgPipelineConnections ?? pipelineConnectionsFor(await synchronousCommit(pool));
     if (connections > 0) {
@@ -171,7 +177,7 @@ function nameStatements(client: pg.ClientBase): void {
  * and one wake-up per tenant and turn says as much (PostgreSQL folds duplicates within a
  * transaction the same way).
  */
-function pgNotifier(url: string, pool: pg.Pool): Notifier {
+function pgNotifier(url: string, pool: pg.Pool, opts: Pick<OpenOptions, 'onListenChange' | 'listenRetryMs'>): Notifier {
   let pending: Map<string, { channel: string; payload: string }> | undefined;
   let sent: Promise<void> | undefined;
   const flush = async (batch: Map<string, { channel: string; payload: string }>) => {
@@ -193,22 +199,54 @@ function pgNotifier(url: string, pool: pg.Pool): Notifier {
     async listen(channel, fn) {
       let client: pg.Client | undefined;
       let closed = false;
-      const connect = async (): Promise<void> => {
-        if (closed) return;
-        const c = new pg.Client({ connectionString: url });
+      let failures = 0;
+      let retry: NodeJS.Timeout | undefined;
+      const open = async (): Promise<pg.Client> => {
+        const c = new pg.Client({ connectionString: url, ...PG_CONNECTION_LIMITS });
         c.on('notification', (m) => m.channel === channel && fn(m.payload ?? ''));
-        c.on('error', () => {
-          // Lost connection: polling covers the gap; reconnect shortly.
+        c.on('error', (err) => {
+          if (client !== c) return;
+          // Lost connection: polling covers the gap while it is opened again.
           client = undefined;
-          setTimeout(() => void connect().catch(() => {}), 1_000).unref();
+          c.end().catch(() => {});
+          opts.onListenChange?.(channel, 'lost', err);
+          reconnectLater();
         });
-        await c.connect();
-        await c.query(`listen ${pg.escapeIdentifier(channel)}`);
-        client = c;
+        try {
+          await c.connect();
+          await c.query(`listen ${pg.escapeIdentifier(channel)}`);
+          return c;
+        } catch (err) {
+          await c.end().catch(() => {});
+          throw err;
+        }
       };
-      await connect();
+      // Until it is back, however long the database is away: one try failing must not end it.
+      const reconnectLater = () => {
+        if (closed) return;
+        const delays = opts.listenRetryMs ?? LISTEN_RETRY_MS;
+        const delay = delays[Math.min(failures, delays.length - 1)]!;
+        retry = setTimeout(() => {
+          retry = undefined;
+          open().then(
+            (c) => {
+              if (closed) return void c.end().catch(() => {});
+              client = c;
+              failures = 0;
+              opts.onListenChange?.(channel, 'restored');
+            },
+            () => {
+              failures++;
+              reconnectLater();
+            },
+          );
+        }, delay);
+        retry.unref();
+      };
+      client = await open();
       return async () => {
         closed = true;
+        clearTimeout(retry);
         await client?.end().catch(() => {});
       };
     },

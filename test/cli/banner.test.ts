@@ -17,4 +17,11 @@ describe('the first-start banner', () => {
     expect(text).toContain('/srv/data/demo.json');
     expect(text).toContain('ln_a, ln_b');
   });
+
+  it('says the admin token is the environment\'s when the operator gave ADMIN_TOKEN', () => {
+    const { admin_token: _, ...withoutToken } = demo;
+    for (const toTerminal of [true, false]) {
+      expect(firstStartBanner(withoutToken as never, '/srv/data/demo.json', toTerminal)).toContain('admin_token     (ADMIN_TOKEN, as set in the environment)');
+    }
+  });
 });

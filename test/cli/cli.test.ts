@@ -52,6 +52,12 @@ describe('blueline CLI', () => {
     const created = JSON.parse(account.stdout);
     expect(created.signing_secret).toEqual(expect.any(String));
     expect(created.account).toMatchObject({ name: 'Acme CLI', multi_tenant: true });
+    // An account made unverified is verified later from the CLI too.
+    const unverified = JSON.parse((await cli(['accounts', 'create', '--name', 'Later Co', '--unverified'])).stdout).account;
+    expect(unverified.email_verified).toBe(false);
+    const verified = await cli(['accounts', 'update', unverified.id, '--verified', '--name', 'Later Co Ltd']);
+    expect(verified.code, verified.stderr).toBe(0);
+    expect(JSON.parse((await cli(['accounts', 'get', unverified.id])).stdout).account).toMatchObject({ name: 'Later Co Ltd', email_verified: true });
 
     const tenant = await cli([
       'tenants', 'create', '--account', created.account.id, '--slug', 'acme-cli', '--timezone', 'America/New_York',
@@ -83,6 +89,22 @@ describe('blueline CLI', () => {
     expect(denied.code).toBe(1);
     expect(JSON.parse(denied.stderr).error.code).toBe(2004);
     expect(denied.stdout).toBe('');
+
+    // Flags that contradict each other are a usage mistake, not a silent choice of one.
+    const both = await cli(['tenants', 'update', 'demo', '--suspend', '--activate']);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('--suspend and --activate contradict each other');
+
+    // An unreachable service: where it tried and why, not the usage.
+    const { freePort } = await import('../support/ports.js');
+    const down = await cli(['tenants', 'list'], { BLUELINE_URL: `http://127.0.0.1:${await freePort()}/` });
+    expect(down.code).toBe(1);
+    expect(down.stderr).toMatch(/^blueline: could not reach the service at http:\/\/127\.0\.0\.1:\d+: ECONNREFUSED\n$/);
+    // A password in BLUELINE_URL is refused without being quoted back.
+    const withPassword = await cli(['tenants', 'list'], { BLUELINE_URL: url.replace('http://', 'http://ops:hunter2@') });
+    expect(withPassword.code).toBe(1);
+    expect(withPassword.stderr).toContain('BLUELINE_URL must not contain a user name or password');
+    expect(withPassword.stderr).not.toContain('hunter2');
 
     const unknown = await cli(['tenants', 'explode']);
     expect(unknown.code).toBe(2);

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { makeWav, speechLike } from '../audio/fixtures.js';
@@ -258,7 +258,9 @@ describe('voice notes as Ogg Opus', () => {
       expect(oggCrc(page)).toBe(crc);
       at += size;
     }
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ogg-')), 'note.ogg');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ogg-'));
+    onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const file = path.join(dir, 'note.ogg');
     fs.writeFileSync(file, ogg);
     const probed = JSON.parse(execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'stream=codec_name,sample_rate,channels:format=duration', '-of', 'json', file]).toString());
     expect(probed.streams[0]).toMatchObject({ codec_name: 'opus', channels: 1 });

@@ -203,6 +203,10 @@ describe.each(STORE_KINDS)('inbound → event log → signed webhook on %s', (ki
     rx.script([400]);
     await inbound({ from: '+14155550177', text: 'replay me' });
     const failed = await eventually(lastEvent, (e) => e.delivery.status === 'failed');
+    // The operator's log says which event failed where: the receiver by host, never its path.
+    const logged = t.logs.map((l) => JSON.parse(l)).find((l) => l.msg?.startsWith('webhook delivery failed') && l.event_id === failed.event_id);
+    expect(logged).toMatchObject({ subscription_id: sub.id, receiver: new URL(rx.url).host, attempt: 1, status: 400 });
+    expect(JSON.stringify(logged)).not.toContain('/hooks');
     const before = rx.received.length;
     const replay = await t.api('POST', `/api/v1/events/${failed.id}/replay`, undefined, { tenant: 'demo' });
     expect(replay.statusCode).toBe(200);

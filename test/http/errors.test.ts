@@ -283,6 +283,27 @@ describe('request log lines', () => {
     }
   });
 
+  // These answer some failures themselves, not through the error handler: a wrong BlueBubbles
+  // webhook token (a misconfigured Mac, or someone probing tokens) and a HubSpot request whose
+  // signature fails were not logged at all by default.
+  it('by default also logs the failures routes answer themselves, once each', async () => {
+    const t = await startTestApp('sqlite', { BLUELINE_LOG_REQUESTS: 'errors', HUBSPOT_CLIENT_ID: 'client-id', HUBSPOT_CLIENT_SECRET: 'client-secret-for-tests' });
+    try {
+      const json = { 'content-type': 'application/json' };
+      const wrongToken = await t.request({ method: 'POST', url: `/hooks/bluebubbles/line_x/${'a'.repeat(43)}`, payload: '{}', headers: json });
+      const unsigned = await t.request({ method: 'GET', url: '/crm/hubspot/card?portalId=1&associatedObjectId=2&associatedObjectType=CONTACT' });
+      const badJson = await t.request({ method: 'POST', url: `/hooks/bluebubbles/line_x/${webhookTokenFor(HOOK_SECRET, 'line_x')}`, payload: '{"type": ', headers: json });
+      expect([wrongToken.statusCode, unsigned.statusCode, badJson.statusCode]).toEqual([401, 401, 400]);
+      expect(requestLines(t).map((l) => [l.status, l.path, l.trace_id])).toEqual([
+        [401, '/hooks/bluebubbles/line_x/[redacted]', wrongToken.headers['x-trace-id']],
+        [401, '/crm/hubspot/card', unsigned.headers['x-trace-id']],
+        [400, '/hooks/bluebubbles/line_x/[redacted]', badJson.headers['x-trace-id']],
+      ]);
+    } finally {
+      await t.close();
+    }
+  });
+
   it.each(['errors', 'all'])('never logs the BlueBubbles webhook token (BLUELINE_LOG_REQUESTS=%s)', async (mode) => {
     const t = await startTestApp('sqlite', { BLUELINE_LOG_REQUESTS: mode });
     try {

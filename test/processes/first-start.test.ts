@@ -70,8 +70,27 @@ describe('the demo sandbox when several processes start at once on an empty Post
       expect(files.length).toBeGreaterThan(0);
       const demos = files.map((f) => JSON.parse(fs.readFileSync(f, 'utf8')) as { signing_secret: string; phone_line_ids: string[] });
       for (const d of demos) expect({ ...d, base_url: undefined }).toEqual({ ...demos[0], base_url: undefined });
+      // The operator's ADMIN_TOKEN (from their secret store) is not copied to disk.
+      for (const f of files) expect(fs.readFileSync(f, 'utf8')).not.toContain(env.ADMIN_TOKEN);
+      for (const d of demos) expect(d).not.toHaveProperty('admin_token');
     } finally {
       for (const s of servers) s.cleanup();
+      await db.drop();
+    }
+  });
+
+  it('with BLUELINE_DEMO=0, a first start makes no demo sandbox', { timeout: SERVICE_TEST_MS }, async () => {
+    const db = await createPgDatabase();
+    const env = { DATABASE_URL: db.url, BLUELINE_MASTER_KEY: randomBytes(32).toString('base64'), ADMIN_TOKEN: 'first-start-admin-token-0123456789', BLUELINE_DEMO: '0' };
+    const server = await startServerProcess({ env, prefix: 'blueline-no-demo-' });
+    try {
+      const admin = { authorization: `Bearer ${env.ADMIN_TOKEN}` };
+      const accounts = (await (await fetch(`${server.url}/admin/v1/accounts`, { headers: admin })).json()) as { accounts: unknown[] };
+      const tenants = (await (await fetch(`${server.url}/admin/v1/tenants`, { headers: admin })).json()) as { tenants: unknown[] };
+      expect([accounts.accounts, tenants.tenants]).toEqual([[], []]);
+      expect(fs.existsSync(path.join(server.dataDir, 'demo.json'))).toBe(false);
+    } finally {
+      server.cleanup();
       await db.drop();
     }
   });

@@ -9,5 +9,5 @@ export function replayEventRoute(app: TypedApp, deps: { eventLog: EventsService 
   route(app, replayEvent, async (req, reply) => {
     const { status, body } = replayView(await deps.eventLog.replay(principalOf(req).tenant, req.params.id, req.query.subscription_id), req.id);
     return reply.status(status).send(body);
-  });
+  }, { answersFailures: true });
 }

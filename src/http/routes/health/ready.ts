@@ -35,5 +35,5 @@ export function healthReadyRoute(app: TypedApp, deps: { store: Store; isStarted:
     } catch {
       return reply.status(503).send({ ok: false, store, error: 'store unreachable' });
     }
-  });
+  }, { answersFailures: true });
 }

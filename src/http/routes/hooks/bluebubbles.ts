@@ -41,6 +41,6 @@ export function bluebubblesWebhookRoute(app: TypedApp, deps: BlueBubblesRouteDep
       return reply.status(200).send({ ok: true });
     },
     // The token is a credential: logs show the path with it redacted.
-    { secretParams: ['token'] },
+    { secretParams: ['token'], answersFailures: true },
   );
 }
