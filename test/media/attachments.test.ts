@@ -275,6 +275,23 @@ describe('attachments', () => {
     }
   });
 
+  it('reports an inbound media type as the API reports types: lower case, no parameters; not a type at all → application/octet-stream', async () => {
+    const line = t.demo.phone_line_ids[0]!;
+    const typeOf = async (mime_type: string) => {
+      await t.admin('POST', `/admin/v1/lines/${line}/simulate/inbound`, {
+        from: '+14155550178',
+        parts: [{ type: 'media', filename: 'in.bin', mime_type, content_base64: fileBytes('image/jpeg', 300).toString('base64') }],
+      });
+      const event = (await t.api('GET', '/api/v1/events?limit=1', undefined, { tenant: 'demo' })).json().events[0];
+      const part = event.payload.data.message.parts[0];
+      const meta = (await t.api('GET', `/api/v1/attachments/${part.attachment_id}`)).json().attachment;
+      const content = await t.api('GET', `/api/v1/attachments/${part.attachment_id}/content`);
+      return [part.mime_type, meta.content_type, content.headers['content-type']];
+    };
+    expect(await typeOf('Image/JPEG; charset=binary')).toEqual(['image/jpeg', 'image/jpeg', 'image/jpeg']);
+    expect(await typeOf('NOT A MIME')).toEqual(['application/octet-stream', 'application/octet-stream', 'application/octet-stream']);
+  });
+
   describe('the upload token in required_headers', () => {
     const putWith = (s: { upload_url: string; attachment_id: string }, authorization: string, bytes: Buffer) =>
       t.request({

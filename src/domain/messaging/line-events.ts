@@ -124,7 +124,7 @@ export function lineEvents(deps: LineEventsDeps): DriverEvents {
           } finally {
             file.body.destroy(); // read to its end, or given up: either way the download is let go
           }
-          media.push({ id, blobKey, filename: p.filename || file.filename, mimeType: p.mimeType || file.mimeType || 'application/octet-stream', size });
+          media.push({ id, blobKey, filename: p.filename || file.filename, mimeType: mediaType(p.mimeType) ?? mediaType(file.mimeType) ?? 'application/octet-stream', size });
         }
       } catch (err) {
         await Promise.all(media.map((m) => blobs.delete(m.blobKey).catch(() => {})));
@@ -179,4 +179,14 @@ export function lineEvents(deps: LineEventsDeps): DriverEvents {
       return recordedFor !== undefined;
     },
   };
+}
+
+/**
+ * A media type a device reported, as the API reports types: lower case, without parameters;
+ * undefined for none or for something that is no type/subtype (served as a Content-Type, it would
+ * be the sender's text in a response header).
+ */
+function mediaType(reported: string | undefined): string | undefined {
+  const type = reported?.split(';')[0]!.trim().toLowerCase();
+  return type && /^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*$/.test(type) ? type : undefined;
 }
