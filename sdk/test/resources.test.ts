@@ -69,6 +69,8 @@ describe('messages', () => {
   it('sends media: upload, then the attachment id', async () => {
     const png = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8ffff3f0005fe02fea7d6a4ae0000000049454e44ae426082', 'hex');
     const attachment = await client.attachments.upload(png, { filename: 'dot.png' });
+    // The wire's name for the type is refused here, not ignored in favour of the file name's.
+    await expect(client.attachments.upload(png, { filename: 'dot.png', content_type: 'image/jpeg' } as never)).rejects.toThrow(/takes `contentType`, not `content_type`/);
     expect(attachment).toMatchObject({ content_type: 'image/png', size_bytes: png.length, filename: 'dot.png' });
     const id = attachment.attachment_id;
     expect(await client.messages.send({ phone: PHONE, body: 'a dot', attachments: [id] })).toMatchObject({ status: 'sent' });

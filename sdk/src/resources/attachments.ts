@@ -35,6 +35,11 @@ export class Attachments extends Resource {
    * Returns the attachment; use its `attachment_id` in sends and parts.
    */
   async upload(source: UploadSource, opts: UploadOptions = {}): Promise<Attachment> {
+    // The wire's snake_case names (createSlot takes content_type) are easy to pass here from plain
+    // JavaScript, where nothing checks them: silently ignored, the type would come from the name.
+    for (const wire of ['content_type', 'size_bytes'] as const) {
+      if (wire in opts) throw new TypeError(`upload takes \`${wire === 'content_type' ? 'contentType' : 'size'}\`, not \`${wire}\``);
+    }
     const opened = await openSource(source, opts.size);
     const filename = opts.filename ?? opened.filename;
     if (!filename) throw new TypeError('upload needs a `filename` for this source');
