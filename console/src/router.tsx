@@ -1,6 +1,6 @@
 import { createRootRoute, createRoute, createRouter, Link, Navigate, Outlet, useNavigate, useRouterState } from '@tanstack/react-router';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { lazy, Suspense, useEffect, useState, type ReactNode } from 'react';
+import { Component, lazy, Suspense, useEffect, useState, type ReactNode } from 'react';
 import type { ConsoleSession } from '@blueline/sdk';
 import { BlueLineError, client, recheckSession, setSessionChecker, tellOtherTabs, type SessionVerdict } from './api.js';
 import { SessionContext, useSession } from './session.js';
@@ -116,12 +116,49 @@ function Shell() {
               <button type="button" className="btn small" onClick={() => setSwitched(null)}>Dismiss</button>
             </div>
           )}
-          <Suspense fallback={<div className="center"><Spinner /></div>}>
-            <Outlet />
-          </Suspense>
+          <ScreenBoundary resetKey={pathname}>
+            <Suspense fallback={<div className="center"><Spinner /></div>}>
+              <Outlet />
+            </Suspense>
+          </ScreenBoundary>
         </main>
       </div>
     </SessionContext.Provider>
+  );
+}
+
+/**
+ * A screen that fails to render, its code included (a screen's code loads on first use: the
+ * service may not answer then, or an upgrade has replaced the file this page knew), fails in its
+ * own place: the navigation stays, and another screen can be opened. Cleared on the next address.
+ */
+class ScreenBoundary extends Component<{ resetKey: string; children: ReactNode }, { error: Error | null }> {
+  override state: { error: Error | null } = { error: null };
+  static getDerivedStateFromError(error: Error) {
+    return { error };
+  }
+  override componentDidUpdate(prev: { resetKey: string }) {
+    if (prev.resetKey !== this.props.resetKey && this.state.error) this.setState({ error: null });
+  }
+  override render() {
+    return this.state.error ? <ScreenFailed error={this.state.error} /> : this.props.children;
+  }
+}
+
+function ScreenFailed({ error }: { error: unknown }) {
+  // Browsers word it differently: "Failed to fetch dynamically imported module", "Importing a module script failed", …
+  const notLoaded = error instanceof Error && /dynamically imported module|module script|Loading chunk|error loading/i.test(error.message);
+  return (
+    <Page title="This screen could not be shown" subtitle={notLoaded ? 'Its code did not load.' : undefined}>
+      <Notice kind="warn">
+        {notLoaded
+          ? 'The service did not answer, or it was upgraded since this page was opened. Reload the console (the other screens still work).'
+          : `Something failed on this screen: ${error instanceof Error ? error.message : String(error)}`}
+      </Notice>
+      <p>
+        <button type="button" className="btn" onClick={() => window.location.reload()}>Reload the console</button>
+      </p>
+    </Page>
   );
 }
 
@@ -228,4 +265,11 @@ const routeTree = rootRoute.addChildren([
   r('/operator/$section', () => <Only kind="operator"><Operator /></Only>),
 ]);
 
-export const router = createRouter({ routeTree, basepath: '/console', defaultPreload: 'intent', defaultNotFoundComponent: NotFound });
+export const router = createRouter({
+  routeTree,
+  basepath: '/console',
+  defaultPreload: 'intent',
+  defaultNotFoundComponent: NotFound,
+  // The router's own boundary (around each screen) shows the same page, inside the console.
+  defaultErrorComponent: ({ error }) => <ScreenFailed error={error} />,
+});

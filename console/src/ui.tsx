@@ -167,4 +167,4 @@ export function When({ at }: { at: string | null | undefined }) {
     </time>
   );
 }
-export const shortTime = (iso: string) => new Date(iso).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+export { messageTime, shortTime } from './times.js';

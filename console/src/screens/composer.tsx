@@ -8,8 +8,21 @@ import { wavFromRecording } from './record.js';
 /** The picker shows each effect once, by the name Messages gives it (the API takes aliases too). */
 const EFFECTS: readonly Effect[] = ['slam', 'loud', 'gentle', 'invisible_ink', 'echo', 'spotlight', 'balloons', 'confetti', 'love', 'lasers', 'fireworks', 'celebration', 'shooting_star'];
 
+/**
+ * What is typed in each chat's box, kept while the page lives: a session that ends mid-send brings
+ * the sign-in back in place of the screen, and signing in again must find the words still there.
+ */
+const drafts = new Map<string, string>();
+
 export function Composer({ chat, onSent }: { chat: ChatSummary['chat']; onSent: () => void }) {
-  const [text, setText] = useState('');
+  const [text, setTextState] = useState(() => drafts.get(chat.id) ?? '');
+  const setText = (next: string | ((now: string) => string)) =>
+    setTextState((now) => {
+      const value = typeof next === 'function' ? next(now) : next;
+      if (value) drafts.set(chat.id, value);
+      else drafts.delete(chat.id);
+      return value;
+    });
   const [files, setFiles] = useState<File[]>([]);
   const [voice, setVoice] = useState<File | null>(null);
   const [effect, setEffect] = useState<Effect | ''>('');

@@ -3,7 +3,7 @@ import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-quer
 import { Link, useParams } from '@tanstack/react-router';
 import type { ChatMessage, ChatSummary } from '@blueline/sdk';
 import { client, describeError } from '../api.js';
-import { Badge, Empty, ErrorBanner, Spinner, ago, shortTime, useSettled, useTitle } from '../ui.js';
+import { Badge, Empty, ErrorBanner, Spinner, ago, messageTime, shortTime, useSettled, useTitle } from '../ui.js';
 import { DownloadButton, InlineImage, VoiceNote } from './media.js';
 import { avatarText } from '../avatar.js';
 import { Composer } from './composer.js';
@@ -138,7 +138,9 @@ function Reactions({ m, onChange }: { m: ChatMessage; onChange: () => void }) {
 
 function Bubble({ m, group, onChange }: { m: ChatMessage; group: boolean; onChange: () => void }) {
   const out = m.direction === 'outbound';
-  const mark = m.status === 'read' ? 'Read' : m.status === 'delivered' ? 'Delivered' : m.status === 'failed' ? `Failed${m.error_code ? ` (${m.error_code})` : ''}` : m.status === 'received' ? '' : 'Sent';
+  // An edit keeps the receipts the message had: `edited` is not a delivery state of its own.
+  const state = m.status === 'edited' ? (m.read_at ? 'read' : m.delivered_at ? 'delivered' : 'sent') : m.status;
+  const mark = state === 'read' ? 'Read' : state === 'delivered' ? 'Delivered' : state === 'failed' ? `Failed${m.error_code ? ` (${m.error_code})` : ''}` : state === 'received' ? '' : state === 'sending' ? 'Sending…' : 'Sent';
   return (
     <div className={`bubble-row ${out ? 'out' : 'in'}`} data-message-id={m.id}>
       {/* In a group, who wrote each message (a handle reads left to right). */}
@@ -158,7 +160,7 @@ function Bubble({ m, group, onChange }: { m: ChatMessage; group: boolean; onChan
         {m.effect && <span className="effect">✨ {m.effect}</span>}
       </div>
       <div className="bubble-meta muted small">
-        {shortTime(m.sent_at)}
+        {messageTime(m.sent_at)}
         {m.edited_at && ' · Edited'}
         {out && mark && <> · <span className={m.status === 'failed' ? 'bad' : ''}>{mark}</span></>}
       </div>
@@ -221,6 +223,7 @@ function Thread({ chatId }: { chatId: string }) {
       </div>
       {chat && (
         <Composer
+          key={chat.id}
           chat={chat}
           onSent={() => {
             void qc.invalidateQueries({ queryKey: ['messages', chatId] });

@@ -100,15 +100,25 @@ type EventsSearch = Partial<Filters> & { c?: string[] };
 const text = (v: unknown) => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '');
 
 /**
- * The "After" filter as the API takes it, or null: only what the date-time box itself writes
- * (local `YYYY-MM-DDTHH:MM[:SS[.mmm]]`), so the box shows the filter applied. An address edited
- * by hand (`?since=garbage`) is not a date: ignored, and the screen says so.
+ * The "After" filter as the API takes it, or null. The address holds an instant (UTC, as the box's
+ * change writes it), so a shared link means the same moment in every time zone; a local time
+ * without an offset (what links made before said) is read in this browser's zone. Anything else
+ * (`?since=garbage`, edited by hand) is not a date: ignored, and the screen says so.
  */
 function sinceOf(value: string): string | null {
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$/.test(value)) return null;
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})?$/.test(value)) return null;
   const at = new Date(value);
   return Number.isNaN(at.getTime()) ? null : at.toISOString();
 }
+
+/** An instant as the date-time box shows it: this browser's local time, to the minute. */
+function localBoxValue(iso: string): string {
+  const at = new Date(iso);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}T${pad(at.getHours())}:${pad(at.getMinutes())}`;
+}
+
+const ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone;
 
 export function Events() {
   const search = useSearch({ strict: false }) as EventsSearch;
@@ -167,7 +177,12 @@ export function Events() {
           </label>
           <label>
             After
-            <input type="datetime-local" value={filters.since} onChange={set('since')} />
+            <input
+              type="datetime-local"
+              title={`In your time zone (${ZONE})`}
+              value={since ? localBoxValue(since) : filters.since}
+              onChange={(e) => go({ since: sinceOf(e.target.value) ?? e.target.value, c: [] })}
+            />
           </label>
         </div>
         {filters.since && !since && (
