@@ -132,4 +132,16 @@ describe.skipIf(!chromiumPath())('console: what the outside review found', { tim
       await tokyo.ctx.close();
     }
   });
+
+  it("the browser's Back from the events' second page is the first page, not the screen before Events", async () => {
+    for (let i = 0; i < 50; i++) await inject({ from: CONTACT, text: `event ${i}` });
+    await page.goto(`${server.url}/console/conversations`);
+    await page.getByRole('link', { name: 'Events', exact: true }).click();
+    await page.locator('tr[data-event-id]').first().waitFor();
+    await page.getByRole('button', { name: 'Older →' }).click();
+    await expect.poll(() => new URL(page.url()).searchParams.has('c')).toBe(true);
+    await page.goBack();
+    await expect.poll(() => new URL(page.url()).pathname).toBe('/console/events');
+    expect(new URL(page.url()).searchParams.has('c')).toBe(false);
+  });
 });

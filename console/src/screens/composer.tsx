@@ -190,8 +190,9 @@ export function Composer({ chat, onSent }: { chat: ChatSummary['chat']; onSent: 
             ))}
           </select>
         )}
-        <button className="btn primary" type="submit" disabled={!canSend}>
-          Send
+        {/* A send can take a while (a line's answer, a rate limit the client waits out): it says it is under way. */}
+        <button className="btn primary" type="submit" disabled={!canSend} aria-busy={sending}>
+          {sending ? 'Sending…' : 'Send'}
         </button>
       </div>
       {group && <p className="muted small composer-note">A group chat takes text and attachments; voice notes and effects are for one-to-one chats.</p>}

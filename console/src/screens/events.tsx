@@ -126,7 +126,7 @@ export function Events() {
   const filters: Filters = { type: text(search.type), status: text(search.status), lead_id: text(search.lead_id), since: search.since === undefined || search.since === '' ? '' : text(search.since) || JSON.stringify(search.since) };
   const cursors = Array.isArray(search.c) ? search.c.filter((x): x is string => typeof x === 'string') : [];
   // From the address as it is now (not as this render saw it): a click right after a filter keeps it.
-  const go = (change: Partial<EventsSearch>) =>
+  const go = (change: Partial<EventsSearch>, replace = true) =>
     void navigate({
       to: '/events',
       search: ((prev: EventsSearch) => {
@@ -134,9 +134,10 @@ export function Events() {
         for (const k of Object.keys(next) as (keyof EventsSearch)[]) if (next[k] === '' || (Array.isArray(next[k]) && next[k].length === 0)) delete next[k];
         return next;
       }) as never,
-      replace: true,
+      replace,
     });
-  const setCursors = (c: string[]) => go({ c });
+  // A page is a step the browser's Back undoes; a filter change replaces the address it refines.
+  const setCursors = (c: string[]) => go({ c }, false);
   const cursor = cursors[cursors.length - 1];
   const status = STATUSES.find((s) => s === filters.status);
   const since = sinceOf(filters.since);
