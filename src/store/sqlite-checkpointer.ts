@@ -120,6 +120,9 @@ export function startCheckpointer(
       }
     },
     async stop() {
+      // Held by nothing else at shutdown: unreferenced, the process would end (exit code 0) while
+      // this waits, before the writer's close and whatever the caller does after it.
+      worker.ref();
       Atomics.store(flags, STOP, 1);
       Atomics.notify(flags, STOP);
       Atomics.store(flags, HOLD, 0);

@@ -49,7 +49,7 @@ describe('the service process on SIGTERM', () => {
   it(
     'answers a request whose body is still arriving after 10 s, refuses a pipelined one in the envelope, and exits 0',
     async () => {
-      const { server, adminToken, exited } = await start();
+      const { server, adminToken, exited } = await start({ LOG_LEVEL: 'info' });
       const body = JSON.stringify({ name: 'Slow Body Inc', multi_tenant: false, email_verified: true });
       const conn = startSlowPost(server.url, adminToken, body);
       // The request is under way (headers read) before the signal.
@@ -69,6 +69,9 @@ describe('the service process on SIGTERM', () => {
       await conn.closed;
       expect(at - signalled).toBeGreaterThan(10_000);
       expect(code).toBe(0);
+      // The whole shutdown ran: the store closed (the SQLite checkpointer's thread, unreferenced,
+      // once let the process end while the store waited for it, before anything after it ran).
+      expect(server.stdout()).toMatch(/"msg":"stopped"/);
 
       const [first, second, ...more] = parseResponses(conn.received());
       expect(more).toEqual([]);
