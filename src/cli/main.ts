@@ -174,11 +174,12 @@ async function main(argv: string[]): Promise<number> {
   }
   const [method, urlPath, body] = route(positional, flags);
   const base = (process.env.BLUELINE_URL || 'http://127.0.0.1:8787').replace(/\/+$/, '');
-  if (!URL.canParse(base) || !/^https?:$/.test(new URL(base).protocol)) {
+  const parsed = URL.canParse(base) ? new URL(base) : null;
+  if (!parsed || !/^https?:$/.test(parsed.protocol)) {
     process.stderr.write('blueline: BLUELINE_URL must be the service\'s http(s) URL, e.g. http://127.0.0.1:8787\n');
     return 1;
   }
-  if (new URL(base).username || new URL(base).password) {
+  if (parsed.username || parsed.password) {
     // Never quoted back: it holds a password.
     process.stderr.write('blueline: BLUELINE_URL must not contain a user name or password (the admin token is the credential)\n');
     return 1;

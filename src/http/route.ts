@@ -5,7 +5,7 @@
  */
 import type { FastifyReply, FastifyRequest, RouteOptions, preHandlerHookHandler, preValidationHookHandler } from 'fastify';
 import type { Body, OperationSpec, Params, Query, Response } from '../contract/operation.js';
-import { errorResponses } from '../contract/errors.js';
+import { errorResponses, isCrmShape } from '../contract/errors.js';
 import type { TypedApp } from './typed.js';
 
 export type OperationRequest<O extends OperationSpec> = FastifyRequest<{ Body: Body<O>; Params: Params<O>; Querystring: Query<O> }>;
@@ -59,7 +59,7 @@ export function route<O extends OperationSpec>(app: TypedApp, op: O, handler: Op
       secretParams: extras.secretParams,
       minBodyRate: extras.minBodyRate,
       // The HubSpot routes' failures come from their context's own error handler.
-      answersFailures: extras.answersFailures || op.errorShape === 'crm' || op.errorShape === 'crm-workflow',
+      answersFailures: extras.answersFailures || isCrmShape(op),
     },
     ...(extras.bodyLimit !== undefined && { bodyLimit: extras.bodyLimit }),
     ...(extras.preHandler && { preHandler: extras.preHandler }),
