@@ -90,10 +90,14 @@ export async function startTestApp(kind: StoreKind = 'sqlite', env: Record<strin
       });
     },
     async close() {
-      await app.close();
-      await testStore.cleanup();
-      s3?.close();
-      fs.rmSync(blobDir, { recursive: true, force: true });
+      // The temporary directory goes even when a close fails (a test that broke its store).
+      try {
+        await app.close();
+        await testStore.cleanup();
+      } finally {
+        s3?.close();
+        fs.rmSync(blobDir, { recursive: true, force: true });
+      }
     },
   };
 }

@@ -53,8 +53,11 @@ export async function createTestStore(kind: StoreKind, masterKey = randomBytes(3
       masterKey,
       location: file,
       async cleanup() {
-        await store.close();
-        fs.rmSync(dir, { recursive: true, force: true });
+        try {
+          await store.close();
+        } finally {
+          fs.rmSync(dir, { recursive: true, force: true });
+        }
       },
     };
   }
