@@ -36,7 +36,8 @@ export type { HubSpotInstall, HubSpotStatus, HubSpotAutoSend, HubSpotAutoSendUpd
 export type { UploadOptions, Download } from './resources/attachments.js';
 export type { StageOptions, VoiceNoteSource } from './resources/voice-notes.js';
 export type { StreamEvent, StreamOptions } from './sse.js';
-export type { UploadSource } from './sources.js';
+export type { UploadSource, UploadContentType } from './sources.js';
+export { UPLOAD_ACCEPT, UPLOAD_CONTENT_TYPES, uploadContentTypeOf } from './sources.js';
 export type { MessageReceivedEvent, WebhookHandle, InboundPart, WebhookDeliveryHeaders } from './webhook-types.js';
 export type * from './types.js';
 export type { paths, operations } from './generated/openapi.js';

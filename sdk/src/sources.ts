@@ -1,4 +1,5 @@
 import type { Body } from './core.js';
+import type { UploadSlotRequest } from './types.js';
 
 /**
  * What `attachments.upload` and `voiceNotes.stage` accept, turned into a body that can be opened
@@ -25,6 +26,34 @@ const MIME_BY_EXTENSION: Record<string, string> = {
 export function contentTypeOf(filename: string | undefined): string | undefined {
   const ext = filename?.split('.').pop()?.toLowerCase();
   return ext ? MIME_BY_EXTENSION[ext] : undefined;
+}
+
+export type UploadContentType = UploadSlotRequest['content_type'];
+
+/** The types an attachment may be declared as; the API refuses any other (5003). */
+export const UPLOAD_CONTENT_TYPES = [
+  'image/jpeg', 'image/png', 'image/gif', 'image/heic', 'image/heif', 'image/webp',
+  'video/mp4', 'video/quicktime', 'audio/mpeg', 'audio/m4a', 'audio/wav', 'audio/aac', 'application/pdf',
+] as const satisfies readonly UploadContentType[];
+// Each type the API's schema lists is in the list above: a new one fails this line until added.
+const everyType: [Exclude<UploadContentType, (typeof UPLOAD_CONTENT_TYPES)[number]>] extends [never] ? true : never = true;
+void everyType;
+
+const isUploadType = (t: string | undefined): t is UploadContentType => (UPLOAD_CONTENT_TYPES as readonly (string | undefined)[]).includes(t);
+
+/** For a file input's `accept`: the types, and the extensions that name them (browsers type no .heic). */
+export const UPLOAD_ACCEPT = [...UPLOAD_CONTENT_TYPES, ...Object.keys(MIME_BY_EXTENSION).filter((ext) => isUploadType(MIME_BY_EXTENSION[ext])).map((ext) => `.${ext}`)].join(',');
+
+/**
+ * The type an upload declares for a file: its own when the API takes it, else the one its
+ * extension names. Browsers type some files by other names than the API's (Chromium and Safari
+ * say audio/x-m4a for .m4a, some say audio/mp3 or image/jpg), and none for .heic.
+ * Undefined when neither is a type the API takes.
+ */
+export function uploadContentTypeOf(file: { name?: string; type?: string }): UploadContentType | undefined {
+  if (isUploadType(file.type)) return file.type;
+  const byName = contentTypeOf(file.name);
+  return isUploadType(byName) ? byName : undefined;
 }
 
 export async function openSource(source: UploadSource, size?: number): Promise<OpenedSource> {

@@ -6,7 +6,7 @@ import path from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { Blueline, ValidationError } from '@blueline/sdk';
+import { Blueline, UPLOAD_CONTENT_TYPES, ValidationError } from '@blueline/sdk';
 import { startService, type Service } from './support/service.js';
 
 const SIZE = 20 * 1024 * 1024;
@@ -112,5 +112,19 @@ describe('attachments.upload, 20 MB', () => {
     expect(err).toBeInstanceOf(ValidationError);
     expect(err).toMatchObject({ status: 400, code: 1002 });
     expect((err as Error).message).toContain('the uploaded bytes are not application/pdf: they begin like an ISO media file (video/mp4, video/quicktime, audio/m4a, image/heic or image/heif); nothing was kept');
+  });
+
+  it("a File typed by the browser's name for a type (audio/x-m4a for .m4a) is declared by the API's name; a type the API does not take still reaches it", async () => {
+    const m4a = new File([Buffer.from('\0\0\0\x18ftypM4A \0\0\0\0', 'latin1')], 'memo.m4a', { type: 'audio/x-m4a' });
+    expect(await client.attachments.upload(m4a)).toMatchObject({ content_type: 'audio/m4a', filename: 'memo.m4a' });
+    // .heic comes with no type from most browsers: its extension names it.
+    const heic = new File([Buffer.from('\0\0\0\x18ftypheic\0\0\0\0', 'latin1')], 'IMG_0001.HEIC');
+    expect(await client.attachments.upload(heic)).toMatchObject({ content_type: 'image/heic' });
+    // A document the API does not take: its own type goes, and the API's refusal names the ones it takes.
+    const docx = new File(['PK'], 'offer.docx', { type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' });
+    const err = await client.attachments.upload(docx).then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(ValidationError);
+    expect(err).toMatchObject({ status: 400, code: 5003 });
+    for (const type of UPLOAD_CONTENT_TYPES) expect((err as Error).message).toContain(type);
   });
 });

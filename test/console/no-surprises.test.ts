@@ -2,7 +2,8 @@
  * The console does only what its user asked, in Chromium against a real service process: a
  * select browsed with the arrows moves no line and sends no tapback (a button does, a line's
  * move asked first); a voice note sent before its text was refused is not sent again; a group
- * chat's composer offers nothing the group send drops; an events address with a `since` that is
+ * chat's composer offers nothing the group send drops; a file no message carries is refused before
+ * anything is uploaded, and picking again adds files; an events address with a `since` that is
  * not a date keeps the screen working; the settings form keeps what it shows when typed into at
  * once; and a tab whose browser signed in to another project elsewhere never shows that
  * project's data under this one's name.
@@ -185,6 +186,39 @@ describe.skipIf(!chromiumPath())('console without surprises in Chromium', { time
     expect(await voiceNotes()).toBe(before + 1);
   });
 
+  it('thread: picking files again adds to them; a file no message carries is said at once and holds back the send, uploading nothing; an .m4a typed audio/x-m4a goes out', async () => {
+    await asDemo('/conversations');
+    await page.locator('.chatrow', { hasText: 'Sunday' }).click();
+    const uploads: string[] = [];
+    const onRequest = (r: { method: () => string; url: () => string }) => {
+      if (r.method() === 'POST' && new URL(r.url()).pathname === '/api/v1/attachments') uploads.push(r.url());
+    };
+    page.on('request', onRequest);
+    const attach = page.getByLabel('Attach files');
+    // The picker offers the kinds the API takes, by type and by extension (browsers give .heic no type).
+    const accept = (await attach.getAttribute('accept'))!.split(',');
+    expect(accept).toEqual(expect.arrayContaining(['image/jpeg', 'application/pdf', '.heic', '.m4a']));
+    await attach.setInputFiles({ name: 'memo.m4a', mimeType: 'audio/x-m4a', buffer: Buffer.from('\0\0\0\x18ftypM4A \0\0\0\0', 'latin1') });
+    await attach.setInputFiles({ name: 'offer.docx', mimeType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', buffer: Buffer.from('PK') });
+    // Both are there: the second pick added to the first.
+    await page.locator('.chip', { hasText: 'memo.m4a' }).waitFor();
+    await page.locator('.chip.refused', { hasText: 'offer.docx' }).waitFor();
+    await page.getByRole('alert').getByText('offer.docx: not a kind of file a message can carry').waitFor();
+    await page.getByLabel('Message text').fill('For Sunday: the recording and the offer');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await page.getByRole('alert').getByText('Remove it to send the rest. Nothing was sent.').waitFor();
+    expect(uploads).toEqual([]);
+    // Taken off, the rest goes out: the recording declared by the API's name for it.
+    await page.getByRole('button', { name: 'Remove offer.docx' }).click();
+    expect(await page.getByRole('alert').count()).toBe(0);
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await page.locator('.bubble.out', { hasText: 'For Sunday: the recording and the offer' }).waitFor();
+    page.off('request', onRequest);
+    expect(uploads).toHaveLength(1);
+    const media = (await deviceLog()).filter((e) => e.kind === 'media').at(-1);
+    expect(media).toMatchObject({ parts: [{ filename: 'memo.m4a', mime_type: 'audio/m4a' }] });
+  });
+
   it('events: a `since` in the address that is not a date is ignored, and says so; the screen works', async () => {
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
@@ -252,7 +286,7 @@ describe.skipIf(!chromiumPath())('console without surprises in Chromium', { time
       await other.getByText(`This browser signed in to ${demoName} (${demo.tenant}) in another tab`).waitFor();
       expect(await shownAs(other)).toBe(demoName);
       await other.getByRole('link', { name: 'Conversations', exact: true }).click();
-      await other.locator('.chatrow', { hasText: 'Sunday' }).waitFor();
+      await other.locator('.chatrow', { hasText: CONTACT }).waitFor();
       expect(await other.locator('.chatrow', { hasText: OTHER_CONTACT }).count()).toBe(0);
       expect(await axeViolations(other)).toEqual([]);
     } finally {

@@ -1,9 +1,9 @@
 /**
  * What an outside review of the console in Chromium found (twenty-second session), against a real
  * service process: a screen whose code does not load fails in its own place (it replaced the whole
- * console with a bare error page); the words typed in a chat survive a session that ended
- * mid-send; an edited message keeps its "Read"; a 150-character e-mail handle widens nothing; a
- * message from another day shows its date.
+ * console with a bare error page); the words typed in a chat and the settings being saved
+ * survive a session that ended as they went out; an edited message keeps its "Read"; a
+ * 150-character e-mail handle widens nothing; a message from another day shows its date.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
@@ -73,6 +73,26 @@ describe.skipIf(!chromiumPath())('console: what the outside review found', { tim
     await signInAsProject(page, demo);
     await page.locator('.bubble', { hasText: 'Hello there' }).waitFor();
     expect(await page.getByLabel('Message text').inputValue()).toBe('Our offer stands until Friday');
+  });
+
+  it('keeps the settings being saved when the session ends as they are saved; they save once signed in again', async () => {
+    await page.goto(`${server.url}/console/settings`);
+    const cap = page.getByLabel('First touches per day (project)');
+    await cap.waitFor();
+    await cap.fill('7');
+    await page.getByLabel('Opens at').fill('08:30');
+    const cookie = (await browser.context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+    expect((await fetch(`${server.url}/api/v1/console/session`, { method: 'DELETE', headers: { cookie, origin: server.url } })).status).toBe(200);
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByRole('heading', { name: 'Sign in to the console' }).waitFor();
+    await signInAsProject(page, demo);
+    await cap.waitFor();
+    expect(await cap.inputValue()).toBe('7');
+    expect(await page.getByLabel('Opens at').inputValue()).toBe('08:30');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByText('Saved. New sends follow these settings now.').waitFor();
+    const saved = ((await (await call('GET', '/api/v1/settings', undefined, demo.signing_secret)).json()) as { settings: { daily_first_touch_cap: number; sending_window: { start: string } } }).settings;
+    expect(saved).toMatchObject({ daily_first_touch_cap: 7, sending_window: { start: '08:30' } });
   });
 
   it('an edited message keeps its receipt: "Edited · Read", not "Sent"', async () => {

@@ -1,7 +1,7 @@
 /** The thread's composer: text (Enter sends, Shift+Enter a new line), files; one-to-one, also a voice note and an effect. */
 import { useLayoutEffect, useRef, useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import type { ChatSummary, Effect } from '@blueline/sdk';
+import { UPLOAD_ACCEPT, uploadContentTypeOf, type ChatSummary, type Effect } from '@blueline/sdk';
 import { client, describeError, uploadClient } from '../api.js';
 import { wavFromRecording } from './record.js';
 
@@ -13,6 +13,10 @@ const EFFECTS: readonly Effect[] = ['slam', 'loud', 'gentle', 'invisible_ink', '
  * the sign-in back in place of the screen, and signing in again must find the words still there.
  */
 const drafts = new Map<string, string>();
+
+/** Said of files the API would refuse (5003), before any of the picked files is uploaded. */
+const notCarried = (files: File[]) =>
+  `${files.map((f) => f.name).join(', ')}: not a kind of file a message can carry (photos, videos, audio and PDF documents). Remove ${files.length === 1 ? 'it' : 'them'} to send the rest.`;
 
 export function Composer({ chat, onSent }: { chat: ChatSummary['chat']; onSent: () => void }) {
   const [text, setTextState] = useState(() => drafts.get(chat.id) ?? '');
@@ -46,7 +50,8 @@ export function Composer({ chat, onSent }: { chat: ChatSummary['chat']; onSent: 
     e.preventDefault();
     if (!canSend) return;
     // Nothing the user gave is dropped: what this chat cannot take is refused before anything goes out.
-    const refused = chat.is_group && (voice || effect) ? 'A group chat takes text and attachments only, not a voice note or an effect: nothing was sent.' : effect && !text.trim() && files.length === 0 ? 'An effect goes with text or attachments: add some, or choose No effect.' : null;
+    const uncarried = files.filter((f) => !uploadContentTypeOf(f));
+    const refused = chat.is_group && (voice || effect) ? 'A group chat takes text and attachments only, not a voice note or an effect: nothing was sent.' : effect && !text.trim() && files.length === 0 ? 'An effect goes with text or attachments: add some, or choose No effect.' : uncarried.length > 0 ? `${notCarried(uncarried)} Nothing was sent.` : null;
     if (refused) {
       setError(refused);
       return;
@@ -131,9 +136,9 @@ export function Composer({ chat, onSent }: { chat: ChatSummary['chat']; onSent: 
         <div className="chips">
           {/* Each can be taken off again: a file the API refused (5003) no longer holds back the text. */}
           {files.map((f, i) => (
-            <span className="chip" key={`${i}:${f.name}`}>
+            <span className={uploadContentTypeOf(f) ? 'chip' : 'chip refused'} key={`${i}:${f.name}`}>
               {f.name}
-              <button type="button" className="chip-remove" aria-label={`Remove ${f.name}`} disabled={sending} onClick={() => { setFiles(files.filter((_, j) => j !== i)); setError(null); box.current?.focus(); }}>×</button>
+              <button type="button" className="chip-remove" aria-label={`Remove ${f.name}`} disabled={sending} onClick={() => { const rest = files.filter((_, j) => j !== i); const uncarried = rest.filter((r) => !uploadContentTypeOf(r)); setFiles(rest); setError(uncarried.length > 0 ? notCarried(uncarried) : null); box.current?.focus(); }}>×</button>
             </span>
           ))}
           {voice && (
@@ -152,7 +157,20 @@ export function Composer({ chat, onSent }: { chat: ChatSummary['chat']; onSent: 
       <div className="composer-row">
         <label className="btn small filebtn">
           Attach
-          <input type="file" multiple aria-label="Attach files" onChange={(e) => { setFiles([...(e.target.files ?? [])]); e.target.value = ''; }} />
+          {/* Picking again adds to what is picked (each chip has its ×); a file no message can carry is said at once. */}
+          <input
+            type="file"
+            multiple
+            accept={UPLOAD_ACCEPT}
+            aria-label="Attach files"
+            onChange={(e) => {
+              const picked = [...(e.target.files ?? [])];
+              e.target.value = '';
+              const uncarried = picked.filter((f) => !uploadContentTypeOf(f));
+              setError(uncarried.length > 0 ? notCarried(uncarried) : null);
+              setFiles((now) => [...now, ...picked]);
+            }}
+          />
         </label>
         {/* The group send (POST /chats/{id}/messages) takes no voice note and no effect: not offered. */}
         {!group && (

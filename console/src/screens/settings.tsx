@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { client } from '../api.js';
+import { useSession } from '../session.js';
 import { Card, ErrorBanner, Notice, Page, Spinner } from '../ui.js';
 
 const ZONES: string[] = (Intl as { supportedValuesOf?: (k: string) => string[] }).supportedValuesOf?.('timeZone') ?? ['UTC'];
@@ -16,7 +17,16 @@ export function Settings() {
 }
 
 type ProjectSettings = Awaited<ReturnType<typeof client.settings.get>>;
-const formOf = (s: ProjectSettings) => ({ timezone: s.timezone, start: s.sending_window.start, end: s.sending_window.end, cap: String(s.daily_first_touch_cap) });
+type Form = { timezone: string; start: string; end: string; cap: string };
+const formOf = (s: ProjectSettings): Form => ({ timezone: s.timezone, start: s.sending_window.start, end: s.sending_window.end, cap: String(s.daily_first_touch_cap) });
+const sameForm = (a: Form, b: Form) => a.timezone === b.timezone && a.start === b.start && a.end === b.end && a.cap === b.cap;
+
+/**
+ * Unsaved edits per project, kept while the page lives: a session that ends as they are saved
+ * brings the sign-in back in place of the form, and signing in again must find them. Only over
+ * the settings they were made to: once those changed (another tab saved), the edits are dropped.
+ */
+const unsaved = new Map<string, { over: Form; form: Form }>();
 
 /**
  * The form starts with the settings it edits: filled by an effect, it was empty for a render, and
@@ -25,23 +35,38 @@ const formOf = (s: ProjectSettings) => ({ timezone: s.timezone, start: s.sending
  */
 function SettingsForm({ settings: s }: { settings: ProjectSettings }) {
   const qc = useQueryClient();
-  const [form, setForm] = useState(() => formOf(s));
+  const project = useSession().session.tenant?.slug ?? '';
+  const [form, setForm] = useState(() => {
+    const kept = unsaved.get(project);
+    if (kept && sameForm(kept.over, formOf(s))) return kept.form;
+    unsaved.delete(project);
+    return formOf(s);
+  });
   // New settings are taken in the render that brings them (an effect would run after a paint, and
   // could overwrite a keystroke made in between).
   const [shown, setShown] = useState(s);
   if (shown !== s) {
     setShown(s);
     setForm(formOf(s));
+    unsaved.delete(project);
   }
   const save = useMutation({
     mutationFn: () => client.settings.update({ timezone: form.timezone, sending_window: { start: form.start, end: form.end }, daily_first_touch_cap: Number(form.cap) }),
-    onSuccess: (s) => qc.setQueryData(['settings'], s),
+    onSuccess: (s) => {
+      unsaved.delete(project);
+      qc.setQueryData(['settings'], s);
+    },
   });
   // An edit after a save (or a refused one): "Saved." and the last error no longer describe the form.
-  const edit = (k: keyof typeof form) => (e: { target: { value: string } }) => {
+  const edit = (k: keyof Form) => (e: { target: { value: string } }) => {
     if (!save.isIdle) save.reset();
     const value = e.target.value;
-    setForm((f) => ({ ...f, [k]: value }));
+    setForm((f) => {
+      const next = { ...f, [k]: value };
+      if (sameForm(next, formOf(s))) unsaved.delete(project);
+      else unsaved.set(project, { over: formOf(s), form: next });
+      return next;
+    });
   };
   const submit = (e: FormEvent) => {
     e.preventDefault();

@@ -1,11 +1,11 @@
-import { openSource, contentTypeOf, type UploadSource } from '../sources.js';
+import { openSource, uploadContentTypeOf, type UploadSource } from '../sources.js';
 import type { Attachment, UploadSlot, UploadSlotRequest } from '../types.js';
 import { Resource, seg, type CallOptions } from './base.js';
 
 export interface UploadOptions extends CallOptions {
   /** Default: the file's or File's name. */
   filename?: string;
-  /** Default: the Blob's type, else from the filename's extension. */
+  /** Default: the Blob's type when the API takes it, else the one the filename's extension names (`uploadContentTypeOf`). */
   contentType?: UploadSlotRequest['content_type'];
   /** Required for a ReadableStream or async iterable (the API needs Content-Length). */
   size?: number;
@@ -43,8 +43,8 @@ export class Attachments extends Resource {
     const opened = await openSource(source, opts.size);
     const filename = opts.filename ?? opened.filename;
     if (!filename) throw new TypeError('upload needs a `filename` for this source');
-    // A type the API does not take is refused by it (5003), with its list of types.
-    const contentType = (opts.contentType ?? opened.contentType ?? contentTypeOf(filename)) as UploadSlotRequest['content_type'] | undefined;
+    // A type the API does not take is declared all the same: the API refuses it (5003) naming its types.
+    const contentType = (opts.contentType ?? uploadContentTypeOf({ name: filename, type: opened.contentType }) ?? opened.contentType) as UploadSlotRequest['content_type'] | undefined;
     if (!contentType) throw new TypeError(`upload needs a \`contentType\` (none known for ${filename})`);
     const { signal, timeoutMs } = opts;
     const slot = await this.createSlot({ filename, content_type: contentType, size_bytes: opened.size }, { signal, timeoutMs });
