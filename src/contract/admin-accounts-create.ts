@@ -1,10 +1,11 @@
 import { Type, type Static } from 'typebox';
+import { DisplayName } from './common.js';
 import { operation } from './operation.js';
 import { Account } from './account.js';
 
 export const CreateAccountRequest = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 200 }),
+    name: DisplayName(),
     multi_tenant: Type.Optional(Type.Boolean({ description: 'default false: one tenant, named by the secret alone' })),
     email_verified: Type.Optional(Type.Boolean({ description: 'default true' })),
   },

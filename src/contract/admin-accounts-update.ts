@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { DisplayName } from './common.js';
 import { operation } from './operation.js';
 import { AccountParams } from './account.js';
 import { OneAccount } from './admin-accounts-get.js';
@@ -14,7 +15,7 @@ export const adminUpdateAccount = operation({
   params: AccountParams,
   body: Type.Object(
     {
-      name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+      name: Type.Optional(DisplayName()),
       multi_tenant: Type.Optional(Type.Boolean()),
       email_verified: Type.Optional(Type.Boolean()),
     },

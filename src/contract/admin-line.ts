@@ -8,6 +8,7 @@ export const LineDriver = Type.Enum(LINE_DRIVERS, { type: 'string' });
 
 export const AdminPhoneLine = Type.Object({
   ...PhoneLine.properties,
+  is_active: Type.Boolean({ description: "the operator's switch as set; the tenant's view also says false for a line without `send`" }),
   tenant: Type.String({ description: 'the tenant slug' }),
   driver: Type.String({ description: 'simulator | bluebubbles' }),
   driver_config_keys: Type.Array(Type.String(), { description: 'values are never shown' }),

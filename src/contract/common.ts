@@ -25,6 +25,19 @@ export const Handle = (description: string, extra: { minLength?: number; maxLeng
 export const NoQuery = Type.Object({}, { additionalProperties: false });
 
 /**
+ * A name people read (an account's, a tenant's): a visible character, no NUL, no lone surrogate
+ * (JSON can escape one; stored, it came back as U+FFFD, not what was acknowledged). The pattern
+ * means the same with and without a regular expression's `u` flag (a pair is one character or two).
+ */
+export const DisplayName = () =>
+  Type.String({
+    minLength: 1,
+    maxLength: 200,
+    pattern: '^(?=[\\s\\S]*\\S)(?:[^\\u0000\\uD800-\\uDFFF]|[\\uD800-\\uDBFF][\\uDC00-\\uDFFF])*$',
+    [PATTERN_MEANS_KEYWORD]: 'text with a visible character, without NUL or a lone surrogate',
+  });
+
+/**
  * Where the spec gives a value that fails a schema keyword a code other than 1002, the schema
  * names it: `{ enum: […], 'x-error-codes': { enum: 5003 } }` (read by http/validation.ts; the
  * OpenAPI document shows it too).

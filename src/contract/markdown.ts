@@ -8,6 +8,7 @@ import type { OperationSpec } from './operation.js';
 import type { WebhookSpec } from './webhook.js';
 import { METHOD_NOT_ALLOWED, errorCodesByStatus } from './errors.js';
 import { ERROR_CODES } from '../errors/registry.js';
+import { PATTERN_MEANS_KEYWORD } from './common.js';
 
 type Schema = TSchema & {
   type?: string | string[];
@@ -62,7 +63,11 @@ function rules(s: Schema): string {
   const r: string[] = [];
   if (s.description) r.push(s.description);
   if (s.format) r.push(`format ${s.format}`);
-  if (s.pattern) r.push(`pattern \`${s.pattern.replace(/\|/g, '\\|')}\``);
+  // In words where the schema says what its pattern means (a reader need not decode the regular
+  // expression); not again where its description says it already.
+  const means = (s as Record<string, unknown>)[PATTERN_MEANS_KEYWORD];
+  if (s.pattern && typeof means !== 'string') r.push(`pattern \`${s.pattern.replace(/\|/g, '\\|')}\``);
+  else if (s.pattern && !s.description) r.push(String(means));
   if (s.minLength !== undefined || s.maxLength !== undefined) r.push(`length ${s.minLength ?? 0}–${s.maxLength ?? '∞'}`);
   if (s.minimum !== undefined || s.maximum !== undefined) r.push(`range ${s.minimum ?? '−∞'}–${s.maximum ?? '∞'}`);
   return r.join('; ').replace(/\n/g, ' ');

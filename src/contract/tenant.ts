@@ -1,6 +1,6 @@
 /** The tenant resource of the admin API and the settings it can change. */
 import { Type, type Static } from 'typebox';
-import { DateTime } from './common.js';
+import { DateTime, DisplayName } from './common.js';
 import { HHMM, SLUG } from '../domain/accounts-tenants/settings.js';
 
 const SendingWindow = Type.Object(
@@ -14,14 +14,18 @@ const SendingWindow = Type.Object(
 const INT32_MAX = 2_147_483_647;
 
 const RateLimit = Type.Object(
-  { per_second: Type.Number({ exclusiveMinimum: 0 }), burst: Type.Integer({ minimum: 1, maximum: INT32_MAX }) },
+  {
+    // Below one request in 1,000 s a limit is a suspension (PATCH status), and its Retry-After grew past any clock.
+    per_second: Type.Number({ minimum: 0.001, description: 'requests per second the bucket refills' }),
+    burst: Type.Integer({ minimum: 1, maximum: INT32_MAX }),
+  },
   { additionalProperties: false },
 );
 export const TenantStatus = Type.Enum(['active', 'suspended'], { type: 'string', description: 'a suspended tenant\'s requests are 403 / 2005' });
 
 /** Every setting a tenant has; each optional where a request sets some of them. */
 export const TenantSettings = {
-  name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  name: Type.Optional(DisplayName()),
   timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'an IANA time zone, e.g. America/New_York (else 1002)' })),
   sending_window: Type.Optional(SendingWindow),
   daily_first_touch_cap: Type.Optional(Type.Integer({ minimum: 0, maximum: INT32_MAX })),

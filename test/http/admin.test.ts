@@ -66,6 +66,14 @@ describe('admin API', () => {
     expect(all.json().phone_lines.map((l: { tenant: string }) => l.tenant)).toContain('acme');
     const tenantView = await t.api('GET', '/api/v1/phone-numbers', undefined, { secret: signing_secret });
     expect(tenantView.json().phone_numbers).toEqual([expect.objectContaining({ phone_number: '+493012345678', is_active: false })]);
+
+    // Active but without `send`: the tenant is told it cannot send from it (is_active false, as
+    // the spec has it), which the send confirms; the operator still sees its switch as set.
+    const receiveOnly = (await t.admin('PATCH', `/admin/v1/lines/${pl.id}`, { is_active: true, capabilities: ['receive'] })).json().phone_line;
+    expect(receiveOnly).toMatchObject({ is_active: true, capabilities: ['receive'] });
+    expect((await t.api('GET', '/api/v1/phone-numbers', undefined, { secret: signing_secret })).json().phone_numbers).toEqual([expect.objectContaining({ phone_number: '+493012345678', is_active: false })]);
+    const send = await t.api('POST', '/api/v1/send', { phone: '+14155550123', body: 'hi', phone_line_id: pl.id }, { secret: signing_secret });
+    expect(send.json()).toMatchObject({ code: 3002 });
   });
 
   it('validates settings with the spec codes', async () => {
@@ -96,6 +104,23 @@ describe('admin API', () => {
     expect(dup.json().error.code).toBe(1012);
     const noTenant = await t.admin('PATCH', '/admin/v1/tenants/nope', { name: 'x' });
     expect(noTenant.json().error.code).toBe(2001);
+    // A rate limit slower than one request in 1,000 s: refused (its Retry-After was 1e300 seconds).
+    await bad({ slug: 'slow-co', rate_limit: { per_second: 1e-300, burst: 1 } }, 1002);
+  });
+
+  it('takes names people can read: a visible character, no NUL, no lone surrogate; emoji and other scripts are kept', async () => {
+    const refused = "body field 'name' must be text with a visible character, without NUL or a lone surrogate";
+    // A lone surrogate was acknowledged as sent, then read back as U+FFFD.
+    // As the JSON text carries them: escapes (a raw NUL is no JSON at all).
+    for (const name of ['   ', 'a\\u0000b', 'a\\ud800b', '\\udc00']) {
+      const res = await t.request({ method: 'POST', url: '/admin/v1/accounts', headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': 'application/json' }, payload: `{"name":"${name}"}` });
+      expect(res.statusCode, name).toBe(400);
+      expect(res.json().error).toMatchObject({ code: 1002, message: refused });
+    }
+    const acct = (await t.admin('POST', '/admin/v1/accounts', { name: 'Läden 🛍️ שלום' })).json().account;
+    expect((await t.admin('GET', `/admin/v1/accounts/${acct.id}`)).json().account.name).toBe('Läden 🛍️ שלום');
+    expect((await t.admin('PATCH', '/admin/v1/tenants/demo', { name: 'x\ud83d' })).json().error).toMatchObject({ code: 1002, message: refused });
+    expect((await t.admin('PATCH', `/admin/v1/accounts/${acct.id}`, { name: '\t' })).json().error).toMatchObject({ code: 1002, message: refused });
   });
 
   it('keeps a single-tenant account at one tenant, so its secret always names one', async () => {
@@ -120,6 +145,16 @@ describe('admin API', () => {
     expect(res.statusCode).toBe(200);
     expect(Date.parse(res.json().now) - before).toBeGreaterThanOrEqual(3_600_000);
     expect((await t.admin('POST', '/admin/v1/clock/advance', { ms: -5 })).json().error.code).toBe(1002);
+    // Past the year 9999 no time can be written: refused before the move, so the service keeps working.
+    const now = t.clock.now();
+    for (const ms of [1e20, 8_640_000_000_000_000]) {
+      const far = await t.admin('POST', '/admin/v1/clock/advance', { ms });
+      expect(far.statusCode).toBe(400);
+      expect(far.json().error).toMatchObject({ code: 1002, message: expect.stringContaining('cannot move past 9999-12-31T23:59:59.999Z') });
+    }
+    expect(t.clock.now() - now).toBeLessThan(60_000);
+    expect((await t.api('GET', '/api/v1/stats')).statusCode).toBe(200);
+    expect((await t.admin('POST', '/admin/v1/clock/advance', { ms: 0 })).statusCode).toBe(200);
   });
 });
 
