@@ -15,7 +15,7 @@ export const rotateWebhookSubscriptionSecret = operation({
   method: 'POST',
   path: '/api/v1/webhook-subscriptions/{id}/rotate-secret',
   summary: 'New secret; during the overlap every delivery carries one v1= per valid secret',
-  description: 'At most five secrets sign at once: a rotation that would make a sixth is 409 / 1012 until the oldest overlap ends.',
+  description: 'At most five secrets sign at once: a rotation that would make a sixth is 409 / 1012 until the oldest overlap ends. With overlap_hours 0 the new secret alone signs from then on (every earlier one ends).',
   tags: ['webhooks'],
   auth: 'tenant',
   params: SubscriptionParams,

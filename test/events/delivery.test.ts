@@ -287,6 +287,12 @@ describe.each(STORE_KINDS)('inbound → event log → signed webhook on %s', (ki
       expect(refused.statusCode).toBe(409);
       expect(refused.json().error).toMatchObject({ code: 1012, retryable: false });
       expect(refused.json().error.message).toContain('secrets of this subscription are still valid');
+      // A leak's answer is never refused for their number: overlap 0 leaves the new secret alone signing.
+      const alone = await rotate(0);
+      expect(alone.statusCode).toBe(200);
+      check = await signs();
+      expect(check(alone.json().secret)).toBe(true);
+      expect([s0.secret, s1, second.secret].map(check)).toEqual([false, false, false]);
     } finally {
       await t.api('DELETE', `/api/v1/webhook-subscriptions/${s0.id}`);
       await rx3.close();

@@ -80,6 +80,7 @@ export function subscriptionsService(deps: { store: Store; clock: Clock; allowPr
     /**
      * A new secret. The one it replaces signs until the overlap ends, and earlier ones still in
      * their own overlap keep signing until theirs: deliveries carry one v1= per live secret.
+     * Overlap 0 is the answer to a leak: the new secret alone signs from now on.
      */
     async rotateSecret(tenantId: string, id: string, overlapMs = DEFAULT_OVERLAP_MS): Promise<{ id: string; secret: string; previousSecretExpiresAt: number }> {
       // Decided on the secrets as they are inside the store's transaction: a concurrent rotation
@@ -89,11 +90,12 @@ export function subscriptionsService(deps: { store: Store; clock: Clock; allowPr
         const until = now + overlapMs;
         const [current, ...earlier] = s.secrets;
         const stillSigning = earlier.filter((e): e is { secret: string; expires_at: number } => e.expires_at !== null && e.expires_at > now);
-        if (stillSigning.length >= MAX_OVERLAPPING_SECRETS - 1) {
+        const previous = overlapMs > 0 ? [{ secret: current!.secret, expires_at: until }, ...stillSigning] : [];
+        // Counted as they would be after the rotation: one with overlap 0 is never refused.
+        if (previous.length + 1 > MAX_OVERLAPPING_SECRETS) {
           const free = new Date(Math.min(...stillSigning.map((e) => e.expires_at))).toISOString();
-          throw new DomainError(1012, `${stillSigning.length + 1} secrets of this subscription are still valid; rotate again after ${free}, when the oldest overlap ends`);
+          throw new DomainError(1012, `${stillSigning.length + 1} secrets of this subscription are still valid; rotate again after ${free}, when the oldest overlap ends, or with overlap_hours 0 (the new secret alone signs)`);
         }
-        const previous = overlapMs > 0 ? [{ secret: current!.secret, expires_at: until }, ...stillSigning] : stillSigning;
         const secret = newSecret();
         return { next: secret, previous, result: { id, secret, previousSecretExpiresAt: until } };
       });
