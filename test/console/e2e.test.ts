@@ -105,6 +105,8 @@ describe.skipIf(skip)('console in Chromium', { timeout: 60_000 }, () => {
     await page.getByLabel('Endpoint URL').fill(receiver.url);
     await page.getByRole('button', { name: 'Add endpoint' }).click();
     await page.getByText('It is shown only once').waitFor();
+    // Named with its endpoint: with several, the secret goes to the right receiver.
+    await page.locator('.secret-once', { hasText: `Secret of ${receiver.url}.` }).waitFor();
     await page.locator('.endpoint .url', { hasText: receiver.url }).waitFor();
     await expectAccessible('developers');
   });
@@ -131,6 +133,7 @@ describe.skipIf(skip)('console in Chromium', { timeout: 60_000 }, () => {
     // The box may still show the secret the endpoint was created with: wait for the new one.
     const current = async () => ((await shown.count()) ? (await shown.first().textContent())!.trim() : '');
     await expect.poll(async () => { const now = await current(); return now !== before ? now : ''; }).toMatch(/^whsec_/);
+    expect(await page.locator('.secret-once').textContent()).toContain(`New secret of ${receiver.url}.`);
   });
 
   it('tenant: rotates the signing secret with an overlap; the new one is shown once and works, the session stays', async () => {

@@ -73,7 +73,10 @@ function Credentials() {
   );
 }
 
-function Endpoint({ sub, onSecret }: { sub: Subscription; onSecret: (s: string) => void }) {
+/** Where a subscription delivers, as the console names it. */
+const endpointName = (url: string) => (url === DEV_INBOX_URL ? 'the dev inbox' : url);
+
+function Endpoint({ sub, onSecret }: { sub: Subscription; onSecret: (s: { secret: string; url: string; rotated: boolean }) => void }) {
   const qc = useQueryClient();
   const [result, setResult] = useState<SubscriptionTestResult | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -107,11 +110,11 @@ function Endpoint({ sub, onSecret }: { sub: Subscription; onSecret: (s: string) 
         <button
           type="button"
           className="btn small"
-          aria-label={`Rotate secret of ${isInbox ? 'the dev inbox' : sub.url}`}
+          aria-label={`Rotate secret of ${endpointName(sub.url)}`}
           onClick={run(async () => {
             // A new secret means the receiver must learn it within the overlap: ask first, as for the signing secret.
-            if (confirm(`Issue a new webhook secret for ${isInbox ? 'the dev inbox' : sub.url}? Deliveries are signed with both secrets for 24 hours; then only the new one.`)) {
-              onSecret((await client.webhookSubscriptions.rotateSecret(sub.id, { overlap_hours: 24 })).secret);
+            if (confirm(`Issue a new webhook secret for ${endpointName(sub.url)}? Deliveries are signed with both secrets for 24 hours; then only the new one.`)) {
+              onSecret({ secret: (await client.webhookSubscriptions.rotateSecret(sub.id, { overlap_hours: 24 })).secret, url: sub.url, rotated: true });
             }
           })}
         >
@@ -188,13 +191,14 @@ function DevInbox() {
 export function Developers() {
   const qc = useQueryClient();
   const subs = useQuery({ queryKey: ['subscriptions'], queryFn: () => client.webhookSubscriptions.list() });
-  const [secret, setSecret] = useState<string | null>(null);
+  // Named with its endpoint: with several, a secret shown alone could be stored for the wrong receiver.
+  const [secret, setSecret] = useState<{ secret: string; url: string; rotated: boolean } | null>(null);
   const [url, setUrl] = useState('');
   const [events, setEvents] = useState<EventType[]>(['message.received']);
   const create = useMutation({
     mutationFn: (u: string) => client.webhookSubscriptions.create({ url: u, events }),
     onSuccess: (s) => {
-      setSecret(s.secret);
+      setSecret({ secret: s.secret, url: s.url, rotated: false });
       setUrl('');
       void qc.invalidateQueries({ queryKey: ['subscriptions'] });
     },
@@ -208,7 +212,13 @@ export function Developers() {
     <Page title="Developers" subtitle="API credentials and webhook endpoints">
       <Credentials />
       <Card title="Webhook endpoints">
-        {secret && <SecretOnce secret={secret} onDone={() => setSecret(null)} />}
+        {secret && (
+          <SecretOnce
+            secret={secret.secret}
+            label={<>{secret.rotated ? 'New secret' : 'Secret'} of <span className="mono">{endpointName(secret.url)}</span>.</>}
+            onDone={() => setSecret(null)}
+          />
+        )}
         <form className="row wrap" onSubmit={submit} aria-label="Add an endpoint">
           <label className="grow">
             Endpoint URL
