@@ -15,6 +15,15 @@ const toAttachment = (r: DB['attachments']): Attachment => ({
   expires_at: Number(r.expires_at),
   file_deleted_at: numOrNull(r.file_deleted_at ?? null),
 });
+const toVoiceNote = (r: DB['voice_notes']): VoiceNote => ({
+  ...r,
+  transcoded: r.transcoded === 1,
+  size_bytes: Number(r.size_bytes),
+  duration_seconds: Number(r.duration_seconds),
+  created_at: Number(r.created_at),
+  expires_at: Number(r.expires_at),
+  used_at: r.used_at == null ? null : Number(r.used_at),
+});
 
 export function mediaRepo(db: Kysely<DB>) {
   return {
@@ -48,7 +57,12 @@ export function mediaRepo(db: Kysely<DB>) {
     },
     async getVoiceNote(tenantId: string, id: string): Promise<VoiceNote | undefined> {
       const r = await db.selectFrom('voice_notes').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
-      return r && { ...r, transcoded: r.transcoded === 1, size_bytes: Number(r.size_bytes), duration_seconds: Number(r.duration_seconds), created_at: Number(r.created_at), expires_at: Number(r.expires_at), used_at: r.used_at == null ? null : Number(r.used_at) };
+      return r && toVoiceNote(r);
+    },
+    /** For the operator's simulator routes: a line's device log outlives its move to another tenant. */
+    async getVoiceNoteById(id: string): Promise<VoiceNote | undefined> {
+      const r = await db.selectFrom('voice_notes').selectAll().where('id', '=', id).executeTakeFirst();
+      return r && toVoiceNote(r);
     },
     /** Marks a staged note used by a send; false when another send took it first. */
     async useVoiceNote(id: string, now: number): Promise<boolean> {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
-import { deviceLog, newRecipient, prepareSandbox } from '../support/messaging.js';
+import { deviceLog, firstTouch, newRecipient, prepareSandbox, uploadedImage } from '../support/messaging.js';
 import { makeWav16Fast, sine } from '../audio/fixtures.js';
 import { decodeCafToPcm } from '../../src/audio/index.js';
 
@@ -127,5 +127,26 @@ describe('voice notes', () => {
     expect(res.json().code).toBe(5001);
     expect((await stage({ audio_base64: twoSeconds, phone_line_id: lineA })).statusCode).toBe(200);
     expect((await t.api('POST', '/api/v1/voice-notes', { audio_base64: twoSeconds, phone_line_id: lineA }, { secret: other.signing_secret })).json().error.code).toBe(3002);
+  });
+
+  it("the device log's content paths still answer after the line moved to another tenant", async () => {
+    const line = (await t.admin('POST', '/admin/v1/lines', { tenant: t.demo.tenant, phone_number: '+14155550960', driver: 'simulator' })).json().phone_line;
+    const phone = newRecipient();
+    const vn = (await stage({ audio_base64: twoSeconds, phone_line_id: line.id })).json();
+    expect((await firstTouch(t, { phone, phone_line_id: line.id, voice_note: { voice_note_id: vn.voice_note_id } })).statusCode).toBe(200);
+    const image = await uploadedImage(t, 'moved.png');
+    expect((await t.api('POST', '/api/v1/send', { phone, phone_line_id: line.id, attachments: [image] })).statusCode).toBe(200);
+    const paths = (await deviceLog(t, line.id)).flatMap((e) => ((e.parts ?? []) as { content_path: string }[]).map((p) => p.content_path));
+    expect(paths).toHaveLength(2);
+    const before = await Promise.all(paths.map(async (p) => (await t.admin('GET', p)).rawPayload));
+
+    const other = (await t.admin('POST', '/admin/v1/accounts', { name: 'New owner' })).json();
+    await t.admin('POST', '/admin/v1/tenants', { account_id: other.account.id, slug: 'new-owner' });
+    expect((await t.admin('PATCH', `/admin/v1/lines/${line.id}`, { tenant: 'new-owner' })).statusCode).toBe(200);
+    for (const [i, p] of paths.entries()) {
+      const res = await t.admin('GET', p);
+      expect(res.statusCode, p).toBe(200);
+      expect(res.rawPayload.equals(before[i]!)).toBe(true);
+    }
   });
 });

@@ -93,12 +93,14 @@ export function simulatorControls(deps: { store: Store; clock: Clock; events: Dr
     /** The exact bytes of a media file (`att_…`) or voice note (`vn_…`) the device was asked to send. */
     async sentFile(lineId: string, fileId: string): Promise<StoredFile> {
       const line = await simulatedLine(lineId);
+      // By id, not by the line's tenant: what the line sent before it moved to another tenant
+      // stays in its device log, and its content_path must still answer.
       if (fileId.startsWith('vn_')) {
-        const vn = await store.media.getVoiceNote(line.tenant_id, fileId);
+        const vn = await store.media.getVoiceNoteById(fileId);
         if (!vn || vn.line_id !== line.id) throw new DomainError(5001, `voice note ${fileId} not found on this line`);
         return { size: vn.size_bytes, contentType: 'audio/x-caf', filename: `${fileId}.caf`, open: (r) => blobs.open(vn.blob_key, r) };
       }
-      const a = await store.media.getAttachment(line.tenant_id, fileId);
+      const a = await store.media.getAttachmentById(fileId);
       if (!a || a.state !== 'uploaded') throw new DomainError(5001, `attachment ${fileId} not found`);
       // As the content route answers: past retention its file is (or soon will be) deleted by housekeeping.
       if (clock.now() >= a.expires_at) throw new DomainError(5001, `attachment ${fileId} has expired`);
