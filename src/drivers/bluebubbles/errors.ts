@@ -5,8 +5,14 @@
  *   400  validators (BadRequest), and "Selected message does not exist!"
  *   404  NotFound: "Message does not exist!", "Chat does not exist!"
  *   500  IMessageError ("iMessage Error"): a send/edit/react failed in Messages,
- *        and PrivateApiMiddleware: "iMessage Private API is not enabled!" /
- *        "… Helper is not connected!"
+ *        and PrivateApiMiddleware: "Please make sure you have completed the setup for the
+ *        Private API, and your helper is connected!" with checkPrivateApiStatus' "iMessage
+ *        Private API is not enabled!" / "iMessage Private API Helper is not connected!"
+ *        (helpers/utils.ts), or PrivateApiAction's "… BlueBubblesHelper is not running!"
+ *        (privateApi/apis/index.ts). Only these say the Private API is off: other failures
+ *        name it too ("Failed to create chat via the Private API!", "A message is required
+ *        when creating chats with the Private API!", "Failed to invoke Private API action:
+ *        X! Required fields are missing.") and are ordinary failures of the request.
  *   500  ErrorMiddleware ("Server Error"): any other exception in a controller,
  *        e.g. ChatInterface's "Chat is not a group chat!"
  *   500  AttachmentRouter.download's ServerError "Attachment does not exist in disk!": the row
@@ -22,7 +28,7 @@ import { BlueBubblesError } from './client.js';
 /** What the driver was doing; decides how an ambiguous failure reads. */
 export type Operation = 'send' | 'upload' | 'edit' | 'react' | 'participant' | 'create_group' | 'lookup' | 'download' | 'info' | 'webhook' | 'query';
 
-const PRIVATE_API_OFF = /private api/i;
+const PRIVATE_API_OFF = /Private API is not enabled|Private API Helper is not connected|completed the setup for the Private API|BlueBubblesHelper is not running/i;
 const NEEDS_NEWER_MACOS = /only supported on macos|not supported by the connected messages helper/i;
 const DOES_NOT_EXIST = /does not exist|not found/i;
 

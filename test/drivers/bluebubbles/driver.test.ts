@@ -321,6 +321,19 @@ describe('BlueBubbles driver: failures', () => {
     expect((await failure(driver.addParticipant(dm.guid, '+14155550121'))).kind).toBe('rejected');
   });
 
+  it('reads only the Private API\'s own "off" answers as off: a failure that names it is an ordinary one', async () => {
+    const driver = bluebubblesDriver(context(bb.config()));
+    await driver.refresh();
+    bb.inject('POST /api/v1/chat/new', { status: 500, body: { status: 500, message: 'An unhandled error has occurred!', error: { type: 'Server Error', message: 'Failed to create chat via the Private API!' } } });
+    expect((await failure(driver.createGroup(['+14155550130', '+14155550131'], 'Hi all'))).kind).toBe('unreachable');
+    expect([...driver.capabilities()].sort()).toEqual([...DRIVER_CAPABILITIES].sort());
+    // PrivateApiAction.throwForBadStatus: the helper is gone.
+    const notRunning = 'Failed to invoke Private API! Error: BlueBubblesHelper is not running!';
+    bb.inject('POST /api/v1/message/text', { status: 500, body: { status: 500, message: 'Message Send Error', error: { type: 'iMessage Error', message: notRunning } } });
+    expect((await failure(driver.sendText(direct, 'x'))).kind).toBe('unsupported');
+    expect(driver.capabilities().has('edit')).toBe(false);
+  });
+
   it("maps a proxy error page (not BlueBubbles) to line_down, and BlueBubbles' own 504 on a send to ambiguous", async () => {
     const driver = bluebubblesDriver(context(bb.config()));
     await driver.refresh();
