@@ -220,6 +220,16 @@ export function bluebubblesDriver(ctx: DriverContext, options: BlueBubblesDriver
     return typeof sent?.guid === 'string' && sent.guid !== '' ? sent.guid : tempGuid;
   }
 
+  /**
+   * BlueBubbles answers an attachment or a reaction 200 with the message Messages stored, even
+   * when it stored it failed: only its text and multipart routes turn a non-zero `error` into a
+   * 500 (MessageRouter.sendAttachment / .react vs .sendText).
+   */
+  function failedInMessages(sent: BBMessage | undefined, what: string): void {
+    const code = sent?.error;
+    if (typeof code === 'number' && code !== 0) throw new DriverFailure('unreachable', `Messages did not deliver the ${what} (its error ${code}), although BlueBubbles answered it sent`);
+  }
+
   const method = () => (privateApiOn() ? 'private-api' : 'apple-script');
   /** Attachments take longer: BlueBubbles waits up to 60 s for Messages to confirm one. */
   const uploadTimeout = () => cfg!.timeoutMs * 2;
@@ -235,6 +245,7 @@ export function bluebubblesDriver(ctx: DriverContext, options: BlueBubblesDriver
     ];
     const multipart = await uploadBody(file, name, fields);
     const env = await call('send', (c) => c.request<BBMessage>('POST', '/api/v1/message/attachment', { multipart, timeoutMs: uploadTimeout() }));
+    failedInMessages(env.data, audio ? 'voice note' : 'attachment');
     return reportSend(tempGuid, env.data);
   }
 
@@ -408,9 +419,10 @@ export function bluebubblesDriver(ctx: DriverContext, options: BlueBubblesDriver
       const found = await call('react', (c) => c.request<BBMessage>('GET', `/api/v1/message/${enc(guid)}`, { query: { with: 'chats' } }));
       const chatGuid = found.data?.chats?.find((ch) => typeof ch.guid === 'string')?.guid;
       if (!chatGuid) throw new DriverFailure('not_found', `BlueBubbles knows no chat for message ${guid}`);
-      await call('react', (c) =>
-        c.request('POST', '/api/v1/message/react', { json: { chatGuid, selectedMessageGuid: guid, reaction: reactionValue(tapback, remove), partIndex: 0 } }),
+      const sent = await call('react', (c) =>
+        c.request<BBMessage>('POST', '/api/v1/message/react', { json: { chatGuid, selectedMessageGuid: guid, reaction: reactionValue(tapback, remove), partIndex: 0 } }),
       );
+      failedInMessages(sent.data, 'reaction');
     },
 
     async addParticipant(chatKey, handle) {

@@ -312,6 +312,21 @@ describe('BlueBubbles driver: failures', () => {
     noSecret(f);
   });
 
+  it('fails an attachment, a voice note or a reaction that Messages stored with an error, though BlueBubbles answered 200', async () => {
+    const to = { kind: 'direct' as const, handle: '+14155550126' };
+    bb.notDelivered.add(to.handle);
+    const driver = bluebubblesDriver(context(bb.config()));
+    await driver.refresh();
+    const media = await failure(driver.sendMedia(to, [file('a.png', 'image/png', PNG)], { grouped: false }));
+    expect(media.kind).toBe('unreachable');
+    expect(media.message).toMatch(/error 22/);
+    expect((await failure(driver.sendVoiceNote(to, file('v.caf', 'audio/x-caf', CAF)))).kind).toBe('unreachable');
+    const incoming = bb.addIncoming({ from: to.handle, text: 'Lunch?' });
+    expect((await failure(driver.react(incoming.guid, 'like', false))).kind).toBe('unreachable');
+    // Text says so itself (a 500), as before.
+    expect((await failure(driver.sendText(to, 'hi'))).kind).toBe('unreachable');
+  });
+
   it('maps an unexpected 500 Server Error on a send to unreachable, and on a group change to rejected', async () => {
     const driver = bluebubblesDriver(context(bb.config()));
     await driver.refresh();

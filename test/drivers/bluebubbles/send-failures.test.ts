@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appWithBlueBubblesLine } from '../../support/bluebubbles-line.js';
 import type { TestApp } from '../../support/app.js';
 import type { StandIn } from './standin.js';
+import { uploadedImage } from '../../support/messaging.js';
 
 describe('a BlueBubbles line: failed sends', () => {
   let t: TestApp;
@@ -35,5 +36,20 @@ describe('a BlueBubbles line: failed sends', () => {
     expect(edit.statusCode, edit.body).toBe(200);
     const effect = await t.api('POST', '/api/v1/send', { phone, body: 'Ta-da', effect: 'confetti' });
     expect(effect.statusCode, effect.body).toBe(200);
+  });
+
+  it('an attachment or a reaction Messages did not deliver is failed (4001), though BlueBubbles answered it sent', async () => {
+    const to = '+14155550721';
+    t.clock.advance(11 * 60_000); // past the line's first-touch gap
+    const hello = await t.api('POST', '/api/v1/send', { phone: to, body: 'Hi', phone_line_id: lineId });
+    expect(hello.statusCode, hello.body).toBe(200);
+    bb.notDelivered.add(to);
+    const res = await t.api('POST', '/api/v1/send', { phone: to, attachments: [await uploadedImage(t, 'plan.png')] });
+    expect(res.statusCode, res.body).toBe(502);
+    expect(res.json()).toMatchObject({ code: 4001, retryable: true });
+    expect((await t.api('GET', `/api/v1/messages/${res.json().message_id}`)).json().message).toMatchObject({ status: 'failed', error_code: 4001 });
+    const reacted = await t.api('POST', `/api/v1/messages/${hello.json().message_id}/react`, { reaction: 'like' });
+    expect(reacted.statusCode, reacted.body).toBe(502);
+    expect(reacted.json().error).toMatchObject({ code: 4001 });
   });
 });

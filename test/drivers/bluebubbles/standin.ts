@@ -241,6 +241,13 @@ export class StandIn {
   computerId = 'mac@blueline-mac';
   /** Recipients Messages cannot send to. */
   unreachable = new Set<string>();
+  /**
+   * Recipients whose messages Messages stores with an error (22: not delivered). MessagePoller
+   * resolves a send's promise with a new message of ours whatever its error, so the routes answer
+   * with it: text and multipart turn a non-zero `error` into a 500, the attachment and reaction
+   * routes answer 200 with it (MessageRouter.sendAttachment, .react).
+   */
+  notDelivered = new Set<string>();
   /** Answer sends without the real guid (only the tempGuid), to exercise tempGuid matching. */
   omitGuidInSendAnswers = false;
   /**
@@ -413,7 +420,8 @@ export class StandIn {
     }
     const msg: StoredMessage = {
       guid: newGuid(), text, subject: null, from: null, isFromMe: true, chatGuid, attachments, dateCreated: Date.now(),
-      dateDelivered: null, dateRead: null, dateEdited: null, isAudioMessage, itemType: 0, associatedMessageGuid: null, associatedMessageType: null, error: 0,
+      dateDelivered: null, dateRead: null, dateEdited: null, isAudioMessage, itemType: 0, associatedMessageGuid: null, associatedMessageType: null,
+      error: this.notDelivered.has(this.recipientOf(chatGuid) ?? '') ? 22 : 0,
     };
     this.messages.set(msg.guid, msg);
     return msg;
@@ -606,9 +614,11 @@ export class StandIn {
     res.end(JSON.stringify(a.body));
   }
 
-  private sentAnswer(m: StoredMessage, tempGuid: string | undefined, message: string) {
+  /** `checksError`: the route turns a message stored with an error into a 500 (text and multipart do; attachments do not). */
+  private sentAnswer(m: StoredMessage, tempGuid: string | undefined, message: string, checksError = false) {
     const data = this.serializeMessage(m.guid, { forNotification: false, withChats: true, withParticipants: false, withAttachments: true });
     if (tempGuid) (data as Record<string, unknown>).tempGuid = tempGuid;
+    if (checksError && m.error !== 0) return imessageError('Message sent with an error. See attached message', 'Message failed to send!', data);
     if (this.omitGuidInSendAnswers) delete (data as Record<string, unknown>).guid;
     return ok(data, message);
   }
@@ -683,7 +693,7 @@ export class StandIn {
       const to = this.recipientOf(body.chatGuid);
       if (to && this.unreachable.has(to)) return imessageError('Message Send Error', 'Failed to send message! See attached message error code.', { error: 22 });
       if (!to && !this.chats.has(body.chatGuid)) return imessageError('Message Send Error', `Chat does not exist: ${body.chatGuid}`);
-      return this.sentAnswer(this.addSent(body.chatGuid, body.message), body.tempGuid, 'Message sent!');
+      return this.sentAnswer(this.addSent(body.chatGuid, body.message), body.tempGuid, 'Message sent!', true);
     }
 
     if (r.method === 'POST' && p === '/api/v1/message/attachment') {
@@ -731,7 +741,7 @@ export class StandIn {
         const up = this.uploads.get(pt.attachment)!;
         return this.addAttachment({ bytes: up.bytes, mimeType: 'image/png', transferName: pt.name });
       });
-      return this.sentAnswer(this.addSent(body.chatGuid, atts.map(() => '\uFFFC').join(''), atts), body.tempGuid, 'Message sent!');
+      return this.sentAnswer(this.addSent(body.chatGuid, atts.map(() => '\uFFFC').join(''), atts), body.tempGuid, 'Message sent!', true);
     }
 
     if (r.method === 'POST' && p === '/api/v1/message/react') {
