@@ -42,6 +42,14 @@ export class AttachmentNotOnMac extends DriverFailure {
   }
 }
 
+/**
+ * True when the Private API refused a send because Messages has no chat under that guid (the
+ * helper's getIMChatFromGuid, BlueBubblesHelper.m): it checks before sending, so nothing went out.
+ */
+export function isNoSuchChat(err: unknown): boolean {
+  return err instanceof BlueBubblesError && err.kind === 'http' && err.details.envelope === true && /Chat does not exist in IMChatRegistry/i.test(err.serverText);
+}
+
 /** True when the failure says the Private API is off or its helper is not connected. */
 export function isPrivateApiOff(err: unknown): boolean {
   return err instanceof BlueBubblesError && err.kind === 'http' && PRIVATE_API_OFF.test(err.serverText);

@@ -28,6 +28,7 @@ describe('BlueBubbles driver: operations', () => {
 
   beforeAll(async () => {
     bb = await new StandIn().start();
+    bb.directChat(TO); // the Mac has talked to them before (a first contact: first-contact.test.ts)
   });
   afterAll(() => bb.stop());
   beforeEach(async () => {
@@ -305,6 +306,7 @@ describe('BlueBubbles driver: failures', () => {
 
   it('maps a Messages send failure (500 iMessage Error) to unreachable', async () => {
     bb.unreachable.add('+14155550199');
+    bb.directChat('+14155550199');
     const driver = bluebubblesDriver(context(bb.config()));
     const f = await failure(driver.sendText({ kind: 'direct', handle: '+14155550199' }, 'hi'));
     expect(f.kind).toBe('unreachable');
@@ -315,6 +317,7 @@ describe('BlueBubbles driver: failures', () => {
   it('fails an attachment, a voice note or a reaction that Messages stored with an error, though BlueBubbles answered 200', async () => {
     const to = { kind: 'direct' as const, handle: '+14155550126' };
     bb.notDelivered.add(to.handle);
+    bb.directChat(to.handle);
     const driver = bluebubblesDriver(context(bb.config()));
     await driver.refresh();
     const media = await failure(driver.sendMedia(to, [file('a.png', 'image/png', PNG)], { grouped: false }));
