@@ -5,7 +5,7 @@
  * here `any;-;+1…`, as newer macOS names them, never the `iMessage;-;+1…` a driver could guess.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { bluebubblesDriver, type BlueBubblesLineDriver } from '../../../src/drivers/bluebubbles/index.js';
+import { bluebubblesDriver, handleBlueBubblesWebhook, type BlueBubblesLineDriver } from '../../../src/drivers/bluebubbles/index.js';
 import { DriverFailure } from '../../../src/drivers/types.js';
 import { CAF, PNG, PNG2, context, file } from './helpers.js';
 import { StandIn } from './standin.js';
@@ -116,6 +116,15 @@ describe('BlueBubbles driver: a first message to a new person over the Private A
     await driver.refresh();
     await driver.sendVoiceNote(to, file('vn_3.caf', 'audio/x-caf', CAF));
     expect(bb.lastTo('POST', '/api/v1/message/attachment').fields).toMatchObject({ chatGuid: `any;-;${to.handle}`, method: 'private-api' });
+  });
+
+  it('replies into the chat a person wrote from (an SMS contact), learnt from their message', async () => {
+    const to = stranger();
+    const incoming = bb.addIncoming({ from: to.handle, text: 'Is this Acme?', chat: bb.directChat(to.handle, 'SMS') });
+    expect(await handleBlueBubblesWebhook(ctx, ctx.lineId, bb.webhookEvent('new-message', incoming.guid))).toMatchObject({ handled: 'inbound' });
+    const { guid } = await driver.sendVoiceNote(to, file('vn_4.caf', 'audio/x-caf', CAF));
+    expect(chatOf(guid)).toBe(`SMS;-;${to.handle}`);
+    expect(bb.lastTo('POST', '/api/v1/message/attachment').fields).toMatchObject({ chatGuid: `SMS;-;${to.handle}`, method: 'private-api' });
   });
 
   it('a chat started for a first message Messages did not deliver: unreachable (/chat/new answers 200 with it)', async () => {

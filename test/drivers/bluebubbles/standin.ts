@@ -351,9 +351,13 @@ export class StandIn {
 
   // ---- fixtures ------------------------------------------------------------
 
-  /** The Mac's one-to-one chat with `address`, whatever its service; made (named as this Mac does) when there is none. */
+  /**
+   * The Mac's one-to-one chat with `address` on `service` (an SMS chat is another chat than the
+   * iMessage one); made, named as this Mac does, when there is none.
+   */
   directChat(address: string, service = this.directChatService): StoredChat {
-    const known = [...this.chats.values()].find((c) => c.style === 45 && c.participants[0] === address);
+    const sms = service === 'SMS';
+    const known = [...this.chats.values()].find((c) => c.style === 45 && c.participants[0] === address && c.guid.startsWith('SMS;') === sms);
     if (known) return known;
     const chat: StoredChat = { guid: `${service};-;${address}`, style: 45, displayName: '', participants: [address] };
     this.chats.set(chat.guid, chat);
@@ -683,7 +687,8 @@ export class StandIn {
   private sendingChat(chatGuid: string, method: string): string | undefined {
     if (this.chats.has(chatGuid)) return chatGuid;
     const to = this.recipientOf(chatGuid);
-    return method === 'apple-script' && to ? this.directChat(to).guid : undefined;
+    // sendMessageFallback addresses the person on the guid's service (getServiceFromInput).
+    return method === 'apple-script' && to ? this.directChat(to, chatGuid.startsWith('SMS;') ? 'SMS' : this.directChatService).guid : undefined;
   }
 
   private route(r: RecordedRequest): { status: number; body: unknown } | { file: Buffer; mime: string; name: string } | undefined {
