@@ -127,6 +127,16 @@ describe('BlueBubbles driver: a first message to a new person over the Private A
     expect(bb.lastTo('POST', '/api/v1/message/attachment').fields).toMatchObject({ chatGuid: `SMS;-;${to.handle}`, method: 'private-api' });
   });
 
+  it('finds a lost first send in the chat the Mac named, never the same text sent to someone else', async () => {
+    const [to, other] = [stranger(), stranger()];
+    const since = Date.now();
+    const { guid } = await driver.sendText(to, 'Hello from Acme', { ref: 'msg_lost' });
+    await driver.sendText(other, 'Hello from Acme');
+    const probe = { target: to, recordedAt: since, texts: ['Hello from Acme'], filenames: [], isClaimed: async () => false };
+    expect(await driver.lookupSend('msg_lost', probe)).toEqual({ state: 'sent', guid });
+    expect(await driver.lookupSend('msg_lost', { ...probe, isClaimed: async (g: string) => g === guid })).toEqual({ state: 'not_sent' });
+  });
+
   it('a chat started for a first message Messages did not deliver: unreachable (/chat/new answers 200 with it)', async () => {
     const to = stranger();
     bb.notDelivered.add(to.handle);
@@ -184,5 +194,56 @@ describe('a BlueBubbles line with the Private API: first touch to a new contact'
     const sent = await t.api('POST', '/api/v1/send', { phone, phone_line_id: lineId, voice_note: voiceNote });
     expect(sent.statusCode, sent.body).toBe(200);
     expect(onMac(phone).map((m) => m.isAudioMessage)).toEqual([false, true]);
+  });
+});
+
+describe('a BlueBubbles line with the Private API: a first touch whose answer never came', () => {
+  let t: TestApp;
+  let bb: StandIn;
+  let lineId: string;
+  let close: () => Promise<void>;
+  beforeAll(async () => {
+    ({ t, bb, lineId, close } = await appWithBlueBubblesLine({ timeout_ms: 300 }));
+    bb.directChatService = 'any';
+  });
+  afterAll(async () => close());
+
+  const stored = async (id: string) => t.testStore.store.messages.get((await t.testStore.store.lines.get(lineId))!.tenant_id, id);
+  const onMac = (phone: string) => [...bb.messages.values()].filter((m) => m.isFromMe && m.chatGuid === `any;-;${phone}`);
+  /**
+   * A first touch whose /chat/new is held (`what`): 503 / 3002 and `sending`, settled once past the
+   * line's window. The line's first one: moving the clock past its first-touch gap before the send
+   * would put the send after the Mac's messages (they are dated by the real clock).
+   */
+  async function interrupted(phone: string, what: Parameters<StandIn['inject']>[1], line = lineId) {
+    bb.inject('POST /api/v1/chat/new', what);
+    const res = await t.api('POST', '/api/v1/send', { phone, body: 'Hi, Alex from Acme here', phone_line_id: line });
+    expect(res.statusCode, res.body).toBe(503);
+    expect(res.json()).toMatchObject({ code: 3002 });
+    const id = res.json().message_id as string;
+    expect(await stored(id)).toMatchObject({ status: 'sending' });
+    t.clock.advance(60_000);
+    await t.services.sendReconciler.sweep();
+    return id;
+  }
+
+  it("went out: settled `sent` under the Mac's guid, and the next message goes into that chat", async () => {
+    const phone = '+14155550741';
+    const id = await interrupted(phone, { storeThenHangMs: 3_000 });
+    const [first] = onMac(phone);
+    expect(await stored(id)).toMatchObject({ status: 'sent', provider_guid: first!.guid });
+    const next = await t.api('POST', '/api/v1/send', { phone, body: 'Following up' });
+    expect(next.statusCode, next.body).toBe(200);
+    expect(onMac(phone).map((m) => m.text)).toEqual(['Hi, Alex from Acme here', 'Following up']);
+  });
+
+  it('did not go out: settled `failed`', async () => {
+    // Another line on the Mac, whose first touch this is.
+    const other = await t.admin('POST', '/admin/v1/lines', { tenant: 'demo', phone_number: '+14155550651', driver: 'bluebubbles', driver_config: bb.config({ timeout_ms: 300 }) });
+    expect(other.statusCode, other.body).toBe(201);
+    const phone = '+14155550742';
+    const id = await interrupted(phone, { hangMs: 3_000 }, other.json().phone_line.id);
+    expect(await stored(id)).toMatchObject({ status: 'failed', error_code: 4001 });
+    expect(onMac(phone)).toEqual([]);
   });
 });
