@@ -17,7 +17,9 @@
  *        e.g. ChatInterface's "Chat is not a group chat!"
  *   500  AttachmentRouter.download's ServerError "Attachment does not exist in disk!": the row
  *        is in chat.db but the file is not on the Mac yet (still coming from iCloud); it may
- *        arrive, so a download's 5xx may pass (routers/attachmentRouter.ts)
+ *        arrive, so a download's 5xx may pass (routers/attachmentRouter.ts). A row that is not
+ *        there at all is a 404 only with force=false: by default, with the Private API on, the
+ *        router "force-downloads" it and fails on the null row with a 500 (inbound.ts asks so)
  *   504  its own request/response timeouts
  * A proxy in front of the Mac (ngrok, Cloudflare) answers 502/503/530 pages
  * that are not the envelope: the Mac is not reachable.

@@ -182,7 +182,10 @@ async function openAttachment(client: BlueBubblesClient, a: BBAttachment): Promi
   const failure = (err: unknown) => toDriverFailure(err, 'download');
   try {
     // original=true: the file as Messages stored it (no HEIC→JPEG or CAF→MP3 conversion).
-    const file = await client.download(`/api/v1/attachment/${encodeURIComponent(a.guid!)}/download`, { original: 'true' }, client.timeoutMs * 2, failure);
+    // force=false: its default (true) makes a missing attachment a 500 with the Private API on (the
+    // router "force-downloads" a row it does not have: a TypeError), read as "not on the Mac yet"
+    // and retried for an hour; it changes nothing for an attachment that exists (attachmentRouter.ts).
+    const file = await client.download(`/api/v1/attachment/${encodeURIComponent(a.guid!)}/download`, { original: 'true', force: 'false' }, client.timeoutMs * 2, failure);
     return { body: file.body, mimeType: file.contentType, filename: file.filename };
   } catch (err) {
     throw failure(err);

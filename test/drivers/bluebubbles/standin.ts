@@ -894,7 +894,14 @@ export class StandIn {
     if ((m = /^\/api\/v1\/attachment\/([^/]+)\/download$/.exec(p)) && r.method === 'GET') {
       for (const k of ['original', 'force']) if (r.query[k] !== undefined && !['true', 'false', '1', '0'].includes(r.query[k]!)) return badRequest(`The ${k} field must be true or false.`);
       const a = this.attachments.get(m[1]!);
-      if (!a) return notFound('Attachment does not exist!');
+      if (!a) {
+        // AttachmentRouter.download: `force` defaults to true, and with the Private API enabled a
+        // missing row is "force-downloaded": the handler reads `.guid` of null, a TypeError, which
+        // ErrorMiddleware answers 500. Only force=false (or no Private API) gives the 404.
+        const force = r.query.force === undefined || r.query.force === 'true' || r.query.force === '1';
+        if (force && this.privateApi) return serverError("Cannot read properties of null (reading 'guid')");
+        return notFound('Attachment does not exist!');
+      }
       // AttachmentRouter.download: `if (!fs.existsSync(aPath)) throw new ServerError(...)`.
       if (this.notOnDisk.has(a.guid)) return serverErrorThrown('Attachment does not exist in disk!');
       const original = r.query.original === 'true' || r.query.original === '1';
