@@ -70,12 +70,14 @@ export function buildServices(deps: ServiceDeps) {
   const attempt = { timeoutMs: config.webhookTimeoutMs, allowPrivateNetworks: config.allowPrivateNetworks, brand: config.headerBrand };
   // One attempt asked for now (a replay, a subscription's test), outside the worker's schedule.
   const attemptNow: AttemptDelivery = (event, sub, nowMs) => attemptDelivery(event, sub, attempt, nowMs);
-  // A driver keeps its line's service epoch (line runtime) and, the simulator, its device log.
+  // A driver keeps its line's service epoch (line runtime), BlueBubbles the names of its chats, the simulator its device log.
   const storedState = {
     serviceEpoch: (lineId: string) => store.lineRuntime.serviceEpoch(lineId),
     setServiceEpoch: (lineId: string, epoch: string, nowMs: number) => store.lineRuntime.setServiceEpoch(lineId, epoch, nowMs),
     appendDeviceLog: (id: string, lineId: string, entry: unknown, nowMs: number) => store.simulatorLog.append(id, lineId, entry, nowMs),
     findDeviceLog: (lineId: string, ref: string, sinceMs: number) => store.simulatorLog.findByRef(lineId, ref, sinceMs),
+    directChatKey: (lineId: string, handle: string) => store.lineDirectChats.get(lineId, handle),
+    setDirectChatKey: (lineId: string, handle: string, chatKey: string, nowMs: number) => store.lineDirectChats.set(lineId, handle, chatKey, nowMs),
     // A line's next epoch named atomically: several processes on one database agree on one.
     replaceServiceEpoch: (lineId: string, expected: string | undefined, epoch: string, nowMs: number) => store.lineRuntime.replaceServiceEpoch(lineId, expected, epoch, nowMs),
   };

@@ -109,6 +109,9 @@ export interface DriverStatePort {
   appendDeviceLog(id: string, lineId: string, entry: unknown, nowMs: number): Promise<void>;
   /** The simulator's device log entry made under `ref` since `sinceMs`, if any. */
   findDeviceLog(lineId: string, ref: string, sinceMs: number): Promise<Record<string, unknown> | undefined>;
+  /** The provider's own name for the line's one-to-one chat with `handle` (BlueBubbles' chat guid), once the driver learnt it. */
+  directChatKey(lineId: string, handle: string): Promise<string | undefined>;
+  setDirectChatKey(lineId: string, handle: string, chatKey: string, nowMs: number): Promise<void>;
 }
 
 /**

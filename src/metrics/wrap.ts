@@ -64,6 +64,8 @@ export function observeDriverState(state: DriverState, observer: ServiceObserver
     serviceEpoch: (lineId) => state.serviceEpoch(lineId),
     appendDeviceLog: (id, lineId, entry, nowMs) => state.appendDeviceLog(id, lineId, entry, nowMs),
     findDeviceLog: (lineId, ref, sinceMs) => state.findDeviceLog(lineId, ref, sinceMs),
+    directChatKey: (lineId, handle) => state.directChatKey(lineId, handle),
+    setDirectChatKey: (lineId, handle, chatKey, nowMs) => state.setDirectChatKey(lineId, handle, chatKey, nowMs),
     async setServiceEpoch(lineId, epoch, nowMs) {
       const before = await state.serviceEpoch(lineId);
       await state.setServiceEpoch(lineId, epoch, nowMs);

@@ -11,6 +11,7 @@ import { chatsRepo } from './chats.js';
 import { messagesRepo } from './messages.js';
 import { idempotencyRepo } from './idempotency.js';
 import { lineRuntimeRepo } from './line-runtime.js';
+import { lineDirectChatsRepo } from './line-direct-chats.js';
 import { firstTouchDaysRepo } from './first-touch-days.js';
 import { rateBucketsRepo } from './rate-buckets.js';
 import { simulatorLogRepo } from './simulator-log.js';
@@ -44,6 +45,7 @@ function repos(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
     messages: messagesRepo(db, dialect),
     idempotency: idempotencyRepo(db),
     lineRuntime: lineRuntimeRepo(db),
+    lineDirectChats: lineDirectChatsRepo(db),
     firstTouchDays: firstTouchDaysRepo(db),
     rateBuckets: rateBucketsRepo(db, dialect),
     simulatorLog: simulatorLogRepo(db),

@@ -168,6 +168,14 @@ export interface LineStateTable {
   updated_at: number;
 }
 
+/** A line's one-to-one chat by the provider's name for it (BlueBubbles' chat guid), keyed by the normalized handle. */
+export interface LineDirectChatsTable {
+  line_id: string;
+  handle: string;
+  chat_key: string;
+  updated_at: number;
+}
+
 /** First touches reserved per project and local day, against its daily cap (store/first-touch-days.ts). */
 export interface FirstTouchDaysTable {
   tenant_id: string;
@@ -487,6 +495,7 @@ export interface DB {
   idempotency_keys: IdempotencyKeysTable;
   rate_buckets: RateBucketsTable;
   line_state: LineStateTable;
+  line_direct_chats: LineDirectChatsTable;
   first_touch_days: FirstTouchDaysTable;
   group_creations: GroupCreationsTable;
   simulator_sent: SimulatorSentTable;

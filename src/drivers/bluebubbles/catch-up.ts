@@ -9,20 +9,20 @@
  * dateCreated, `limit` is at most 1000. Messages are serialized in full (not "for
  * notification"), so a new one is reported without fetching it again.
  */
-import type { DriverContext } from '../types.js';
 import { DriverFailure } from '../types.js';
 import type { BBMessage } from './api-types.js';
 import { BlueBubblesClient } from './client.js';
 import { parseConfig } from './config.js';
 import { toDriverFailure } from './errors.js';
-import { handleBlueBubblesWebhook, type WebhookOutcome } from './inbound.js';
+import { handleBlueBubblesWebhook, type BlueBubblesWebhookDeps, type WebhookOutcome } from './inbound.js';
 
 /** What each message comes with: its chat (and members, for groups: MessageRouter.query loads them with chat.participants), attachments, and the attributedBody that says where each attachment sits. */
 export const CATCH_UP_WITH = ['chat', 'chat.participants', 'attachment', 'attributedBody'] as const;
 /** BlueBubbles' own maximum page. */
 export const MAX_PAGE = 1000;
 
-type Deps = Pick<DriverContext, 'config' | 'events'> & { fetch?: typeof fetch };
+/** The webhook handler's: a found message is handled as its webhook would be, the person's chat kept too. */
+type Deps = BlueBubblesWebhookDeps;
 
 function clientFor(deps: Deps): BlueBubblesClient {
   const parsed = parseConfig(deps.config);

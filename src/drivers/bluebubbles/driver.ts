@@ -10,6 +10,10 @@
  * The driver learns this from GET /api/v1/server/info, re-asked at most every
  * INFO_TTL_MS (capabilities() stays synchronous and answers from that cache).
  *
+ * A person's chat goes by the guid BlueBubbles named for it (direct-chats.ts); when the Private
+ * API has no chat under the guid tried, a text starts one with /chat/new, a file goes by
+ * AppleScript, and a voice note is refused (a text must come first).
+ *
  * Service epoch: BlueBubbles reports no start time or uptime, so the epoch is
  * `bb:<fingerprint>:<generation>`. The fingerprint hashes what server/info
  * says about the installation (computer, macOS and server versions, iMessage
@@ -32,8 +36,9 @@ import { DriverFailure } from '../types.js';
 import type { BBChat, BBMessage, BBServerInfo } from './api-types.js';
 import { BlueBubblesClient } from './client.js';
 import { parseConfig, type BlueBubblesConfig } from './config.js';
-import { isPrivateApiOff, isServerDown, isServerUnreachable, toDriverFailure, type Operation } from './errors.js';
-import { isAppleEffectId, chatGuidFor, editFallbackText, reactionValue } from './mapping.js';
+import { isNoSuchChat, isPrivateApiOff, isServerDown, isServerUnreachable, toDriverFailure, type Operation } from './errors.js';
+import { isAppleEffectId, editFallbackText, reactionValue } from './mapping.js';
+import { directChats, directGuidOf, serviceOf } from './direct-chats.js';
 import { lookupCreatedGroup, lookupSentMessage } from './lookup.js';
 
 /** How long a server/info answer is trusted for capabilities and method choice. */
@@ -56,6 +61,11 @@ export interface BlueBubblesDriverOptions {
   fetch?: typeof fetch;
   /** Ask server/info once right away, in the background (default true). */
   probeOnStart?: boolean;
+}
+
+/** A Private API send refused because Messages has no chat with the person under that guid (nothing went out). */
+class NoChat {
+  constructor(readonly handle: string) {}
 }
 
 /** Our send's ref in its tempGuid (one per request BlueBubbles gets), for its logs and webhooks. */
@@ -88,6 +98,7 @@ export function bluebubblesDriver(ctx: DriverContext, options: BlueBubblesDriver
   const parsed = parseConfig(ctx.config);
   const cfg: BlueBubblesConfig | undefined = parsed.ok ? parsed.config : undefined;
   const client = cfg ? new BlueBubblesClient(cfg, options.fetch) : undefined;
+  const chats = directChats(ctx);
 
   let info: BBServerInfo | undefined;
   let infoAt = 0;
@@ -211,6 +222,41 @@ export function bluebubblesDriver(ctx: DriverContext, options: BlueBubblesDriver
     }
   }
 
+  /** As call('send'), except that a person's chat Messages does not have answers NoChat. */
+  async function sendOrNoChat<T>(target: Target, work: (c: BlueBubblesClient) => Promise<T>): Promise<T | NoChat> {
+    if (!client) throw invalid();
+    try {
+      return await work(client);
+    } catch (err) {
+      if (target.kind === 'direct' && isNoSuchChat(err)) return new NoChat(target.handle);
+      noteFailure(err);
+      throw toDriverFailure(err, 'send');
+    }
+  }
+
+  /** A send's answer names the person's chat (data.chats[0]): kept when it is not the guid the send went to. */
+  async function noteChat(target: Target, sentTo: string, sent: BBMessage | undefined): Promise<void> {
+    const named = directGuidOf(sent?.chats?.[0]);
+    if (target.kind === 'direct' && named && named !== sentTo) await chats.remember(target.handle, named);
+  }
+
+  /**
+   * A person's first message over the Private API, when Messages has no chat with them: POST
+   * /api/v1/chat/new (ChatRouter.create → ChatInterface.createWithPrivateApi; the helper's
+   * create-chat gets or makes the Mac's chat with them and sends the text into it). Its answer is
+   * the chat, whose guid is kept, with the message in messages[0]. It takes the text's effectId
+   * (ChatValidator.createRules) but no ddScan.
+   */
+  async function startChat(handle: string, guessed: string, text: string, tempGuid: string, effectId?: string): Promise<string> {
+    const json = { addresses: [handle], message: text, method: 'private-api', service: serviceOf(guessed), tempGuid, ...(effectId && { effectId }) };
+    const env = await call('send', (c) => c.request<BBChat>('POST', '/api/v1/chat/new', { json }));
+    const chatGuid = directGuidOf(env.data);
+    if (chatGuid) await chats.remember(handle, chatGuid);
+    const first = env.data?.messages?.[0];
+    failedInMessages(first, 'message');
+    return reportSend(tempGuid, first);
+  }
+
   /**
    * The guid we report for a send: BlueBubbles' real guid, else our tempGuid. In the latter case
    * BlueBubbles later posts our own message with both (its emitMessageMatch), and the webhook
@@ -220,25 +266,49 @@ export function bluebubblesDriver(ctx: DriverContext, options: BlueBubblesDriver
     return typeof sent?.guid === 'string' && sent.guid !== '' ? sent.guid : tempGuid;
   }
 
+  /**
+   * BlueBubbles answers an attachment or a reaction 200 with the message Messages stored, even
+   * when it stored it failed: only its text and multipart routes turn a non-zero `error` into a
+   * 500 (MessageRouter.sendAttachment / .react vs .sendText).
+   */
+  function failedInMessages(sent: BBMessage | undefined, what: string): void {
+    const code = sent?.error;
+    if (typeof code === 'number' && code !== 0) throw new DriverFailure('unreachable', `Messages did not deliver the ${what} (its error ${code}), although BlueBubbles answered it sent`);
+  }
+
   const method = () => (privateApiOn() ? 'private-api' : 'apple-script');
   /** Attachments take longer: BlueBubbles waits up to 60 s for Messages to confirm one. */
   const uploadTimeout = () => cfg!.timeoutMs * 2;
 
   async function sendAttachment(target: Target, file: OutboundFile, audio: boolean, tempGuid: string): Promise<string> {
     const name = audio && !file.filename.toLowerCase().endsWith('.caf') ? `${file.filename.replace(/\.[^./]*$/, '')}.caf` : file.filename;
-    const fields: MultipartField[] = [
-      { name: 'chatGuid', value: chatGuidFor(target) },
-      { name: 'tempGuid', value: tempGuid },
-      { name: 'name', value: name },
-      { name: 'method', value: audio ? 'private-api' : method() },
-      ...(audio ? [{ name: 'isAudioMessage', value: 'true' }] : []),
-    ];
-    const multipart = await uploadBody(file, name, fields);
-    const env = await call('send', (c) => c.request<BBMessage>('POST', '/api/v1/message/attachment', { multipart, timeoutMs: uploadTimeout() }));
+    const chatGuid = await chats.guidFor(target);
+    const upload = async (c: BlueBubblesClient, how: string) => {
+      const fields: MultipartField[] = [
+        { name: 'chatGuid', value: chatGuid },
+        { name: 'tempGuid', value: tempGuid },
+        { name: 'name', value: name },
+        { name: 'method', value: how },
+        ...(audio ? [{ name: 'isAudioMessage', value: 'true' }] : []),
+      ];
+      const multipart = await uploadBody(file, name, fields);
+      return c.request<BBMessage>('POST', '/api/v1/message/attachment', { multipart, timeoutMs: uploadTimeout() });
+    };
+    let env = await sendOrNoChat(target, (c) => upload(c, audio ? 'private-api' : method()));
+    if (env instanceof NoChat) {
+      // Over the Private API only a text starts a chat (/chat/new needs a message). A file goes by
+      // AppleScript then, which addresses the person when the chat id is unknown; a voice note
+      // cannot (it is one only over the Private API).
+      if (audio) throw new DriverFailure('unsupported', `Messages has no chat with ${env.handle} yet, and BlueBubbles starts one only with a text: send a text first, then the voice note`);
+      env = await call('send', (c) => upload(c, 'apple-script'));
+    }
+    failedInMessages(env.data, audio ? 'voice note' : 'attachment');
+    await noteChat(target, chatGuid, env.data);
     return reportSend(tempGuid, env.data);
   }
 
-  async function sendGrouped(target: Target, files: OutboundFile[], ref?: string): Promise<string> {
+  /** undefined: Messages has no chat with the person yet (a multipart send needs one). */
+  async function sendGrouped(target: Target, files: OutboundFile[], ref?: string): Promise<string | undefined> {
     const parts: { partIndex: number; attachment: string; name: string }[] = [];
     for (const [i, file] of files.entries()) {
       const multipart = await uploadBody(file, file.filename);
@@ -248,9 +318,12 @@ export function bluebubblesDriver(ctx: DriverContext, options: BlueBubblesDriver
       parts.push({ partIndex: i, attachment: path, name: file.filename });
     }
     const tempGuid = newTempGuid(ref);
-    const env = await call('send', (c) =>
-      c.request<BBMessage>('POST', '/api/v1/message/multipart', { json: { chatGuid: chatGuidFor(target), tempGuid, parts }, timeoutMs: uploadTimeout() }),
+    const chatGuid = await chats.guidFor(target);
+    const env = await sendOrNoChat(target, (c) =>
+      c.request<BBMessage>('POST', '/api/v1/message/multipart', { json: { chatGuid, tempGuid, parts }, timeoutMs: uploadTimeout() }),
     );
+    if (env instanceof NoChat) return undefined;
+    await noteChat(target, chatGuid, env.data);
     return reportSend(tempGuid, env.data);
   }
 
@@ -361,18 +434,24 @@ export function bluebubblesDriver(ctx: DriverContext, options: BlueBubblesDriver
       }
       const tempGuid = newTempGuid(opts.ref);
       const pa = privateApiOn();
-      const body: Record<string, unknown> = { chatGuid: chatGuidFor(target), tempGuid, message: text, method: pa ? 'private-api' : 'apple-script' };
+      const chatGuid = await chats.guidFor(target);
+      const body: Record<string, unknown> = { chatGuid, tempGuid, message: text, method: pa ? 'private-api' : 'apple-script' };
       if (effectId) body.effectId = effectId;
       if (opts.richLinkUrl && pa) body.ddScan = true;
-      const env = await call('send', (c) => c.request<BBMessage>('POST', '/api/v1/message/text', { json: body }));
+      const env = await sendOrNoChat(target, (c) => c.request<BBMessage>('POST', '/api/v1/message/text', { json: body }));
+      if (env instanceof NoChat) return { guid: await startChat(env.handle, chatGuid, text, tempGuid, effectId) };
+      await noteChat(target, chatGuid, env.data);
       return { guid: reportSend(tempGuid, env.data) };
     },
 
     async sendMedia(target, files, opts) {
       if (files.length === 0) throw new DriverFailure('rejected', 'no files to send');
       await ensureInfoForSend();
-      if (opts.grouped && files.length > 1 && privateApiOn()) return { guids: [await sendGrouped(target, files, opts.ref)] };
-      // Without the Private API a group of images goes out one by one, in order.
+      if (opts.grouped && files.length > 1 && privateApiOn()) {
+        const guid = await sendGrouped(target, files, opts.ref);
+        if (guid) return { guids: [guid] };
+      }
+      // Without the Private API (or a chat with the person yet) a group of images goes out one by one, in order.
       const guids: string[] = [];
       for (const [i, f] of files.entries()) guids.push(await sendAttachment(target, f, false, newTempGuid(opts.ref, files.length > 1 ? i : undefined)));
       return { guids };
@@ -408,9 +487,10 @@ export function bluebubblesDriver(ctx: DriverContext, options: BlueBubblesDriver
       const found = await call('react', (c) => c.request<BBMessage>('GET', `/api/v1/message/${enc(guid)}`, { query: { with: 'chats' } }));
       const chatGuid = found.data?.chats?.find((ch) => typeof ch.guid === 'string')?.guid;
       if (!chatGuid) throw new DriverFailure('not_found', `BlueBubbles knows no chat for message ${guid}`);
-      await call('react', (c) =>
-        c.request('POST', '/api/v1/message/react', { json: { chatGuid, selectedMessageGuid: guid, reaction: reactionValue(tapback, remove), partIndex: 0 } }),
+      const sent = await call('react', (c) =>
+        c.request<BBMessage>('POST', '/api/v1/message/react', { json: { chatGuid, selectedMessageGuid: guid, reaction: reactionValue(tapback, remove), partIndex: 0 } }),
       );
+      failedInMessages(sent.data, 'reaction');
     },
 
     async addParticipant(chatKey, handle) {

@@ -5,13 +5,21 @@
  *   400  validators (BadRequest), and "Selected message does not exist!"
  *   404  NotFound: "Message does not exist!", "Chat does not exist!"
  *   500  IMessageError ("iMessage Error"): a send/edit/react failed in Messages,
- *        and PrivateApiMiddleware: "iMessage Private API is not enabled!" /
- *        "… Helper is not connected!"
+ *        and PrivateApiMiddleware: "Please make sure you have completed the setup for the
+ *        Private API, and your helper is connected!" with checkPrivateApiStatus' "iMessage
+ *        Private API is not enabled!" / "iMessage Private API Helper is not connected!"
+ *        (helpers/utils.ts), or PrivateApiAction's "… BlueBubblesHelper is not running!"
+ *        (privateApi/apis/index.ts). Only these say the Private API is off: other failures
+ *        name it too ("Failed to create chat via the Private API!", "A message is required
+ *        when creating chats with the Private API!", "Failed to invoke Private API action:
+ *        X! Required fields are missing.") and are ordinary failures of the request.
  *   500  ErrorMiddleware ("Server Error"): any other exception in a controller,
  *        e.g. ChatInterface's "Chat is not a group chat!"
  *   500  AttachmentRouter.download's ServerError "Attachment does not exist in disk!": the row
  *        is in chat.db but the file is not on the Mac yet (still coming from iCloud); it may
- *        arrive, so a download's 5xx may pass (routers/attachmentRouter.ts)
+ *        arrive, so a download's 5xx may pass (routers/attachmentRouter.ts). A row that is not
+ *        there at all is a 404 only with force=false: by default, with the Private API on, the
+ *        router "force-downloads" it and fails on the null row with a 500 (inbound.ts asks so)
  *   504  its own request/response timeouts
  * A proxy in front of the Mac (ngrok, Cloudflare) answers 502/503/530 pages
  * that are not the envelope: the Mac is not reachable.
@@ -22,7 +30,7 @@ import { BlueBubblesError } from './client.js';
 /** What the driver was doing; decides how an ambiguous failure reads. */
 export type Operation = 'send' | 'upload' | 'edit' | 'react' | 'participant' | 'create_group' | 'lookup' | 'download' | 'info' | 'webhook' | 'query';
 
-const PRIVATE_API_OFF = /private api/i;
+const PRIVATE_API_OFF = /Private API is not enabled|Private API Helper is not connected|completed the setup for the Private API|BlueBubblesHelper is not running/i;
 const NEEDS_NEWER_MACOS = /only supported on macos|not supported by the connected messages helper/i;
 const DOES_NOT_EXIST = /does not exist|not found/i;
 
@@ -34,6 +42,14 @@ export class AttachmentNotOnMac extends DriverFailure {
   constructor(message: string) {
     super('line_down', message);
   }
+}
+
+/**
+ * True when the Private API refused a send because Messages has no chat under that guid (the
+ * helper's getIMChatFromGuid, BlueBubblesHelper.m): it checks before sending, so nothing went out.
+ */
+export function isNoSuchChat(err: unknown): boolean {
+  return err instanceof BlueBubblesError && err.kind === 'http' && err.details.envelope === true && /Chat does not exist in IMChatRegistry/i.test(err.serverText);
 }
 
 /** True when the failure says the Private API is off or its helper is not connected. */

@@ -21,6 +21,8 @@
  *   that downloads it with ?original=true (bytes untouched, so an Apple voice memo
  *   arrives as the CAF it is) when the domain opens it: streamed, and not at all for
  *   a message already recorded.
+ * - `new-message` from someone in a one-to-one chat: the chat's guid (`SMS;-;…`, `any;-;…`) is
+ *   kept as the person's chat, so replies go into it (direct-chats.ts).
  * - `new-message` from me carrying our `tempGuid` → events.sendMatched: a send
  *   reported under its tempGuid is known by BlueBubbles' real guid from then on.
  * - `updated-message` for a message someone sent us, with dateEdited → events.edited; not when
@@ -40,13 +42,17 @@ import { parseConfig } from './config.js';
 import { toDriverFailure } from './errors.js';
 import { ledger } from './ledger.js';
 import { isGroupChat, normalizeHandle, sanitizeText } from './mapping.js';
+import { directGuidOf } from './direct-chats.js';
 import { tapbackOf } from './tapbacks.js';
 
 /** The attributedBody run attribute naming the attachment that sits there. */
 const FILE_TRANSFER_GUID = '__kIMFileTransferGUIDAttributeName';
 
-/** What the handler needs: the line's config (to call its server back) and where to report. */
-export type BlueBubblesWebhookDeps = Pick<DriverContext, 'config' | 'events'> & {
+/**
+ * What the handler needs: the line's config (to call its server back) and where to report; with
+ * the state port it keeps the chat a person wrote from (direct-chats.ts).
+ */
+export type BlueBubblesWebhookDeps = Pick<DriverContext, 'config' | 'events'> & Partial<Pick<DriverContext, 'state' | 'now'>> & {
   /** Replaces global fetch (tests). */
   fetch?: typeof fetch;
 };
@@ -176,7 +182,10 @@ async function openAttachment(client: BlueBubblesClient, a: BBAttachment): Promi
   const failure = (err: unknown) => toDriverFailure(err, 'download');
   try {
     // original=true: the file as Messages stored it (no HEIC→JPEG or CAF→MP3 conversion).
-    const file = await client.download(`/api/v1/attachment/${encodeURIComponent(a.guid!)}/download`, { original: 'true' }, client.timeoutMs * 2, failure);
+    // force=false: its default (true) makes a missing attachment a 500 with the Private API on (the
+    // router "force-downloads" a row it does not have: a TypeError), read as "not on the Mac yet"
+    // and retried for an hour; it changes nothing for an attachment that exists (attachmentRouter.ts).
+    const file = await client.download(`/api/v1/attachment/${encodeURIComponent(a.guid!)}/download`, { original: 'true', force: 'false' }, client.timeoutMs * 2, failure);
     return { body: file.body, mimeType: file.contentType, filename: file.filename };
   } catch (err) {
     throw failure(err);
@@ -281,6 +290,10 @@ export async function handleBlueBubblesWebhook(deps: BlueBubblesWebhookDeps, lin
     const full = isTrimmed(data) ? await fullMessage(client, guid) : data;
     const msg = await toInboundMessage(client, { ...full, guid }, Date.now());
     if ('skip' in msg) return { handled: 'ignored', reason: msg.skip } as const;
+    // The chat they wrote from (SMS;-;…, any;-;…) is where replies go (msg.from is normalized, as
+    // direct-chats.ts keys it); not failing the message if it cannot be kept.
+    const chatGuid = msg.group ? undefined : directGuidOf(full.chats?.[0]);
+    if (chatGuid && deps.state) await deps.state.setDirectChatKey(lineId, msg.from, chatGuid, deps.now?.() ?? Date.now()).catch(() => undefined);
     await deps.events.inbound(lineId, msg);
     return { handled: 'inbound', guid, parts: msg.parts.length } as const;
   });

@@ -4,14 +4,19 @@
  * service's sendCache) and hands it back once, in the send's answer or in the `new-message`
  * webhook of its emitMessageMatch; nothing stored on the Mac can be looked up by it. What the
  * Mac does keep is the message itself, so the send is found by its content: our own messages
- * (isFromMe) in the chat since the send was recorded (POST /api/v1/message/query with chatGuid,
- * after, sort ASC, with attachments), the first whose text or attachment name is what we sent
- * and whose guid no other message of ours already holds.
+ * (isFromMe) in the chat since the send was recorded (POST /api/v1/message/query, after, sort ASC,
+ * with attachments), the first whose text or attachment name is what we sent and whose guid no
+ * other message of ours already holds. A group's chat is its key (chatGuid). A person's chat is
+ * not asked for by a guid: one the send may have made (/chat/new, AppleScript) is named as the
+ * Mac names it (any;-;…, SMS;-;…), and the query answers 200 with no messages for a chatGuid it
+ * does not have (MessageRouter.query). So our messages in every chat are read, with their chat,
+ * and those in a one-to-one chat with the person kept.
  */
 import type { BBMessage } from './api-types.js';
 import type { BlueBubblesClient } from './client.js';
 import type { GroupLookup, GroupProbe, SendLookup, SendProbe } from '../types.js';
-import { chatGuidFor, isGroupChat, normalizeHandle, sanitizeText } from './mapping.js';
+import { isGroupChat, normalizeHandle, sanitizeText } from './mapping.js';
+import { directAddressOf } from './direct-chats.js';
 
 /** Messages are searched from a little before the send was recorded (the Mac's clock may differ from ours). */
 export const LOOKUP_SLACK_MS = 60_000;
@@ -35,14 +40,16 @@ function matches(m: BBMessage, probe: SendProbe): boolean {
 /** Throws BlueBubbles' own errors (the caller says `unknown` then). */
 export async function lookupSentMessage(client: BlueBubblesClient, probe: SendProbe): Promise<SendLookup> {
   const after = Math.max(0, probe.recordedAt - LOOKUP_SLACK_MS);
+  const { target } = probe;
+  const person = target.kind === 'direct' ? normalizeHandle(target.handle) : undefined;
+  const where = target.kind === 'group' ? { chatGuid: target.chatKey, with: ['attachment'] } : { with: ['chat', 'attachment'] };
+  const inChat = (m: BBMessage) => person === undefined || (m.chats ?? []).some((c) => directAddressOf(c) === person);
   for (let offset = 0; ; offset += PAGE) {
-    const env = await client.request<BBMessage[]>('POST', '/api/v1/message/query', {
-      json: { chatGuid: chatGuidFor(probe.target), with: ['attachment'], after, sort: 'ASC', offset, limit: PAGE },
-    });
+    const env = await client.request<BBMessage[]>('POST', '/api/v1/message/query', { json: { ...where, after, sort: 'ASC', offset, limit: PAGE } });
     const page = Array.isArray(env.data) ? env.data : [];
     for (const m of page) {
       if (m.isFromMe !== true || typeof m.guid !== 'string' || m.guid === '') continue;
-      if (!matches(m, probe) || (await probe.isClaimed(m.guid))) continue;
+      if (!inChat(m) || !matches(m, probe) || (await probe.isClaimed(m.guid))) continue;
       return { state: 'sent', guid: m.guid };
     }
     if (page.length < PAGE) return { state: 'not_sent' };

@@ -3,8 +3,8 @@ import type { Target, Tapback } from '../types.js';
 import { ATTACHMENT_PLACEHOLDER, type BBChat } from './api-types.js';
 
 /**
- * A one-to-one chat's guid: `<service>;-;<address>`; group chats are
- * `iMessage;+;chat…` and travel as the chat key unchanged.
+ * A group's chat key unchanged (`iMessage;+;chat…`); for a person, the guess `iMessage;-;<address>`
+ * when BlueBubbles has named no chat with them yet (direct-chats.ts).
  */
 export function chatGuidFor(target: Target): string {
   return target.kind === 'group' ? target.chatKey : `iMessage;-;${target.handle}`;

@@ -63,6 +63,7 @@ describe('BlueBubbles outbound attachments, streamed', () => {
 
   beforeAll(async () => {
     bb = await new StandIn().start();
+    bb.directChat(to.handle); // the Mac has talked to them before (a first contact: first-contact.test.ts)
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'blueline-bb-stream-'));
     blobs = fsBlobStore(dir);
   });

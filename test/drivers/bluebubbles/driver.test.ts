@@ -28,6 +28,7 @@ describe('BlueBubbles driver: operations', () => {
 
   beforeAll(async () => {
     bb = await new StandIn().start();
+    bb.directChat(TO); // the Mac has talked to them before (a first contact: first-contact.test.ts)
   });
   afterAll(() => bb.stop());
   beforeEach(async () => {
@@ -305,11 +306,28 @@ describe('BlueBubbles driver: failures', () => {
 
   it('maps a Messages send failure (500 iMessage Error) to unreachable', async () => {
     bb.unreachable.add('+14155550199');
+    bb.directChat('+14155550199');
     const driver = bluebubblesDriver(context(bb.config()));
     const f = await failure(driver.sendText({ kind: 'direct', handle: '+14155550199' }, 'hi'));
     expect(f.kind).toBe('unreachable');
     expect(f.message).toMatch(/500: Message Send Error: Failed to send message/);
     noSecret(f);
+  });
+
+  it('fails an attachment, a voice note or a reaction that Messages stored with an error, though BlueBubbles answered 200', async () => {
+    const to = { kind: 'direct' as const, handle: '+14155550126' };
+    bb.notDelivered.add(to.handle);
+    bb.directChat(to.handle);
+    const driver = bluebubblesDriver(context(bb.config()));
+    await driver.refresh();
+    const media = await failure(driver.sendMedia(to, [file('a.png', 'image/png', PNG)], { grouped: false }));
+    expect(media.kind).toBe('unreachable');
+    expect(media.message).toMatch(/error 22/);
+    expect((await failure(driver.sendVoiceNote(to, file('v.caf', 'audio/x-caf', CAF)))).kind).toBe('unreachable');
+    const incoming = bb.addIncoming({ from: to.handle, text: 'Lunch?' });
+    expect((await failure(driver.react(incoming.guid, 'like', false))).kind).toBe('unreachable');
+    // Text says so itself (a 500), as before.
+    expect((await failure(driver.sendText(to, 'hi'))).kind).toBe('unreachable');
   });
 
   it('maps an unexpected 500 Server Error on a send to unreachable, and on a group change to rejected', async () => {
@@ -319,6 +337,19 @@ describe('BlueBubbles driver: failures', () => {
     expect((await failure(driver.sendText(direct, 'x'))).kind).toBe('unreachable');
     const dm = bb.directChat('+14155550120');
     expect((await failure(driver.addParticipant(dm.guid, '+14155550121'))).kind).toBe('rejected');
+  });
+
+  it('reads only the Private API\'s own "off" answers as off: a failure that names it is an ordinary one', async () => {
+    const driver = bluebubblesDriver(context(bb.config()));
+    await driver.refresh();
+    bb.inject('POST /api/v1/chat/new', { status: 500, body: { status: 500, message: 'An unhandled error has occurred!', error: { type: 'Server Error', message: 'Failed to create chat via the Private API!' } } });
+    expect((await failure(driver.createGroup(['+14155550130', '+14155550131'], 'Hi all'))).kind).toBe('unreachable');
+    expect([...driver.capabilities()].sort()).toEqual([...DRIVER_CAPABILITIES].sort());
+    // PrivateApiAction.throwForBadStatus: the helper is gone.
+    const notRunning = 'Failed to invoke Private API! Error: BlueBubblesHelper is not running!';
+    bb.inject('POST /api/v1/message/text', { status: 500, body: { status: 500, message: 'Message Send Error', error: { type: 'iMessage Error', message: notRunning } } });
+    expect((await failure(driver.sendText(direct, 'x'))).kind).toBe('unsupported');
+    expect(driver.capabilities().has('edit')).toBe(false);
   });
 
   it("maps a proxy error page (not BlueBubbles) to line_down, and BlueBubbles' own 504 on a send to ambiguous", async () => {

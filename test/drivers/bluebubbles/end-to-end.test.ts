@@ -154,6 +154,19 @@ describe('a BlueBubbles line, end to end', () => {
     expect(status.status).toBe('read');
   });
 
+  it('replies to an SMS contact in the SMS chat they wrote from, not a new iMessage chat', async () => {
+    const chat = bb.directChat('+14155550782', 'SMS');
+    const msg = bb.addIncoming({ from: '+14155550782', text: 'Saw your sign, still open?', chat });
+    const before = rx.received.length;
+    await bb.post(bb.webhooks[0]!.url, bb.webhookEvent('new-message', msg.guid));
+    await rx.waitFor(before + 1);
+    const reply = await t.api('POST', '/api/v1/send', { phone: '+14155550782', body: 'Yes, until 6!' });
+    expect(reply.statusCode, reply.body).toBe(200);
+    const sent = [...bb.messages.values()].find((m) => m.text === 'Yes, until 6!')!;
+    expect(sent.chatGuid).toBe(chat.guid);
+    expect([...bb.chats.values()].filter((c) => c.participants.includes('+14155550782'))).toEqual([chat]);
+  });
+
   it('sends an effect to the Mac as its Apple effect id (bubble and screen, and an earlier name)', async () => {
     for (const [effect, effectId] of [
       ['slam', 'com.apple.MobileSMS.expressivesend.impact'],

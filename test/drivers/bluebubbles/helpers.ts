@@ -3,10 +3,19 @@ import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { DriverContext, DriverEvents, DriverState, InboundMessage, LineReaction, OutboundFile } from '../../../src/drivers/types.js';
 
-export function memoryState(): DriverState & { epochs: Map<string, string> } {
+export function memoryState(): DriverState & { epochs: Map<string, string>; chats: Map<string, string> } {
   const epochs = new Map<string, string>();
+  /** `${lineId} ${handle}` → chat key */
+  const chats = new Map<string, string>();
   return {
     epochs,
+    chats,
+    async directChatKey(lineId, handle) {
+      return chats.get(`${lineId} ${handle}`);
+    },
+    async setDirectChatKey(lineId, handle, chatKey) {
+      chats.set(`${lineId} ${handle}`, chatKey);
+    },
     async serviceEpoch(lineId) {
       return epochs.get(lineId);
     },

@@ -111,7 +111,7 @@ describe('BlueBubbles inbound webhooks', () => {
     });
     // BlueBubbles strips the U+FFFC placeholders from `text`: the order comes from the attributedBody.
     expect(bb.lastTo('GET', `/api/v1/message/${msg.guid}`).query).toEqual({ with: 'chats,attachment,attributedBody', password: bb.password });
-    expect(bb.lastTo('GET', `/api/v1/attachment/${memo}/download`).query).toEqual({ original: 'true', password: bb.password });
+    expect(bb.lastTo('GET', `/api/v1/attachment/${memo}/download`).query).toEqual({ original: 'true', force: 'false', password: bb.password });
     expect(bb.requestsTo('GET', `/api/v1/attachment/${preview}/download`)).toEqual([]);
   });
 
@@ -351,7 +351,7 @@ describe('BlueBubbles inbound webhooks', () => {
     expect(events.inbound_).toEqual([]);
     bb.arrive(image);
     expect(await handleBlueBubblesWebhook(ctx, lineId, event)).toEqual({ handled: 'inbound', guid: msg.guid, parts: 2 });
-    // A real 404 (no such attachment) stays final.
+    // An attachment the Mac does not have at all (with the Private API on, as here) is a 404, final.
     const gone = `at_${randomUUID()}`;
     const msg3 = bb.addIncoming({ from: SENDER, text: 'gone', attachments: [] });
     const data = { ...bb.serializeMessage(msg3.guid, { forNotification: false, withChats: true, withParticipants: true, withAttachments: true, withAttributedBody: true }) };

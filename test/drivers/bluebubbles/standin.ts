@@ -15,6 +15,12 @@
  * `limit` (default 100, at most 1000), `with` (chat, chat.participants, attachment) lowercased,
  * messages serialized in full, and `metadata: { offset, limit, total, count }`.
  *
+ * Sends follow the helper: over the Private API only into a chat it has (else 500 "Chat does not
+ * exist in IMChatRegistry!", BlueBubblesHelper.m getIMChatFromGuid); by AppleScript into the
+ * person's chat, made when there is none (scripts.ts sendMessageFallback); `/chat/new` gets or
+ * makes the chat (create-chat: chatForIMHandle) and sends its message into it. A chat the Mac
+ * makes with a person is named with `directChatService` (`any` as on newer macOS).
+ *
  * Serialization follows MessageSerializer (api/serializers/MessageSerializer.ts):
  * - `text` is Message.universalText(true): helpers/utils.ts sanitizeStr removes every U+FFFC and
  *   trims, so the placeholders Messages stores where attachments sit never reach a client;
@@ -178,6 +184,8 @@ interface StoredMessage {
 /** ServerError (responses/errors.ts): its default message, and the error the controller names. */
 const serverErrorThrown = (error: string) => ({ status: 500, body: { status: 500, message: 'The server has encountered an error', error: { type: 'Server Error', message: error } } });
 const PLACEHOLDER = '\uFFFC';
+/** The helper's answer to a send into a chat guid Messages does not have (BlueBubblesHelper.m getIMChatFromGuid). */
+const NO_CHAT_IN_REGISTRY = 'Chat does not exist in IMChatRegistry!';
 /** helpers/utils.ts sanitizeStr. */
 const sanitizeStr = (val: string | null) => (val ? val.split(PLACEHOLDER).join('').trim() : val);
 
@@ -241,6 +249,18 @@ export class StandIn {
   computerId = 'mac@blueline-mac';
   /** Recipients Messages cannot send to. */
   unreachable = new Set<string>();
+  /**
+   * The service this Mac names a one-to-one chat it makes with: `iMessage;-;+1…`, or `any;-;+1…`
+   * as newer macOS does (an SMS chat is `SMS;-;+1…` either way).
+   */
+  directChatService = 'iMessage';
+  /**
+   * Recipients whose messages Messages stores with an error (22: not delivered). MessagePoller
+   * resolves a send's promise with a new message of ours whatever its error, so the routes answer
+   * with it: text and multipart turn a non-zero `error` into a 500, the attachment and reaction
+   * routes answer 200 with it (MessageRouter.sendAttachment, .react).
+   */
+  notDelivered = new Set<string>();
   /** Answer sends without the real guid (only the tempGuid), to exercise tempGuid matching. */
   omitGuidInSendAnswers = false;
   /**
@@ -331,13 +351,16 @@ export class StandIn {
 
   // ---- fixtures ------------------------------------------------------------
 
-  directChat(address: string): StoredChat {
-    const guid = `iMessage;-;${address}`;
-    let chat = this.chats.get(guid);
-    if (!chat) {
-      chat = { guid, style: 45, displayName: '', participants: [address] };
-      this.chats.set(guid, chat);
-    }
+  /**
+   * The Mac's one-to-one chat with `address` on `service` (an SMS chat is another chat than the
+   * iMessage one); made, named as this Mac does, when there is none.
+   */
+  directChat(address: string, service = this.directChatService): StoredChat {
+    const sms = service === 'SMS';
+    const known = [...this.chats.values()].find((c) => c.style === 45 && c.participants[0] === address && c.guid.startsWith('SMS;') === sms);
+    if (known) return known;
+    const chat: StoredChat = { guid: `${service};-;${address}`, style: 45, displayName: '', participants: [address] };
+    this.chats.set(chat.guid, chat);
     return chat;
   }
 
@@ -407,13 +430,11 @@ export class StandIn {
   }
 
   private addSent(chatGuid: string, text: string, attachments: string[] = [], isAudioMessage = false): StoredMessage {
-    if (!this.chats.has(chatGuid)) {
-      const address = chatGuid.split(';-;')[1];
-      if (address) this.directChat(address);
-    }
+    if (!this.chats.has(chatGuid)) throw new Error(`the stand-in stores a sent message only in a chat it has, not ${chatGuid}`);
     const msg: StoredMessage = {
       guid: newGuid(), text, subject: null, from: null, isFromMe: true, chatGuid, attachments, dateCreated: Date.now(),
-      dateDelivered: null, dateRead: null, dateEdited: null, isAudioMessage, itemType: 0, associatedMessageGuid: null, associatedMessageType: null, error: 0,
+      dateDelivered: null, dateRead: null, dateEdited: null, isAudioMessage, itemType: 0, associatedMessageGuid: null, associatedMessageType: null,
+      error: this.notDelivered.has(this.recipientOf(chatGuid) ?? '') ? 22 : 0,
     };
     this.messages.set(msg.guid, msg);
     return msg;
@@ -606,9 +627,11 @@ export class StandIn {
     res.end(JSON.stringify(a.body));
   }
 
-  private sentAnswer(m: StoredMessage, tempGuid: string | undefined, message: string) {
+  /** `checksError`: the route turns a message stored with an error into a 500 (text and multipart do; attachments do not). */
+  private sentAnswer(m: StoredMessage, tempGuid: string | undefined, message: string, checksError = false) {
     const data = this.serializeMessage(m.guid, { forNotification: false, withChats: true, withParticipants: false, withAttachments: true });
     if (tempGuid) (data as Record<string, unknown>).tempGuid = tempGuid;
+    if (checksError && m.error !== 0) return imessageError('Message sent with an error. See attached message', 'Message failed to send!', data);
     if (this.omitGuidInSendAnswers) delete (data as Record<string, unknown>).guid;
     return ok(data, message);
   }
@@ -655,6 +678,19 @@ export class StandIn {
     return chatGuid.includes(';-;') ? chatGuid.split(';-;')[1] : undefined;
   }
 
+  /**
+   * The chat a send goes into, or none. The Private API sends only into a chat Messages has (the
+   * helper's getIMChatFromGuid); AppleScript, failing to find the chat id, addresses the person
+   * instead (actions.ts sendMessage → scripts.ts sendMessageFallback), which gets or makes the
+   * Mac's chat with them, named as the Mac names it.
+   */
+  private sendingChat(chatGuid: string, method: string): string | undefined {
+    if (this.chats.has(chatGuid)) return chatGuid;
+    const to = this.recipientOf(chatGuid);
+    // sendMessageFallback addresses the person on the guid's service (getServiceFromInput).
+    return method === 'apple-script' && to ? this.directChat(to, chatGuid.startsWith('SMS;') ? 'SMS' : this.directChatService).guid : undefined;
+  }
+
   private route(r: RecordedRequest): { status: number; body: unknown } | { file: Buffer; mime: string; name: string } | undefined {
     const p = r.path;
     const body = (r.json ?? r.fields ?? {}) as Record<string, any>;
@@ -680,10 +716,11 @@ export class StandIn {
       if (body.tempGuid && this.sendCache.has(body.tempGuid)) return badRequest(`Message is already queued to be sent! (Temp GUID: ${body.tempGuid})`);
       // MessageRouter.sendText → MessageInterface.sendMessageSync
       if (method === 'private-api' && privateApiProblem(this)) return imessageError('Message Send Error', privateApiProblem(this)!);
-      const to = this.recipientOf(body.chatGuid);
+      const chatGuid = this.sendingChat(body.chatGuid, method);
+      if (!chatGuid) return imessageError('Message Send Error', method === 'private-api' ? NO_CHAT_IN_REGISTRY : `Chat does not exist: ${body.chatGuid}`);
+      const to = this.recipientOf(chatGuid);
       if (to && this.unreachable.has(to)) return imessageError('Message Send Error', 'Failed to send message! See attached message error code.', { error: 22 });
-      if (!to && !this.chats.has(body.chatGuid)) return imessageError('Message Send Error', `Chat does not exist: ${body.chatGuid}`);
-      return this.sentAnswer(this.addSent(body.chatGuid, body.message), body.tempGuid, 'Message sent!');
+      return this.sentAnswer(this.addSent(chatGuid, body.message), body.tempGuid, 'Message sent!', true);
     }
 
     if (r.method === 'POST' && p === '/api/v1/message/attachment') {
@@ -696,12 +733,14 @@ export class StandIn {
       if (!file || file.size === 0) return badRequest('Attachment not provided or was empty!');
       const isAudioMessage = body.isAudioMessage === 'true';
       if (method === 'private-api' && privateApiProblem(this)) return imessageError('Attachment Send Error', privateApiProblem(this)!);
-      const to = this.recipientOf(body.chatGuid);
+      const chatGuid = this.sendingChat(body.chatGuid, method);
+      if (!chatGuid) return imessageError('Attachment Send Error', method === 'private-api' ? NO_CHAT_IN_REGISTRY : "Can't use the send message (fallback) script to text a group chat!");
+      const to = this.recipientOf(chatGuid);
       if (to && this.unreachable.has(to)) return imessageError('Attachment Send Error', 'Failed to send attachment! See attached message error code.');
       // Only an .mp3 sent as an audio message is converted (to .caf); anything else goes as uploaded.
       const name = isAudioMessage && body.name.endsWith('.mp3') ? body.name.replace(/\.mp3$/, '.caf') : body.name;
       const att = this.addAttachment({ bytes: file.bytes, mimeType: file.type, transferName: name });
-      return this.sentAnswer(this.addSent(body.chatGuid, '\uFFFC', [att], isAudioMessage), body.tempGuid, 'Attachment sent!');
+      return this.sentAnswer(this.addSent(chatGuid, '\uFFFC', [att], isAudioMessage), body.tempGuid, 'Attachment sent!');
     }
 
     if (r.method === 'POST' && p === '/api/v1/attachment/upload') {
@@ -727,11 +766,12 @@ export class StandIn {
         if (part.attachment && !this.uploads.has(part.attachment)) return badRequest(`Attachment '${part.attachment}' does not exist`);
       }
       if (privateApiProblem(this)) return imessageError('Message Send Error', privateApiProblem(this)!);
+      if (!this.chats.has(body.chatGuid)) return imessageError('Message Send Error', NO_CHAT_IN_REGISTRY);
       const atts = body.parts.filter((pt: any) => pt.attachment).map((pt: any) => {
         const up = this.uploads.get(pt.attachment)!;
         return this.addAttachment({ bytes: up.bytes, mimeType: 'image/png', transferName: pt.name });
       });
-      return this.sentAnswer(this.addSent(body.chatGuid, atts.map(() => '\uFFFC').join(''), atts), body.tempGuid, 'Message sent!');
+      return this.sentAnswer(this.addSent(body.chatGuid, atts.map(() => '\uFFFC').join(''), atts), body.tempGuid, 'Message sent!', true);
     }
 
     if (r.method === 'POST' && p === '/api/v1/message/react') {
@@ -741,6 +781,7 @@ export class StandIn {
       if (!body.selectedMessageGuid) return badRequest('The selectedMessageGuid field is required.');
       if (!REACTIONS.includes(body.reaction)) return badRequest('The selected reaction is invalid.');
       if (!this.messages.has(body.selectedMessageGuid)) return badRequest('Selected message does not exist!');
+      if (!this.chats.has(body.chatGuid)) return imessageError('Reaction Send Error', NO_CHAT_IN_REGISTRY);
       const sent = this.addSent(body.chatGuid, `Loved \u201c${this.messages.get(body.selectedMessageGuid)!.text}\u201d`);
       sent.associatedMessageGuid = body.selectedMessageGuid;
       sent.associatedMessageType = body.reaction;
@@ -835,13 +876,16 @@ export class StandIn {
     if (r.method === 'POST' && p === '/api/v1/chat/new') {
       if (!Array.isArray(body.addresses)) return badRequest('The addresses field is required.');
       if (body.method !== undefined && !['apple-script', 'private-api'].includes(body.method)) return badRequest('The selected method is invalid.');
+      if (body.service !== undefined && !['iMessage', 'SMS'].includes(body.service)) return badRequest('The selected service is invalid.');
+      for (const k of ['message', 'tempGuid', 'effectId', 'subject']) if (body[k] !== undefined && typeof body[k] !== 'string') return badRequest(`The ${k} must be a string.`);
       const method = body.method ?? 'apple-script';
       if (body.addresses.length === 0) return serverError('No addresses provided!');
       if (method === 'apple-script' && body.addresses.length > 1) return serverError('Cannot create group chats on macOS Big Sur or newer!');
       if (method === 'private-api' && !body.message) return serverError('A message is required when creating chats with the Private API!');
       if (method === 'private-api' && privateApiProblem(this)) return serverError(privateApiProblem(this)!);
       for (const a of body.addresses) if (this.unreachable.has(a)) return serverError('Failed to create new chat! Message not found after 30 seconds!');
-      const chat = this.groupChat(body.addresses);
+      // The helper's create-chat: chatForIMHandle(s) gets the Mac's chat with them or makes one, then sends into it.
+      const chat = body.addresses.length === 1 ? this.directChat(body.addresses[0], body.service === 'SMS' ? 'SMS' : this.directChatService) : this.groupChat(body.addresses);
       const sent = this.addSent(chat.guid, body.message);
       const data = { ...this.serializeChat(chat.guid, true, false), messages: [{ ...this.serializeMessage(sent.guid, { forNotification: false, withChats: false, withParticipants: false, withAttachments: false }), ...(body.tempGuid && { tempGuid: body.tempGuid }) }] };
       return ok(data, 'Successfully created chat!');
@@ -850,7 +894,14 @@ export class StandIn {
     if ((m = /^\/api\/v1\/attachment\/([^/]+)\/download$/.exec(p)) && r.method === 'GET') {
       for (const k of ['original', 'force']) if (r.query[k] !== undefined && !['true', 'false', '1', '0'].includes(r.query[k]!)) return badRequest(`The ${k} field must be true or false.`);
       const a = this.attachments.get(m[1]!);
-      if (!a) return notFound('Attachment does not exist!');
+      if (!a) {
+        // AttachmentRouter.download: `force` defaults to true, and with the Private API enabled a
+        // missing row is "force-downloaded": the handler reads `.guid` of null, a TypeError, which
+        // ErrorMiddleware answers 500. Only force=false (or no Private API) gives the 404.
+        const force = r.query.force === undefined || r.query.force === 'true' || r.query.force === '1';
+        if (force && this.privateApi) return serverError("Cannot read properties of null (reading 'guid')");
+        return notFound('Attachment does not exist!');
+      }
       // AttachmentRouter.download: `if (!fs.existsSync(aPath)) throw new ServerError(...)`.
       if (this.notOnDisk.has(a.guid)) return serverErrorThrown('Attachment does not exist in disk!');
       const original = r.query.original === 'true' || r.query.original === '1';
