@@ -9,7 +9,9 @@ export const rotateSigningSecret = operation({
   summary: "Issue a new signing secret for the caller's account; the old one works until the overlap ends",
   description:
     "The secret is the account's: every tenant of the account changes to it. Console sessions stay signed in. " +
-    'Not idempotent: a retried rotation issues another secret (both replaced ones work until their overlap ends); ' +
+    'Only the current secret may rotate: a replaced secret, though it works until its overlap ends, is 403 / 2005 here ' +
+    '(so a leaked one cannot issue itself a successor and end the owner\'s); the operator can always rotate (admin API). ' +
+    'Not idempotent: a rotation whose answer was lost cannot be repeated with the secret it replaced (2005); ' +
     'no answer is kept for an Idempotency-Key, since the answer is the secret.',
   tags: ['settings'],
   auth: 'tenant',

@@ -118,7 +118,7 @@ export function consoleSessions(deps: { store: Store; clock: Clock; auth: Authen
       if (!tenant || !account) return undefined;
       // A tenant suspended (or an account unverified) after sign-in stops acting at once.
       assertMayAct(account, tenant);
-      return { session, kind: 'tenant', principal: { account, tenant } };
+      return { session, kind: 'tenant', principal: { account, tenant, credential: { kind: 'session', sessionIdHash: session.idHash } } };
     },
 
     /** Ends the session everywhere: its row is deleted. */

@@ -6,6 +6,7 @@ import { DomainError } from '../../errors/registry.js';
 import type { Clock } from '../../clock.js';
 import type { Store, Account, Tenant } from '../../store/index.js';
 import { ids } from '../ids.js';
+import type { Credential } from './auth.js';
 import { TENANT_DEFAULTS, assertRateLimit, assertSendingWindow, assertSlug, assertTimezone, quotedSlug } from './settings.js';
 
 export interface TenantSettingsInput {
@@ -93,15 +94,32 @@ export function accountsService(deps: {
       return account;
     },
 
-    /** New secret now; the old one keeps working until the overlap ends. */
-    async rotateSecret(accountId: string, overlapMs = deps.secretOverlapMs): Promise<{ signingSecret: string; previousSecretExpiresAt: number }> {
+    /**
+     * New secret now. The one it replaces keeps working until the overlap ends; earlier ones keep
+     * their own end, except that an overlap of 0 ends every earlier secret at once (a leak
+     * response: the caller holds the new one). `by` is the tenant credential asking (none: the
+     * operator): a signing secret may rotate only while it is the current one, so a replaced
+     * secret still in its overlap (a leaked one, say) cannot issue itself a successor and end
+     * the owner's (2005).
+     */
+    async rotateSecret(accountId: string, overlapMs = deps.secretOverlapMs, by?: Credential): Promise<{ signingSecret: string; previousSecretExpiresAt: number }> {
       await this.getAccount(accountId);
+      if (by?.kind === 'upload-token') throw new DomainError(2005, 'an upload token cannot rotate the signing secret');
       const signingSecret = ids.signingSecret();
       // Secret lifetimes are business time (the test clock can end an overlap);
       // only the 300 s request-signature window is checked on the real clock.
       const now = clock.now();
       const previousSecretExpiresAt = now + overlapMs;
-      await store.accounts.rotateSecret(accountId, { id: ids.secret(), plain: signingSecret }, now, previousSecretExpiresAt);
+      const rotated = await store.accounts.rotateSecret(accountId, { id: ids.secret(), plain: signingSecret }, now, previousSecretExpiresAt, {
+        replacing: by?.kind === 'secret' ? by.secretId : undefined,
+        endEarlier: overlapMs === 0,
+      });
+      if (!rotated) {
+        throw new DomainError(
+          2005,
+          'this signing secret has been replaced: it works until its overlap ends but cannot rotate; rotate with the current secret, from the console, or ask the operator',
+        );
+      }
       changed();
       return { signingSecret, previousSecretExpiresAt };
     },
