@@ -28,7 +28,7 @@ export const AUTH_CACHE_MS = 2_000;
  */
 export type Credential =
   | { kind: 'secret'; secretId: string }
-  | { kind: 'session'; sessionIdHash: string }
+  | { kind: 'session'; sessionIdHash: string; secretId: string }
   | { kind: 'upload-token'; attachmentId: string };
 
 export interface Principal {

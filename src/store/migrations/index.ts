@@ -28,6 +28,7 @@ import * as m026 from './026_growth_indexes.js';
 import * as m027 from './027_reply_push_queue.js';
 import * as m028 from './028_chat_list_recent.js';
 import * as m029 from './029_event_log_indexes.js';
+import * as m031 from './031_console_session_secret.js';
 
 /** Numbered migrations, applied in key order; never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -60,4 +61,5 @@ export const migrations: Record<string, Migration> = {
   '027_reply_push_queue': m027,
   '028_chat_list_recent': m028,
   '029_event_log_indexes': m029,
+  '031_console_session_secret': m031,
 };
