@@ -15,7 +15,7 @@ export const rotateSigningSecret = operation({
     'Not idempotent: a rotation whose answer was lost cannot be repeated with the secret it replaced (2005); ' +
     'no answer is kept for an Idempotency-Key, since the answer is the secret.',
   tags: ['settings'],
-  auth: 'tenant',
+  auth: 'tenant-bearer',
   body: Type.Object({ overlap_hours: Type.Optional(OverlapHours) }, { additionalProperties: false }),
   responses: { 200: RotatedSigningSecret },
   errors: [],
