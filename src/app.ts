@@ -284,7 +284,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
   listEventsRoute(app, services);
   getEventRoute(app, services);
   replayEventRoute(app, services);
-  streamEventsRoute(app, { sse: services.sse, clock });
+  streamEventsRoute(app, { sse: services.sse, clock, accessCheck: services.accessCheck });
   listDevInboxRoute(app, services);
   createWebhookSubscriptionRoute(app, services);
   listWebhookSubscriptionsRoute(app, services);

@@ -38,6 +38,7 @@ import { observeDrivers, observeDriverState, observeLineEvents, observeReplayAtt
 import type { AttemptDelivery } from './domain/events/attempts.js';
 import { hubspotIntegration } from './crm/hubspot/index.js';
 import { housekeeping } from './domain/housekeeping.js';
+import { accessCheck } from './domain/accounts-tenants/access-check.js';
 
 export interface ServiceDeps {
   config: Config;
@@ -141,6 +142,8 @@ export function buildServices(deps: ServiceDeps) {
     voiceNoteAudio: voiceNoteAudio({ store, blobs, clock }),
     worker: deliveryWorker({ store, clock, bus, logger: deps.logger, observer }, { ...attempt, backoffMs: config.webhookBackoffMs, pollMs: config.workerPollMs, leaseMs: Math.max(config.webhookLeaseMs, config.webhookTimeoutMs * 2), batch: 32 }),
     sse: sseHub({ store, bus }, { maxMs: config.sseMaxMs, heartbeatMs: config.sseHeartbeatMs, pollMs: config.ssePollMs }),
+    /** Whether a principal may still act, from the database: an open stream asks it as it goes. */
+    accessCheck: accessCheck({ store, clock }),
     /** Deletes expired rows nothing reads any more, in batches, every few minutes (started with the delivery worker). */
     housekeeping: housekeeping({ store, clock, blobs, logger: deps.logger, onDeleted: observer?.rowsDeleted.bind(observer) }, { blobSweep: config.blobSweep }),
     /** Settles sends a crash left `sending` (main starts it). */

@@ -27,7 +27,11 @@ export interface BluelineOptions {
   secret?: string;
   /** Tenant slug (`x-service-tenant`): needed by multi-tenant accounts and the event routes (a single-tenant account's bearer or HMAC signature says whose it is). Default: `BLUELINE_TENANT`. */
   tenant?: string;
-  /** Default `bearer`. `hmac` signs every request (`x-service-signature: v1,<ts>,<hex>`). */
+  /**
+   * Default `bearer`. `hmac` signs every request (`x-service-signature: v1,<ts>,<hex>`) but the
+   * upload PUT and the calls whose answer is a secret (signing-secret and webhook-secret rotation,
+   * subscription creation), which the API takes by bearer only.
+   */
   auth?: AuthMode;
   /** Per attempt. Default 60 000 ms. */
   timeoutMs?: number;
@@ -70,6 +74,12 @@ export interface RequestSpec {
   timeoutMs?: number;
   /** Use this bearer instead of the client's auth (the upload slot's token). */
   bearer?: string;
+  /**
+   * The route answers with a secret and takes no request signature (a signature names no route,
+   * so one copied from a log could be replayed to be issued a secret): `auth: 'hmac'` sends the
+   * secret as the bearer for this call.
+   */
+  noSignature?: boolean;
   /** An absolute URL instead of baseUrl + path (the upload_url). */
   url?: string;
   signal?: AbortSignal;
@@ -227,8 +237,8 @@ export class Core {
     }
     if (this.tenant) h[`x-${this.brand}-tenant`] = this.tenant;
     if (!this.#secret) return h; // the API answers 2012, as a typed error
-    // The upload PUT takes bearer only; every other route takes the configured mode.
-    if (this.auth === 'hmac' && !spec.body) {
+    // The upload PUT and the routes answering a secret take bearer only; every other route takes the configured mode.
+    if (this.auth === 'hmac' && !spec.body && !spec.noSignature) {
       const ts = Math.floor(Date.now() / 1000);
       h[`x-${this.brand}-signature`] = `v1,${ts},${await this.hmacHex(`${ts}.${payload ?? ''}`)}`;
     } else {

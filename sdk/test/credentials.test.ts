@@ -7,6 +7,7 @@ import { createHmac } from 'node:crypto';
 import util from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { Blueline } from '@blueline/sdk';
+import { operations } from '../../src/contract/index.js';
 
 const SECRET = 'sk_live_verysecret_0123456789abcdef';
 const ADMIN_TOKEN = 'admin_token_0123456789abcdef_hidden';
@@ -74,5 +75,27 @@ describe('credentials stay out of what a client shows', () => {
       .react('msg_1', { reaction: 'love' })
       .catch(() => undefined);
     expect(session.seen[0]!.headers['x-csrf-token']).toBe(CSRF);
+  });
+
+  it("under auth 'hmac', the calls whose answer is a secret send the bearer (the API takes no signature there); the others are signed", async () => {
+    const rec = recordingFetch();
+    const client = new Blueline({ baseUrl: 'http://blueline.test', secret: SECRET, tenant: 'acme', auth: 'hmac', fetch: rec.fetch });
+    await client.signingSecret.rotate({ overlap_hours: 1 });
+    await client.webhookSubscriptions.create({ url: 'https://example.com/hooks', events: ['message.received'] });
+    await client.webhookSubscriptions.rotateSecret('sub_1');
+    await client.webhookSubscriptions.update('sub_1', { enabled: false });
+    await client.signingSecret.get();
+    const [rotate, create, rotateSecret, update, get] = rec.seen;
+    for (const bearer of [rotate, create, rotateSecret]) {
+      expect(bearer!.headers.authorization).toBe(`Bearer ${SECRET}`);
+      expect(bearer!.headers['x-service-signature']).toBeUndefined();
+    }
+    for (const signed of [update, get]) {
+      expect(signed!.headers.authorization).toBeUndefined();
+      expect(signed!.headers['x-service-signature']).toMatch(/^v1,\d+,[0-9a-f]{64}$/);
+    }
+    // These are every operation the API takes by bearer only for that reason: a new one needs the SDK to follow.
+    const bearerOnly = operations.filter((o) => o.auth === 'tenant-bearer').map((o) => `${o.method} ${o.path}`);
+    expect(bearerOnly.sort()).toEqual(['POST /api/v1/signing-secret/rotate', 'POST /api/v1/webhook-subscriptions', 'POST /api/v1/webhook-subscriptions/{id}/rotate-secret']);
   });
 });

@@ -1,6 +1,6 @@
 /** Pagination over several pages and the SSE iterator across a forced reconnect, against the real service. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Blueline, type StreamEvent } from '@blueline/sdk';
+import { Blueline, PermissionError, type StreamEvent } from '@blueline/sdk';
 import { startService, until, type Service } from './support/service.js';
 import { startFaultProxy, type FaultProxy } from './support/fault-proxy.js';
 
@@ -113,5 +113,28 @@ describe('events.stream', () => {
     controller.abort();
     expect(got.map((e) => (e.payload as { text?: string }).text)).toEqual(['before the stall', 'after the stall']);
     expect(proxy.seen[1]!.headers['last-event-id']).toBe(got[0]!.id);
+  });
+
+  it("stops with the API's error once access is taken away (a suspension), yielding nothing after it", async () => {
+    const got: StreamEvent[] = [];
+    const connects: (string | undefined)[] = [];
+    const reading = (async () => {
+      for await (const e of client.events.stream({ onConnect: (id) => connects.push(id) })) got.push(e);
+    })();
+    const outcome = reading.then(() => undefined, (err: unknown) => err);
+    await until('the stream', async () => connects.length >= 1);
+    await new Promise((r) => setTimeout(r, 200));
+    await svc.inbound('+14155550431', 'before the suspension');
+    await until('the event', async () => got.length >= 1);
+    await svc.admin('PATCH', '/admin/v1/tenants/demo', { status: 'suspended' });
+    try {
+      await svc.inbound('+14155550432', 'after the suspension');
+      const err = await outcome;
+      expect(err).toBeInstanceOf(PermissionError);
+      expect((err as PermissionError).code).toBe(2005);
+      expect(got.map((e) => (e.payload as { text?: string }).text)).toEqual(['before the suspension']);
+    } finally {
+      await svc.admin('PATCH', '/admin/v1/tenants/demo', { status: 'active' });
+    }
   });
 });

@@ -155,6 +155,21 @@ describe('webhook subscriptions, dev inbox and events', () => {
   });
 });
 
+describe("auth: 'hmac' where the answer is a secret", () => {
+  it('creates a subscription, rotates its secret and rotates the signing secret (sent with the bearer)', async () => {
+    const acct = await svc.admin<{ account: { id: string }; signing_secret: string }>('POST', '/admin/v1/accounts', { name: 'HMAC user' });
+    await svc.admin('POST', '/admin/v1/tenants', { account_id: acct.account.id, slug: 'hmac-user' });
+    const hmac = new Blueline({ baseUrl: svc.url, secret: acct.signing_secret, tenant: 'hmac-user', auth: 'hmac' });
+    const sub = await hmac.webhookSubscriptions.create({ url: DEV_INBOX_URL, events: ['message.received'] });
+    expect(sub.secret).toMatch(/^whsec_/);
+    expect((await hmac.webhookSubscriptions.rotateSecret(sub.id, { overlap_hours: 1 })).secret).toMatch(/^whsec_/);
+    const rotated = await hmac.signingSecret.rotate({ overlap_hours: 0 });
+    const next = new Blueline({ baseUrl: svc.url, secret: rotated.signing_secret, tenant: 'hmac-user', auth: 'hmac' });
+    expect(await next.signingSecret.get()).toMatchObject({ previous_secret_active: false });
+    await expect(hmac.signingSecret.get()).rejects.toMatchObject({ code: 2004 });
+  });
+});
+
 describe('signing secret and line health', () => {
   it("reads the secret's dates, rotates it (the old one works through the overlap) and checks a line as the operator", async () => {
     const before = await client.signingSecret.get();

@@ -8,6 +8,9 @@ export const adminRotateAccountSecret = operation({
   method: 'POST',
   path: '/admin/v1/accounts/{id}/rotate-secret',
   summary: 'Issue a new signing secret; the old one works until the overlap ends',
+  description:
+    "The account's console sessions end when the secret they were signed in with does: with overlap 0, every earlier secret " +
+    'and every console session of the account end at once (the answer to a leaked secret).',
   tags: ['admin'],
   auth: 'admin',
   params: AccountParams,

@@ -21,6 +21,9 @@ export const createConsoleSession = operation({
   summary: 'Sign in to the console: swaps credentials for a session cookie',
   description:
     'Sets an HttpOnly, SameSite=Strict `blueline_session` cookie (Secure when PUBLIC_BASE_URL is https) valid for 12 hours. ' +
+    "A tenant's session ends sooner when the signing secret it was signed in with stops working (a rotation's overlap ends; " +
+    'at once with overlap 0, except for the session that rotated, which moves to the new secret), and for good when the tenant ' +
+    'is suspended or the account is no longer verified. ' +
     'With it, the API accepts the browser\'s requests without credentials; state-changing ones must come from this origin and carry ' +
     '`x-csrf-token`. Ten failed sign-ins from one address within a minute make the next ones 429 / 1007 until the minute has passed.',
   tags: ['console'],

@@ -13,6 +13,7 @@ const AUTH_ERRORS: Record<OperationSpec['auth'], readonly ErrorRef[]> = {
   // 1007: HMAC without the tenant header while the signer searches have spent their budget.
   tenant: [2012, 2004, 2013, 2001, 2005, 2007, 1007],
   'tenant-header': [2012, 2004, 2013, 2001, 2005, 2007],
+  'tenant-bearer': [2012, 2004, 2001, 2005, 2007],
   'bearer-only': [2012, 2004, 2005, 2007],
   admin: [2012, 2004],
   // A missing, wrong or stale (over 5 minutes) HubSpot signature: 401, before anything else.

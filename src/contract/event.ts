@@ -40,7 +40,13 @@ export type StreamedEvent = Static<typeof StreamedEvent>;
 
 /** The data line of the stream's last frame (`event: close`). */
 export const StreamClosed = Type.Object({
-  reason: Type.Literal('max_duration'),
+  reason: Type.Union([Type.Literal('max_duration'), Type.Literal('access_revoked')], {
+    description:
+      'max_duration: the stream lived its time; access_revoked: the credential it was opened with stopped working ' +
+      '(the signing secret expired or was rotated away, the console session ended) or the tenant was suspended or its account unverified — ' +
+      'a stream opened with credentials that work resumes where this one stopped',
+  }),
+  message: Type.Optional(Type.String({ description: 'access_revoked: why, as a new request would be told' })),
   reconnect_with_since: DateTime('since= for the next stream; may repeat the last event\'s millisecond (dedup on event_id)'),
   last_event_id: Type.Optional(Type.String({ description: 'Last-Event-ID for the next stream: resumes exactly' })),
 });

@@ -10,7 +10,9 @@ export const streamEvents = operation({
   description:
     'Each event is a frame `id: <evt id>`, `event: <type>`, `data: {id, type, payload, created_at}` (StreamedEvent; payload: the webhook envelope). ' +
     'The stream ends with `event: close` and `data: {reason, reconnect_with_since, last_event_id?}` (StreamClosed). ' +
-    "`reconnect_with_since` repeats the last sent event's millisecond, so a reconnect may resend an event or two (dedup on event_id) but skips none; `Last-Event-ID` resumes exactly (and wins over since).",
+    "`reconnect_with_since` repeats the last sent event's millisecond, so a reconnect may resend an event or two (dedup on event_id) but skips none; `Last-Event-ID` resumes exactly (and wins over since). " +
+    'A stream whose credential stops working (its signing secret rotated away or past its overlap, its console session ended) or whose tenant is ' +
+    'suspended or account unverified ends at its next wake-up or poll (about a second), before sending anything more: `event: close` with reason `access_revoked` and a message.',
   tags: ['events'],
   auth: 'tenant-header',
   query: Type.Object({ since: Type.Optional(Since) }, { additionalProperties: false }),

@@ -31,6 +31,7 @@ type Schema = TSchema & {
 const AUTH: Record<OperationSpec['auth'], string> = {
   tenant: 'signing secret (Bearer or HMAC); `x-service-tenant` for multi-tenant accounts',
   'tenant-header': 'signing secret (Bearer or HMAC) and `x-service-tenant`',
+  'tenant-bearer': 'signing secret as Bearer, not HMAC (the answer is a secret: a request signature copied from a log could be replayed to get one); `x-service-tenant` for multi-tenant accounts',
   'bearer-only': 'Bearer only (the slot\'s `required_headers.authorization`)',
   admin: 'Bearer `ADMIN_TOKEN`',
   hubspot: "HubSpot's request signature (the app's client secret)",

@@ -26,6 +26,7 @@ const TAGS = [
 export const SECURITY: Record<Exclude<AuthMode, 'hubspot'>, Record<string, string[]>[]> = {
   tenant: [{ bearer: [] }, { bearer: [], tenant: [] }, { hmac: [] }, { hmac: [], tenant: [] }],
   'tenant-header': [{ bearer: [], tenant: [] }, { hmac: [], tenant: [] }],
+  'tenant-bearer': [{ bearer: [] }, { bearer: [], tenant: [] }],
   'bearer-only': [{ bearer: [] }],
   admin: [{ admin: [] }],
   none: [],

@@ -11,8 +11,11 @@ import type { ErrorCode } from '../errors/registry.js';
  * How a caller authenticates (see http/auth.ts). 'hubspot': HubSpot signs the request with the
  * app's client secret (X-HubSpot-Signature-v3 and X-HubSpot-Request-Timestamp, or the older
  * versions an operation accepts in `signatures`), checked by http/routes/crm/hubspot/context.ts.
+ * 'tenant-bearer': as 'tenant' but never by HMAC, for operations whose answer is a secret: the
+ * signed string (`<ts>.<body>`) names no route, so a signature copied from any log could be
+ * replayed within its 300 s to be issued one (docs/decisions.md).
  */
-export type AuthMode = 'tenant' | 'tenant-header' | 'bearer-only' | 'admin' | 'hubspot' | 'none';
+export type AuthMode = 'tenant' | 'tenant-header' | 'tenant-bearer' | 'bearer-only' | 'admin' | 'hubspot' | 'none';
 
 /** HubSpot's request-signature versions (its "Validating requests" docs). */
 export type HubSpotSignatureVersion = 'v3' | 'v2' | 'v1';

@@ -3,7 +3,13 @@ import { Type, type Static } from 'typebox';
 import { DateTime, Nullable } from './common.js';
 
 /** How long a replaced secret keeps working: the admin route's bounds. */
-export const OverlapHours = Type.Number({ minimum: 0, maximum: 24 * 90, description: 'how long the replaced secret still works, in hours (default: the configured overlap, 24 unless the operator changed it)' });
+export const OverlapHours = Type.Number({
+  minimum: 0,
+  maximum: 24 * 90,
+  description:
+    'how long the replaced secret still works, in hours (default: the configured overlap, 24 unless the operator changed it); ' +
+    'secrets replaced earlier keep their own end, except that 0 ends every earlier secret at once',
+});
 
 export const SigningSecretStatus = Type.Object({
   account_id: Type.String({ description: 'the account the secret belongs to (acct_…)' }),

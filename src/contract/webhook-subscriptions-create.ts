@@ -27,7 +27,7 @@ export const createWebhookSubscription = operation({
   path: '/api/v1/webhook-subscriptions',
   summary: 'Subscribe a URL (or https://dev-inbox); the secret is shown only here',
   tags: ['webhooks'],
-  auth: 'tenant',
+  auth: 'tenant-bearer',
   body: CreateSubscriptionRequest,
   responses: { 201: CreateSubscriptionResponse },
   errors: [],

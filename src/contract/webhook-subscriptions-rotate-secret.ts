@@ -17,7 +17,7 @@ export const rotateWebhookSubscriptionSecret = operation({
   summary: 'New secret; during the overlap every delivery carries one v1= per valid secret',
   description: 'At most five secrets sign at once: a rotation that would make a sixth is 409 / 1012 until the oldest overlap ends. With overlap_hours 0 the new secret alone signs from then on (every earlier one ends).',
   tags: ['webhooks'],
-  auth: 'tenant',
+  auth: 'tenant-bearer',
   params: SubscriptionParams,
   body: Type.Object(
     { overlap_hours: Type.Optional(Type.Number({ minimum: 0, maximum: 24 * 30, description: 'how long the replaced secret still signs (default 24)' })) },

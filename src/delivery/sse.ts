@@ -4,6 +4,11 @@
  * bus, with a poll as the safety net), sends a heartbeat comment every 15 s,
  * and after 60 s says `event: close` with where to resume.
  *
+ * Access can be taken away while a stream is open (its secret rotated away, its console session
+ * ended, the tenant suspended): every wake-up and poll first asks `allowed` (from the database),
+ * and a stream no longer allowed ends at once with `event: close` (reason access_revoked), before
+ * it sends anything more.
+ *
  * A stream follows ids. Where an event can commit after a newer one (PostgreSQL: concurrent
  * transactions, several processes), a stream that already passed its id would never send it:
  * so at each poll it also asks for the ids of the last LATE_MS before its position and sends the
@@ -40,6 +45,10 @@ export function sseHub(deps: { store: Store; bus: EventBus }, settings: SseSetti
     recent: { id: string; at: number }[];
     /** A poll asked for the look-back (done by the pump running now, if one is). */
     lookBackDue: boolean;
+    /** Why the stream may no longer be served (undefined: it may). */
+    allowed: () => Promise<string | undefined>;
+    /** Ends the stream with its close frame. */
+    end: (reason: StreamClosed['reason'], message?: string) => void;
   };
   const streams = new Set<Stream>();
 
@@ -64,6 +73,7 @@ export function sseHub(deps: { store: Store; bus: EventBus }, settings: SseSetti
   const late = deps.store.events.lateCommits;
 
   function send(s: Stream, e: EventRow) {
+    if (s.res.writableEnded) return;
     s.res.write(frame(e));
     if (late) s.recent.push({ id: e.id, at: e.created_at });
   }
@@ -93,6 +103,9 @@ export function sseHub(deps: { store: Store; bus: EventBus }, settings: SseSetti
     try {
       do {
         s.again = false;
+        const refused = await s.allowed();
+        if (refused !== undefined) return s.end('access_revoked', refused);
+        if (s.res.writableEnded) return;
         for (;;) {
           const rows = await deps.store.events.eventsAfter(s.tenantId, s.lastId ? { id: s.lastId } : { createdAtMs: s.sinceMs }, BATCH);
           for (const e of rows) {
@@ -123,8 +136,17 @@ export function sseHub(deps: { store: Store; bus: EventBus }, settings: SseSetti
       return streams.size;
     },
 
-    /** Serves one stream on `res` until it closes (60 s) or the client goes away. */
-    async serve(tenant: Tenant, res: ServerResponse, resume: { lastEventId?: string; sinceMs?: number }, nowMs: () => number) {
+    /**
+     * Serves one stream on `res` until it closes (60 s), the client goes away, or `allowed`
+     * (asked at every wake-up and poll) gives a reason it may no longer be served.
+     */
+    async serve(
+      tenant: Tenant,
+      res: ServerResponse,
+      resume: { lastEventId?: string; sinceMs?: number },
+      nowMs: () => number,
+      allowed: () => Promise<string | undefined> = async () => undefined,
+    ) {
       res.writeHead(200, {
         'content-type': 'text/event-stream; charset=utf-8',
         'cache-control': 'no-cache',
@@ -137,27 +159,37 @@ export function sseHub(deps: { store: Store; bus: EventBus }, settings: SseSetti
         return;
       }
       res.write('retry: 3000\n\n');
+      let finish!: () => void;
+      const finished = new Promise<void>((resolve) => (finish = resolve));
+      res.on('close', () => finish());
       // With neither, a stream starts at "now": only new events.
-      const s: Stream = { tenantId: tenant.id, res, busy: false, again: false, recent: [], lookBackDue: false };
+      const s: Stream = {
+        tenantId: tenant.id,
+        res,
+        busy: false,
+        again: false,
+        recent: [],
+        lookBackDue: false,
+        allowed,
+        end(reason, message) {
+          if (!res.writableEnded) {
+            const since = new Date(reconnectSince(s, nowMs)).toISOString();
+            const closed: StreamClosed = { reason, ...(message !== undefined && { message }), reconnect_with_since: since, ...(s.lastId && { last_event_id: s.lastId }) };
+            res.write(`event: close\ndata: ${JSON.stringify(closed)}\n\n`);
+            res.end();
+          }
+          finish();
+        },
+      };
       if (resume.lastEventId) s.lastId = s.startId = resume.lastEventId;
       else s.sinceMs = resume.sinceMs ?? nowMs();
       streams.add(s);
       await pump(s);
       const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), settings.heartbeatMs);
       const poll = setInterval(() => void pump(s, true), settings.pollMs);
-      await new Promise<void>((resolve) => {
-        const close = setTimeout(() => {
-          const since = new Date(reconnectSince(s, nowMs)).toISOString();
-          const closed: StreamClosed = { reason: 'max_duration', reconnect_with_since: since, ...(s.lastId && { last_event_id: s.lastId }) };
-          res.write(`event: close\ndata: ${JSON.stringify(closed)}\n\n`);
-          res.end();
-          resolve();
-        }, settings.maxMs);
-        res.on('close', () => {
-          clearTimeout(close);
-          resolve();
-        });
-      });
+      const close = setTimeout(() => s.end('max_duration'), settings.maxMs);
+      await finished;
+      clearTimeout(close);
       clearInterval(heartbeat);
       clearInterval(poll);
       streams.delete(s);

@@ -64,6 +64,13 @@ export function registerAuth(app: FastifyInstance, deps: { auth: Authenticator; 
     if (mode === 'none') return checkBody(req);
     // The upload route accepted its slot's own token in an earlier hook (routes/attachments).
     if (mode === 'bearer-only' && req.principal) return checkBody(req);
+    // Refused before any HMAC is computed: nothing is learnt about the signature.
+    if (mode === 'tenant-bearer' && !header(req, 'authorization') && header(req, auth.signatureHeader)) {
+      throw new DomainError(
+        2004,
+        `this route answers with a secret, so it takes Authorization: Bearer <signing secret> (or a console session), not ${auth.signatureHeader}: a request signature copied from a log could be replayed to be issued one`,
+      );
+    }
     const principal = auth.authenticate({
       authorization: header(req, 'authorization'),
       signature: header(req, auth.signatureHeader),

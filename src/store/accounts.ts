@@ -2,6 +2,7 @@ import { numOrNull } from './rows.js';
 import type { Kysely } from 'kysely';
 import type { DB } from './schema.js';
 import type { SecretBox } from './secret-box.js';
+import type { Dialect } from './db.js';
 
 export interface Account {
   id: string;
@@ -20,7 +21,7 @@ const toAccount = (r: Row): Account => ({
   created_at: Number(r.created_at),
 });
 
-export function accountsRepo(db: Kysely<DB>, box: SecretBox) {
+export function accountsRepo(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
   return {
     async insert(a: Account, secret: { id: string; plain: string }): Promise<void> {
       await db.transaction().execute(async (tx) => {
@@ -78,18 +79,24 @@ export function accountsRepo(db: Kysely<DB>, box: SecretBox) {
       return found && (found.expires_at === null || found.expires_at > nowMs) ? found.account : undefined;
     },
 
-    /** The account owning secret `plain`, with when the secret stops working (null: never). */
-    async findSecretOwner(plain: string): Promise<{ account: Account; expires_at: number | null } | undefined> {
+    /** The account owning secret `plain`, with the secret's id and when it stops working (null: never). */
+    async findSecretOwner(plain: string): Promise<{ account: Account; secret_id: string; expires_at: number | null } | undefined> {
       const r = await db
         .selectFrom('account_secrets as s')
         .innerJoin('accounts as a', 'a.id', 's.account_id')
         .selectAll('a')
-        .select('s.expires_at')
+        .select(['s.id as secret_id', 's.expires_at'])
         .where('s.lookup_hash', '=', box.lookupHash(plain))
         .executeTakeFirst();
       if (!r) return undefined;
-      const { expires_at, ...account } = r;
-      return { account: toAccount(account), expires_at: numOrNull(expires_at) };
+      const { expires_at, secret_id, ...account } = r;
+      return { account: toAccount(account), secret_id, expires_at: numOrNull(expires_at) };
+    },
+
+    /** When the account's secret `secretId` stops working (null: it is the current one); undefined: no such secret. */
+    async secretExpiry(accountId: string, secretId: string): Promise<number | null | undefined> {
+      const r = await db.selectFrom('account_secrets').select('expires_at').where('id', '=', secretId).where('account_id', '=', accountId).executeTakeFirst();
+      return r === undefined ? undefined : numOrNull(r.expires_at);
     },
 
     /** Live secrets in plaintext, newest first: HMAC checks try each. */
@@ -99,35 +106,35 @@ export function accountsRepo(db: Kysely<DB>, box: SecretBox) {
     },
 
     /** Secrets alive at `nowMs`, newest first, with when each stops working. */
-    async secretsWithExpiry(accountId: string, nowMs: number): Promise<{ plain: string; expires_at: number | null }[]> {
+    async secretsWithExpiry(accountId: string, nowMs: number): Promise<{ id: string; plain: string; expires_at: number | null }[]> {
       const rows = await db
         .selectFrom('account_secrets')
-        .select(['secret_enc', 'expires_at'])
+        .select(['id', 'secret_enc', 'expires_at'])
         .where('account_id', '=', accountId)
         .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', nowMs)]))
         .orderBy('created_at', 'desc')
         .orderBy('id', 'desc')
         .execute();
-      return rows.map((r) => ({ plain: box.open(r.secret_enc), expires_at: numOrNull(r.expires_at) }));
+      return rows.map((r) => ({ id: r.id, plain: box.open(r.secret_enc), expires_at: numOrNull(r.expires_at) }));
     },
 
     /**
      * Every secret alive at `nowMs` of every single-tenant account, with its account: the
      * candidates an HMAC request without a tenant header may have been signed with.
      */
-    async singleTenantSecrets(nowMs: number): Promise<{ account: Account; plain: string; expires_at: number | null }[]> {
+    async singleTenantSecrets(nowMs: number): Promise<{ account: Account; secret_id: string; plain: string; expires_at: number | null }[]> {
       const rows = await db
         .selectFrom('account_secrets as s')
         .innerJoin('accounts as a', 'a.id', 's.account_id')
         .selectAll('a')
-        .select(['s.secret_enc', 's.expires_at'])
+        .select(['s.id as secret_id', 's.secret_enc', 's.expires_at'])
         .where('a.multi_tenant', '=', 0)
         .where((eb) => eb.or([eb('s.expires_at', 'is', null), eb('s.expires_at', '>', nowMs)]))
         .orderBy('a.created_at')
         .orderBy('a.id')
         .orderBy('s.created_at', 'desc')
         .execute();
-      return rows.map(({ secret_enc, expires_at, ...account }) => ({ account: toAccount(account), plain: box.open(secret_enc), expires_at: numOrNull(expires_at) }));
+      return rows.map(({ secret_enc, expires_at, secret_id, ...account }) => ({ account: toAccount(account), secret_id, plain: box.open(secret_enc), expires_at: numOrNull(expires_at) }));
     },
 
     /** When each of the account's secrets was issued and stops working (null: never), newest first; never the secrets. */
@@ -142,22 +149,30 @@ export function accountsRepo(db: Kysely<DB>, box: SecretBox) {
       return rows.map((r) => ({ created_at: Number(r.created_at), expires_at: numOrNull(r.expires_at) }));
     },
 
-    /** New current secret; the previous current one lives on until `overlapUntil`. */
-    async rotateSecret(accountId: string, next: { id: string; plain: string }, nowMs: number, overlapUntil: number) {
-      await db.transaction().execute(async (tx) => {
-        await tx
-          .updateTable('account_secrets')
-          .set({ expires_at: overlapUntil })
-          .where('account_id', '=', accountId)
-          .where('expires_at', 'is', null)
-          .execute();
-        // A secret already in overlap never gets a later end than it had.
-        await tx
-          .updateTable('account_secrets')
-          .set({ expires_at: overlapUntil })
-          .where('account_id', '=', accountId)
-          .where('expires_at', '>', overlapUntil)
-          .execute();
+    /**
+     * New current secret; the one it replaces lives on until `overlapUntil`. Earlier secrets keep
+     * their own end, unless `endEarlier` (an overlap of 0: a leak response) ends them all now.
+     * With `replacing`, only that secret may be the one replaced: false, and nothing changed,
+     * when it is not the current secret (already replaced, by a rotation racing this one too).
+     * Runs in the caller's transaction, or in its own.
+     */
+    async rotateSecret(
+      accountId: string,
+      next: { id: string; plain: string },
+      nowMs: number,
+      overlapUntil: number,
+      opts: { replacing?: string; endEarlier?: boolean } = {},
+    ): Promise<boolean> {
+      const steps = async (tx: Kysely<DB>): Promise<boolean> => {
+        // Rotations of one account wait for each other (PostgreSQL), so two never both see a current secret.
+        if (dialect === 'postgres') await tx.selectFrom('accounts').select('id').where('id', '=', accountId).forUpdate().execute();
+        let replace = tx.updateTable('account_secrets').set({ expires_at: overlapUntil }).where('account_id', '=', accountId).where('expires_at', 'is', null);
+        if (opts.replacing !== undefined) replace = replace.where('id', '=', opts.replacing);
+        const replaced = await replace.executeTakeFirst();
+        if (opts.replacing !== undefined && Number(replaced.numUpdatedRows) === 0) return false;
+        if (opts.endEarlier) {
+          await tx.updateTable('account_secrets').set({ expires_at: nowMs }).where('account_id', '=', accountId).where('expires_at', '>', nowMs).execute();
+        }
         await tx
           .insertInto('account_secrets')
           .values({
@@ -169,7 +184,9 @@ export function accountsRepo(db: Kysely<DB>, box: SecretBox) {
             expires_at: null,
           })
           .execute();
-      });
+        return true;
+      };
+      return db.isTransaction ? steps(db) : db.transaction().execute(steps);
     },
   };
 }

@@ -38,7 +38,7 @@ function repos(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
   const lines = linesRepo(db, box);
   const events = eventsRepo(db, dialect, box);
   return {
-    accounts: accountsRepo(db, box),
+    accounts: accountsRepo(db, dialect, box),
     tenants: tenantsRepo(db),
     lines,
     chats: chatsRepo(db, lines.fromRow),

@@ -248,6 +248,8 @@ export interface ConsoleSessionsTable {
   id_hash: string;
   kind: 'tenant' | 'operator';
   tenant_id: string | null;
+  /** a tenant's: the account secret it was signed in with (migration 031); null for the operator's, and for tenants' opened before */
+  secret_id: string | null;
   csrf_token: string;
   created_at: number;
   expires_at: number;

@@ -101,4 +101,62 @@ describe.each(STORE_KINDS)('tenant signing-secret rotation (%s)', (kind) => {
     expect((await t.request({ method: 'GET', url: '/api/v1/phone-numbers', headers: { cookie } })).statusCode).toBe(200);
     t.demo.signing_secret = fresh;
   });
+
+  /** A fresh single-tenant account and its tenant, so each test starts from one current secret. */
+  async function newAccount(slug: string): Promise<{ secret: string; tenant: string }> {
+    const acct = (await t.admin('POST', '/admin/v1/accounts', { name: slug })).json();
+    expect((await t.admin('POST', '/admin/v1/tenants', { account_id: acct.account.id, slug })).statusCode).toBe(201);
+    return { secret: acct.signing_secret, tenant: slug };
+  }
+  const lines = (secret: string) => t.api('GET', '/api/v1/phone-numbers', undefined, { secret });
+  const rotateWith = (secret: string, overlap_hours?: number) =>
+    t.api('POST', '/api/v1/signing-secret/rotate', overlap_hours === undefined ? {} : { overlap_hours }, { secret });
+
+  it('a replaced secret still in its overlap cannot rotate: the owner keeps the only current secret', async () => {
+    const { secret: leaked } = await newAccount(`leak-${kind}`);
+    // The owner answers a leak with an overlap, so its deployments can switch.
+    const owner = (await rotateWith(leaked, 24)).json().signing_secret as string;
+    // The leaked secret still works for the overlap, but may not rotate (and so end the owner's).
+    expect((await lines(leaked)).statusCode).toBe(200);
+    const attempt = await rotateWith(leaked, 0);
+    expect(attempt.statusCode).toBe(403);
+    expect(attempt.json().error).toMatchObject({ code: 2005, retryable: false });
+    expect(attempt.json().error.message).toMatch(/replaced/);
+    expect(attempt.body).not.toMatch(/bl_sk_/);
+    expect((await lines(owner)).statusCode).toBe(200);
+    const status = (await t.api('GET', '/api/v1/signing-secret', undefined, { secret: owner })).json().signing_secret;
+    expect(status.previous_secrets).toHaveLength(1);
+    // The owner, holding the current secret, can still end the leaked one at once.
+    const next = (await rotateWith(owner, 0)).json().signing_secret as string;
+    expect((await lines(leaked)).statusCode).toBe(401);
+    expect((await lines(owner)).statusCode).toBe(401);
+    expect((await lines(next)).statusCode).toBe(200);
+  });
+
+  it('an overlap is the replaced secret\'s only: earlier ones keep their own end, and 0 ends them all', async () => {
+    const { secret: first } = await newAccount(`overlap-${kind}`);
+    const second = (await rotateWith(first, 24)).json().signing_secret as string;
+    const third = (await rotateWith(second, 1)).json().signing_secret as string;
+    t.clock.advance(2 * 3600_000);
+    // `second` had its hour; `first` keeps the 24 hours it was given.
+    expect((await lines(second)).statusCode).toBe(401);
+    expect((await lines(first)).statusCode).toBe(200);
+    expect((await t.api('GET', '/api/v1/signing-secret', undefined, { secret: third })).json().signing_secret.previous_secrets).toHaveLength(1);
+    const fourth = (await rotateWith(third, 0)).json().signing_secret as string;
+    for (const ended of [first, second, third]) expect((await lines(ended)).statusCode).toBe(401);
+    expect((await lines(fourth)).statusCode).toBe(200);
+    expect((await t.api('GET', '/api/v1/signing-secret', undefined, { secret: fourth })).json().signing_secret).toMatchObject({ previous_secret_active: false, previous_secrets: [] });
+  });
+
+  it('two rotations racing with one secret: one answers a secret, the other 2005, and one secret is current', async () => {
+    for (let round = 0; round < 3; round++) {
+      const { secret } = await newAccount(`race-${round}-${kind}`);
+      const answers = await Promise.all([rotateWith(secret, 1), rotateWith(secret, 1)]);
+      expect(answers.map((a) => a.statusCode).sort()).toEqual([200, 403]);
+      const won = answers.find((a) => a.statusCode === 200)!.json().signing_secret as string;
+      expect((await lines(won)).statusCode).toBe(200);
+      const status = (await t.api('GET', '/api/v1/signing-secret', undefined, { secret: won })).json().signing_secret;
+      expect(status.previous_secrets).toHaveLength(1);
+    }
+  });
 });

@@ -44,6 +44,23 @@ describe.each(STORE_KINDS)('store on %s', (kind) => {
     expect(await ts.store.accounts.liveSecrets('acct_r', 20_000)).toEqual(['newest', 'new-secret']);
   });
 
+  it('rotates only from the current secret when told which, and ends every earlier one when asked', async () => {
+    await ts.store.accounts.insert(account('acct_c'), { id: 'sec_c1', plain: 'c-one' });
+    expect(await ts.store.accounts.rotateSecret('acct_c', { id: 'sec_c2', plain: 'c-two' }, 5_000, 50_000, { replacing: 'sec_c1' })).toBe(true);
+    // sec_c1 is replaced now: a rotation in its name changes nothing.
+    expect(await ts.store.accounts.rotateSecret('acct_c', { id: 'sec_c3', plain: 'c-three' }, 6_000, 6_000, { replacing: 'sec_c1', endEarlier: true })).toBe(false);
+    expect(await ts.store.accounts.liveSecrets('acct_c', 7_000)).toEqual(['c-two', 'c-one']);
+    expect(await ts.store.accounts.secretExpiry('acct_c', 'sec_c1')).toBe(50_000);
+    expect(await ts.store.accounts.secretExpiry('acct_c', 'sec_c2')).toBeNull();
+    expect(await ts.store.accounts.secretExpiry('acct_a', 'sec_c2')).toBeUndefined();
+    // A short overlap for the one replaced leaves the earlier one its own end…
+    expect(await ts.store.accounts.rotateSecret('acct_c', { id: 'sec_c4', plain: 'c-four' }, 7_000, 8_000, { replacing: 'sec_c2' })).toBe(true);
+    expect(await ts.store.accounts.liveSecrets('acct_c', 9_000)).toEqual(['c-four', 'c-one']);
+    // …and an overlap of 0 ends them all.
+    expect(await ts.store.accounts.rotateSecret('acct_c', { id: 'sec_c5', plain: 'c-five' }, 10_000, 10_000, { replacing: 'sec_c4', endEarlier: true })).toBe(true);
+    expect(await ts.store.accounts.liveSecrets('acct_c', 10_000)).toEqual(['c-five']);
+  });
+
   it('stores tenants with their settings and lines with encrypted driver config', async () => {
     await ts.store.tenants.insert({
       id: 'ten_1',

@@ -9,7 +9,7 @@ type EventType = CreateSubscriptionRequest['events'][number];
 const EVENT_TYPES: readonly EventType[] = ['message.received'];
 
 const OVERLAPS = [
-  { hours: 0, label: 'none: the old secret stops now' },
+  { hours: 0, label: 'none: every earlier secret stops now' },
   { hours: 1, label: '1 hour' },
   { hours: 24, label: '24 hours' },
   { hours: 72, label: '3 days' },
@@ -55,7 +55,11 @@ function Credentials() {
         aria-label="Rotate the signing secret"
         onSubmit={(e) => {
           e.preventDefault();
-          if (confirm(`Issue a new signing secret${others.length ? ` (it is also the secret of ${others.join(', ')})` : ''}? The old one keeps working for the overlap you chose.`)) rotate.mutate();
+          const then =
+            overlap === 0
+              ? 'Every earlier secret stops now, and every other console session of the account is signed out (this one stays).'
+              : 'The old one keeps working for the overlap you chose; console sessions signed in with it end when it does.';
+          if (confirm(`Issue a new signing secret${others.length ? ` (it is also the secret of ${others.join(', ')})` : ''}? ${then}`)) rotate.mutate();
         }}
       >
         <label>

@@ -15,8 +15,12 @@ export class SigningSecret extends Resource {
   async get(opts: CallOptions = {}): Promise<SigningSecretStatus> {
     return (await this.core.request<{ signing_secret: SigningSecretStatus }>({ method: 'GET', path: '/api/v1/signing-secret', retry: 'idempotent', ...opts })).signing_secret;
   }
-  /** Not retried once sent: a retry would issue another secret and the first answer would be lost. */
+  /**
+   * Not retried once sent: the secret it replaces cannot rotate again (2005), and the answer is
+   * the only copy of the new one. Sent with the bearer even under `auth: 'hmac'` (the API takes
+   * no signature where the answer is a secret). Only the current secret can rotate.
+   */
   rotate(params: RotateSigningSecretRequest = {}, opts: CallOptions = {}): Promise<RotatedSigningSecret> {
-    return this.core.request({ method: 'POST', path: '/api/v1/signing-secret/rotate', json: params, retry: 'unsafe', ...opts });
+    return this.core.request({ method: 'POST', path: '/api/v1/signing-secret/rotate', json: params, retry: 'unsafe', noSignature: true, ...opts });
   }
 }

@@ -6,9 +6,9 @@ import type { SubscriptionTestResult, SubscriptionUpdate } from './console.js';
 export const DEV_INBOX_URL = 'https://dev-inbox';
 
 export class WebhookSubscriptions extends Resource {
-  /** `POST /api/v1/webhook-subscriptions`. The answer's `secret` (whsec_…) is shown only here. */
+  /** `POST /api/v1/webhook-subscriptions`. The answer's `secret` (whsec_…) is shown only here; sent with the bearer even under `auth: 'hmac'`. */
   create(params: CreateSubscriptionRequest, opts: CallOptions = {}): Promise<CreatedSubscription> {
-    return this.core.request({ method: 'POST', path: '/api/v1/webhook-subscriptions', json: params, retry: 'unsafe', ...opts });
+    return this.core.request({ method: 'POST', path: '/api/v1/webhook-subscriptions', json: params, retry: 'unsafe', noSignature: true, ...opts });
   }
 
   async list(opts: CallOptions = {}): Promise<Subscription[]> {
@@ -34,8 +34,8 @@ export class WebhookSubscriptions extends Resource {
     return this.core.request({ method: 'POST', path: `/api/v1/webhook-subscriptions/${seg(subscriptionId)}/test`, retry: 'unsafe', ...opts });
   }
 
-  /** A new secret; the old one stays valid for `overlap_hours` (deliveries carry one v1= per valid secret). */
+  /** A new secret; the old one stays valid for `overlap_hours` (deliveries carry one v1= per valid secret). Sent with the bearer even under `auth: 'hmac'`. */
   rotateSecret(subscriptionId: string, params: RotateSecretRequest = {}, opts: CallOptions = {}): Promise<RotatedSecret> {
-    return this.core.request({ method: 'POST', path: `/api/v1/webhook-subscriptions/${seg(subscriptionId)}/rotate-secret`, json: params, retry: 'unsafe', ...opts });
+    return this.core.request({ method: 'POST', path: `/api/v1/webhook-subscriptions/${seg(subscriptionId)}/rotate-secret`, json: params, retry: 'unsafe', noSignature: true, ...opts });
   }
 }

@@ -21,9 +21,20 @@ import { signatureOwner, type IdentifyLimits } from './signature-owner.js';
 export const SIGNATURE_WINDOW_SECONDS = 300;
 export const AUTH_CACHE_MS = 2_000;
 
+/**
+ * What a request authenticated with, kept so it can be judged again later (a stream re-checks
+ * it, a rotation asks whether it is the current secret): a signing secret (bearer or HMAC), a
+ * console session, or an upload slot's token.
+ */
+export type Credential =
+  | { kind: 'secret'; secretId: string }
+  | { kind: 'session'; sessionIdHash: string; secretId: string }
+  | { kind: 'upload-token'; attachmentId: string };
+
 export interface Principal {
   account: Account;
   tenant: Tenant;
+  credential: Credential;
 }
 
 export interface RequestCredentials {
@@ -48,8 +59,15 @@ type ParsedSignature = { ts: string; hex: string };
 /** The account behind a tenant slug, its live secrets prepared for HMAC, and signatures already checked. */
 interface Signer {
   account: Account | undefined;
-  secrets: { key: KeyObject; expires_at: number | null }[];
-  verified: Map<string, number | null>;
+  secrets: SignerSecret[];
+  /** Bodyless signatures already checked: header → the secret that made it. */
+  verified: Map<string, SignerSecret>;
+}
+
+interface SignerSecret {
+  id: string;
+  key: KeyObject;
+  expires_at: number | null;
 }
 
 const MAX_REMEMBERED_SIGNATURES = 1_000;
@@ -86,15 +104,15 @@ export function authenticator(deps: { store: Store; clock: Clock; brand: string;
   const tenantHeader = `x-${brand}-tenant`;
   const signatureHeader = `x-${brand}-signature`;
   // A secret's owner and expiry; a tenant slug's account and live secrets; an account's tenants.
-  const bearerCache = ttlCache<{ account: Account; expires_at: number | null } | undefined>(AUTH_CACHE_MS);
+  const bearerCache = ttlCache<{ account: Account; secret_id: string; expires_at: number | null } | undefined>(AUTH_CACHE_MS);
   const signerCache = ttlCache<Signer>(AUTH_CACHE_MS);
   const tenantCache = ttlCache<Tenant[]>(AUTH_CACHE_MS);
   const unnamedSigner = signatureOwner({ store, clock, cacheMs: AUTH_CACHE_MS, limits: deps.identifyLimits });
 
   // Synchronous while everything is cached (maybe-promise.ts): the common case, once per request.
-  function bearerOwner(token: string): MaybePromise<Account | undefined> {
+  function bearerOwner(token: string): MaybePromise<{ account: Account; secret_id: string } | undefined> {
     return andThen(bearerCache.get(token, () => store.accounts.findSecretOwner(token)), (found) =>
-      found && (found.expires_at === null || found.expires_at > clock.now()) ? found.account : undefined,
+      found && (found.expires_at === null || found.expires_at > clock.now()) ? found : undefined,
     );
   }
 
@@ -104,7 +122,7 @@ export function authenticator(deps: { store: Store; clock: Clock; brand: string;
       const tenant = isValidSlug(slug) ? await store.tenants.getBySlug(slug) : undefined;
       const account = tenant && (await store.accounts.get(tenant.account_id));
       const secrets = account ? await store.accounts.secretsWithExpiry(account.id, clock.now()) : [];
-      return { account, secrets: secrets.map((s) => ({ key: hmacKey(s.plain), expires_at: s.expires_at })), verified: new Map() };
+      return { account, secrets: secrets.map((s) => ({ id: s.id, key: hmacKey(s.plain), expires_at: s.expires_at })), verified: new Map() };
     });
   }
 
@@ -135,22 +153,22 @@ export function authenticator(deps: { store: Store; clock: Clock; brand: string;
    * the signer entry's short life (with the matching secret's expiry): a client
    * polling with GETs signs once per second, not once per request.
    */
-  function verifySignature(signer: Signer, header: string, sig: ParsedSignature, rawBody: Buffer): boolean {
+  function verifySignature(signer: Signer, header: string, sig: ParsedSignature, rawBody: Buffer): SignerSecret | undefined {
     const now = clock.now();
-    const live = (expiresAt: number | null) => expiresAt === null || expiresAt > now;
+    const live = (s: SignerSecret) => s.expires_at === null || s.expires_at > now;
     const remembered = rawBody.length === 0 ? signer.verified.get(header) : undefined;
-    if (remembered !== undefined) return live(remembered);
+    if (remembered !== undefined) return live(remembered) ? remembered : undefined;
     const digest = Buffer.from(sig.hex, 'hex');
-    const match = signer.secrets.find((s) => live(s.expires_at) && hmacMatches(s.key, sig.ts, rawBody, digest));
-    if (match && rawBody.length === 0 && signer.verified.size < MAX_REMEMBERED_SIGNATURES) signer.verified.set(header, match.expires_at);
-    return match !== undefined;
+    const match = signer.secrets.find((s) => live(s) && hmacMatches(s.key, sig.ts, rawBody, digest));
+    if (match && rawBody.length === 0 && signer.verified.size < MAX_REMEMBERED_SIGNATURES) signer.verified.set(header, match);
+    return match;
   }
 
   /** The principal, once the account's tenant is resolved and both may act. */
-  const principal = (account: Account, slug: string | undefined, requireHeader: boolean): MaybePromise<Principal> =>
+  const principal = (account: Account, secretId: string, slug: string | undefined, requireHeader: boolean): MaybePromise<Principal> =>
     andThen(resolveTenant(account, slug, requireHeader), (tenant) => {
       assertMayAct(account, tenant);
-      return { account, tenant };
+      return { account, tenant, credential: { kind: 'secret', secretId } };
     });
 
   return {
@@ -171,9 +189,9 @@ export function authenticator(deps: { store: Store; clock: Clock; brand: string;
       if (c.authorization !== undefined && c.authorization.trim() !== '') {
         const token = bearerToken(c.authorization);
         if (!token) throw new DomainError(2004, 'Authorization must be "Bearer <signing secret>"');
-        return andThen(bearerOwner(token), (account) => {
-          if (!account) throw new DomainError(2004, 'invalid bearer token');
-          return principal(account, slug, c.requireTenantHeader);
+        return andThen(bearerOwner(token), (found) => {
+          if (!found) throw new DomainError(2004, 'invalid bearer token');
+          return principal(found.account, found.secret_id, slug, c.requireTenantHeader);
         });
       }
       if (c.signature !== undefined && c.signature.trim() !== '') {
@@ -195,18 +213,19 @@ export function authenticator(deps: { store: Store; clock: Clock; brand: string;
         const signature = c.signature.trim();
         // No tenant named: a single-tenant account's signature identifies it (signature-owner.ts).
         if (!slug) {
-          return andThen(unnamedSigner.identify(signature, sig, c.rawBody), (account) => {
-            if (!account) {
+          return andThen(unnamedSigner.identify(signature, sig, c.rawBody), (found) => {
+            if (!found) {
               throw new DomainError(2004, `signature does not match (a multi-tenant account must name the tenant in ${tenantHeader})`);
             }
-            return principal(account, undefined, c.requireTenantHeader);
+            return principal(found.account, found.secretId, undefined, c.requireTenantHeader);
           });
         }
         return andThen(signerFor(slug), (signer) => {
           const { account } = signer;
           // Unknown tenant and bad signature answer alike, so slugs can't be probed.
-          if (!account || !verifySignature(signer, signature, sig, c.rawBody)) throw new DomainError(2004, 'signature does not match');
-          return principal(account, slug, c.requireTenantHeader);
+          const secret = account && verifySignature(signer, signature, sig, c.rawBody);
+          if (!account || !secret) throw new DomainError(2004, 'signature does not match');
+          return principal(account, secret.id, slug, c.requireTenantHeader);
         });
       }
       throw new DomainError(2012, c.bearerOnly ? 'send Authorization: Bearer <secret>' : `send Authorization: Bearer <secret> or ${signatureHeader}`);

@@ -7,8 +7,13 @@
  *
  * An operator's cookie token also carries a MAC of its random part under the admin token, checked
  * on every use: replacing ADMIN_TOKEN (a leaked one, say) ends every operator session opened with
- * the old one at once, not 12 hours later. A tenant's session does not depend on its secret (a
- * rotation leaves it signed in, docs/decisions.md).
+ * the old one at once, not 12 hours later.
+ *
+ * A tenant's session stands on the signing secret it was signed in with, and lives no longer than
+ * that secret (the store's `find` checks it): a rotation with overlap 0 ends every session but the
+ * one that rotated (which moves to the new secret), one with an overlap ends them when it ends. A
+ * suspension or an account no longer verified deletes the tenant's sessions (service.ts): they
+ * do not come back when it is lifted.
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { DomainError } from '../../errors/registry.js';
@@ -96,6 +101,7 @@ export function consoleSessions(deps: { store: Store; clock: Clock; auth: Authen
         idHash: sha256hex(token),
         kind: input.kind,
         tenantId: principal?.tenant.id ?? null,
+        secretId: principal?.credential.kind === 'secret' ? principal.credential.secretId : null,
         csrfToken: randomBytes(24).toString('base64url'),
         createdAt: now,
         expiresAt: now + SESSION_TTL_MS,
@@ -115,10 +121,11 @@ export function consoleSessions(deps: { store: Store; clock: Clock; auth: Authen
       if (session.kind === 'operator') return madeWithAdminToken(token) ? { session, kind: 'operator' } : undefined;
       const tenant = session.tenantId ? await store.tenants.getById(session.tenantId) : undefined;
       const account = tenant && (await store.accounts.get(tenant.account_id));
-      if (!tenant || !account) return undefined;
-      // A tenant suspended (or an account unverified) after sign-in stops acting at once.
+      // No secret: opened before sessions named theirs (migration 031), ended.
+      if (!tenant || !account || !session.secretId) return undefined;
+      // Suspension deletes the sessions; this holds while a deletion races the request.
       assertMayAct(account, tenant);
-      return { session, kind: 'tenant', principal: { account, tenant } };
+      return { session, kind: 'tenant', principal: { account, tenant, credential: { kind: 'session', sessionIdHash: session.idHash, secretId: session.secretId } } };
     },
 
     /** Ends the session everywhere: its row is deleted. */

@@ -6,6 +6,7 @@ import { DomainError } from '../../errors/registry.js';
 import type { Clock } from '../../clock.js';
 import type { Store, Account, Tenant } from '../../store/index.js';
 import { ids } from '../ids.js';
+import type { Credential } from './auth.js';
 import { TENANT_DEFAULTS, assertRateLimit, assertSendingWindow, assertSlug, assertTimezone, quotedSlug } from './settings.js';
 
 export interface TenantSettingsInput {
@@ -88,20 +89,48 @@ export function accountsService(deps: {
         const count = (await store.tenants.listByAccount(id)).length;
         if (count > 1) throw new DomainError(1012, `account ${id} has ${count} tenants; a single-tenant account has one`);
       }
-      const account = (await store.accounts.update(id, patch))!;
+      const account = await store.transaction(async (tx) => {
+        // No longer verified: its console sessions end for good (verifying again revives none).
+        if (patch.email_verified === false) await tx.consoleSessions.deleteForTenants((await tx.tenants.listByAccount(id)).map((t) => t.id));
+        return (await tx.accounts.update(id, patch))!;
+      });
       changed();
       return account;
     },
 
-    /** New secret now; the old one keeps working until the overlap ends. */
-    async rotateSecret(accountId: string, overlapMs = deps.secretOverlapMs): Promise<{ signingSecret: string; previousSecretExpiresAt: number }> {
+    /**
+     * New secret now. The one it replaces keeps working until the overlap ends; earlier ones keep
+     * their own end, except that an overlap of 0 ends every earlier secret at once (a leak
+     * response: the caller holds the new one). `by` is the tenant credential asking (none: the
+     * operator): a signing secret may rotate only while it is the current one, so a replaced
+     * secret still in its overlap (a leaked one, say) cannot issue itself a successor and end
+     * the owner's (2005). A console session rotates as the secret it was signed in with.
+     */
+    async rotateSecret(accountId: string, overlapMs = deps.secretOverlapMs, by?: Credential): Promise<{ signingSecret: string; previousSecretExpiresAt: number }> {
       await this.getAccount(accountId);
+      if (by?.kind === 'upload-token') throw new DomainError(2005, 'an upload token cannot rotate the signing secret');
       const signingSecret = ids.signingSecret();
       // Secret lifetimes are business time (the test clock can end an overlap);
       // only the 300 s request-signature window is checked on the real clock.
       const now = clock.now();
       const previousSecretExpiresAt = now + overlapMs;
-      await store.accounts.rotateSecret(accountId, { id: ids.secret(), plain: signingSecret }, now, previousSecretExpiresAt);
+      const next = { id: ids.secret(), plain: signingSecret };
+      const rotated = await store.transaction(async (tx) => {
+        const done = await tx.accounts.rotateSecret(accountId, next, now, previousSecretExpiresAt, {
+          replacing: by?.kind === 'secret' || by?.kind === 'session' ? by.secretId : undefined,
+          endEarlier: overlapMs === 0,
+        });
+        // The console session that rotated stays signed in, on the new secret; the account's other
+        // sessions end with the secrets they were opened with (all at once for an overlap of 0).
+        if (done && by?.kind === 'session') await tx.consoleSessions.moveToSecret(by.sessionIdHash, next.id);
+        return done;
+      });
+      if (!rotated) {
+        throw new DomainError(
+          2005,
+          'this signing secret has been replaced: it works until its overlap ends but cannot rotate; rotate with the current secret, from the console, or ask the operator',
+        );
+      }
       changed();
       return { signingSecret, previousSecretExpiresAt };
     },
@@ -137,7 +166,11 @@ export function accountsService(deps: {
 
     async updateTenant(slug: string, patch: TenantSettingsInput): Promise<Tenant> {
       const next = applySettings(await this.getTenant(slug), patch);
-      await store.tenants.replace(next);
+      await store.transaction(async (tx) => {
+        await tx.tenants.replace(next);
+        // Suspended: its console sessions end for good (reactivating it revives none).
+        if (next.status === 'suspended') await tx.consoleSessions.deleteForTenants([next.id]);
+      });
       changed();
       return next;
     },

@@ -38,8 +38,15 @@ import { andThen, type MaybePromise } from '../maybe-promise.js';
 
 interface Candidate {
   account: Account;
+  secretId: string;
   key: KeyObject;
   expires_at: number | null;
+}
+
+/** Who signed: the account and which of its secrets. */
+export interface Signed {
+  account: Account;
+  secretId: string;
 }
 
 interface Candidates {
@@ -82,7 +89,7 @@ export function signatureOwner(deps: { store: Store; clock: Clock; cacheMs: numb
     const started = generation;
     loading = store.accounts.singleTenantSecrets(clock.now()).then(
       (rows) => {
-        const value = { at: realNowMs(), list: rows.map((r) => ({ account: r.account, key: hmacKey(r.plain), expires_at: r.expires_at })), verified: new Map() };
+        const value = { at: realNowMs(), list: rows.map((r) => ({ account: r.account, secretId: r.secret_id, key: hmacKey(r.plain), expires_at: r.expires_at })), verified: new Map() };
         if (started === generation) cached = value;
         loading = undefined;
         return value;
@@ -103,19 +110,19 @@ export function signatureOwner(deps: { store: Store; clock: Clock; cacheMs: numb
     return budget;
   }
 
-  function found(c: Candidates, match: Candidate, header: string, rawBody: Buffer): Account {
+  function found(c: Candidates, match: Candidate, header: string, rawBody: Buffer): Signed {
     // Most recently matched first: the accounts signing now are found after a few tries.
     const at = c.list.indexOf(match);
     if (at > 0) c.list.copyWithin(1, 0, at)[0] = match;
     if (rawBody.length === 0 && c.verified.size < MAX_REMEMBERED_SIGNATURES) c.verified.set(header, match);
-    return match.account;
+    return { account: match.account, secretId: match.secretId };
   }
 
-  function search(c: Candidates, header: string, ts: string, hex: string, rawBody: Buffer): MaybePromise<Account | undefined> {
+  function search(c: Candidates, header: string, ts: string, hex: string, rawBody: Buffer): MaybePromise<Signed | undefined> {
     const now = clock.now();
     const live = (s: Candidate) => s.expires_at === null || s.expires_at > now;
     const remembered = rawBody.length === 0 ? c.verified.get(header) : undefined;
-    if (remembered) return live(remembered) ? remembered.account : undefined;
+    if (remembered) return live(remembered) ? { account: remembered.account, secretId: remembered.secretId } : undefined;
     // Per candidate: the signed bytes, and HMAC's fixed cost (its setup, two more blocks, the
     // digest, the comparison: ~3 µs, about what hashing 1 KiB takes).
     const perTry = rawBody.length + ts.length + 1 + HMAC_FIXED_COST_BYTES;
@@ -130,7 +137,7 @@ export function signatureOwner(deps: { store: Store; clock: Clock; cacheMs: numb
     const tries = Math.min(needed, Math.floor(left / perTry));
     budget -= tries * perTry;
     const digest = Buffer.from(hex, 'hex');
-    const done = (used: number, match?: Candidate): Account | undefined => {
+    const done = (used: number, match?: Candidate): Signed | undefined => {
       budget += (tries - used) * perTry;
       if (match) return found(c, match, header, rawBody);
       if (tries < needed) throw busy((needed - tries) * perTry);
@@ -162,9 +169,11 @@ export function signatureOwner(deps: { store: Store; clock: Clock; cacheMs: numb
   }
 
   return {
-    /** The single-tenant account whose live secret made this signature, if any. */
-    /** `sig.ts` as the header carries it: the signed string is `<ts>.<raw body>` with those characters. */
-    identify(header: string, sig: { ts: string; hex: string }, rawBody: Buffer): MaybePromise<Account | undefined> {
+    /**
+     * The single-tenant account whose live secret made this signature, and that secret, if any.
+     * `sig.ts` as the header carries it: the signed string is `<ts>.<raw body>` with those characters.
+     */
+    identify(header: string, sig: { ts: string; hex: string }, rawBody: Buffer): MaybePromise<Signed | undefined> {
       return andThen(candidates(), (c) => search(c, header, sig.ts, sig.hex, rawBody));
     },
     invalidate() {

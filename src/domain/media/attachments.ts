@@ -103,7 +103,7 @@ export function attachmentsService(deps: { store: Store; clock: Clock; blobs: Bl
       if (!tenant || !account) throw new DomainError(2004, 'invalid upload token');
       // The same state checks as a signing secret's principal.
       assertMayAct(account, tenant);
-      return { account, tenant };
+      return { account, tenant, credential: { kind: 'upload-token', attachmentId: id } };
     },
 
     /** Checks everything that can be checked before reading a byte, then streams to storage. */

@@ -29,6 +29,7 @@ import * as m027 from './027_reply_push_queue.js';
 import * as m028 from './028_chat_list_recent.js';
 import * as m029 from './029_event_log_indexes.js';
 import * as m030 from './030_line_direct_chats.js';
+import * as m031 from './031_console_session_secret.js';
 
 /** Numbered migrations, applied in key order; never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -62,4 +63,5 @@ export const migrations: Record<string, Migration> = {
   '028_chat_list_recent': m028,
   '029_event_log_indexes': m029,
   '030_line_direct_chats': m030,
+  '031_console_session_secret': m031,
 };

@@ -8,7 +8,8 @@ import type { AccountsService } from '../../../domain/accounts-tenants/service.j
 export function rotateSigningSecretRoute(app: TypedApp, deps: { accounts: AccountsService }) {
   route(app, rotateSigningSecret, async (req) => {
     const hours = req.body?.overlap_hours;
-    const r = await deps.accounts.rotateSecret(principalOf(req).account.id, hours === undefined ? undefined : hours * 3600_000);
+    const { account, credential } = principalOf(req);
+    const r = await deps.accounts.rotateSecret(account.id, hours === undefined ? undefined : hours * 3600_000, credential);
     return { signing_secret: r.signingSecret, previous_secret_expires_at: isoAt(r.previousSecretExpiresAt) };
   });
 }
