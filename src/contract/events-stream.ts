@@ -12,7 +12,7 @@ export const streamEvents = operation({
     'The stream ends with `event: close` and `data: {reason, reconnect_with_since, last_event_id?}` (StreamClosed). ' +
     "`reconnect_with_since` repeats the last sent event's millisecond, so a reconnect may resend an event or two (dedup on event_id) but skips none; `Last-Event-ID` resumes exactly (and wins over since). " +
     'A stream whose credential stops working (its signing secret rotated away or past its overlap, its console session ended) or whose tenant is ' +
-    'suspended or account unverified ends at its next wake-up or poll (about a second), before sending anything more: `event: close` with reason `access_revoked` and a message.',
+    'suspended or account unverified ends within about a second (its next poll), before sending anything more: `event: close` with reason `access_revoked` and a message.',
   tags: ['events'],
   auth: 'tenant-header',
   query: Type.Object({ since: Type.Optional(Since) }, { additionalProperties: false }),

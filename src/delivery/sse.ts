@@ -5,9 +5,11 @@
  * and after 60 s says `event: close` with where to resume.
  *
  * Access can be taken away while a stream is open (its secret rotated away, its console session
- * ended, the tenant suspended): every wake-up and poll first asks `allowed` (from the database),
- * and a stream no longer allowed ends at once with `event: close` (reason access_revoked), before
- * it sends anything more.
+ * ended, the tenant suspended): every poll, and a wake-up more than ACCESS_RECHECK_MS after the
+ * last check, first asks `allowed` (from the database), and a stream no longer allowed ends with
+ * `event: close` (reason access_revoked) before it sends anything more. Asked at every wake-up,
+ * the three reads per stream per event doubled the stream's latency under a burst (100 streams:
+ * p99 12 → 30 ms); a request's own credentials are cached as long (AUTH_CACHE_MS).
  *
  * A stream follows ids. Where an event can commit after a newer one (PostgreSQL: concurrent
  * transactions, several processes), a stream that already passed its id would never send it:
@@ -27,6 +29,8 @@ export interface SseSettings {
 }
 
 const BATCH = 200;
+/** How long (business time) a stream's access, once checked, serves its wake-ups. */
+const ACCESS_RECHECK_MS = 1_000;
 /** How long after its created_at an event may commit and still reach a stream that passed it. */
 export const LATE_MS = 10_000;
 
@@ -47,6 +51,9 @@ export function sseHub(deps: { store: Store; bus: EventBus }, settings: SseSetti
     lookBackDue: boolean;
     /** Why the stream may no longer be served (undefined: it may). */
     allowed: () => Promise<string | undefined>;
+    /** When `allowed` last said yes (business time). */
+    allowedAt: number;
+    now: () => number;
     /** Ends the stream with its close frame. */
     end: (reason: StreamClosed['reason'], message?: string) => void;
   };
@@ -103,8 +110,12 @@ export function sseHub(deps: { store: Store; bus: EventBus }, settings: SseSetti
     try {
       do {
         s.again = false;
-        const refused = await s.allowed();
-        if (refused !== undefined) return s.end('access_revoked', refused);
+        if (lookBack || s.now() - s.allowedAt >= ACCESS_RECHECK_MS) {
+          const checkedAt = s.now();
+          const refused = await s.allowed();
+          if (refused !== undefined) return s.end('access_revoked', refused);
+          s.allowedAt = checkedAt;
+        }
         if (s.res.writableEnded) return;
         for (;;) {
           const rows = await deps.store.events.eventsAfter(s.tenantId, s.lastId ? { id: s.lastId } : { createdAtMs: s.sinceMs }, BATCH);
@@ -171,6 +182,9 @@ export function sseHub(deps: { store: Store; bus: EventBus }, settings: SseSetti
         recent: [],
         lookBackDue: false,
         allowed,
+        // Authenticated by the request that opened it.
+        allowedAt: nowMs(),
+        now: nowMs,
         end(reason, message) {
           if (!res.writableEnded) {
             const since = new Date(reconnectSince(s, nowMs)).toISOString();
