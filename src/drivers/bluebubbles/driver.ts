@@ -34,7 +34,7 @@ import { multipartBody, type MultipartField } from '../../net/multipart.js';
 import type { DriverCapability, DriverContext, LineDriver, OutboundFile, SendOptions, Tapback, Target } from '../types.js';
 import { DriverFailure } from '../types.js';
 import type { BBChat, BBMessage, BBServerInfo } from './api-types.js';
-import { BlueBubblesClient } from './client.js';
+import { BlueBubblesClient, BlueBubblesError } from './client.js';
 import { parseConfig, type BlueBubblesConfig } from './config.js';
 import { isNoSuchChat, isPrivateApiOff, isServerDown, isServerUnreachable, toDriverFailure, type Operation } from './errors.js';
 import { isAppleEffectId, editFallbackText, reactionValue } from './mapping.js';
@@ -45,6 +45,17 @@ import { lookupCreatedGroup, lookupSentMessage } from './lookup.js';
 export const INFO_TTL_MS = 30_000;
 /** How often a line seen down is probed again before first-touch selection skips it. */
 export const AVAILABILITY_RECHECK_MS = 5_000;
+
+/**
+ * How long BlueBubbles itself waits for Messages to confirm a change before it answers (its
+ * resultAwaiter: 30 s for an edit or a group change, 60 s for a reaction, each ~43 / ~64 s with
+ * its back-off). These calls wait at least that long: a shorter wait cut off a change Messages
+ * was still making, or refusing (an edit after 15 minutes, a sixth edit, a member already in),
+ * and reported a Mac that had answered as down.
+ */
+const CONFIRMED_CHANGE_MS = 50_000;
+const CONFIRMED_REACTION_MS = 75_000;
+const CONFIRMED_OPS: ReadonlySet<Operation> = new Set(['edit', 'react', 'participant']);
 
 const ALWAYS: DriverCapability[] = ['text', 'media'];
 const PRIVATE_API: DriverCapability[] = ['grouped_media', 'voice_notes', 'edit', 'react', 'participants', 'create_group'];
@@ -133,8 +144,10 @@ export function bluebubblesDriver(ctx: DriverContext, options: BlueBubblesDriver
     );
   }
 
-  function noteFailure(err: unknown) {
-    if (isServerDown(err)) sawDown = true;
+  function noteFailure(err: unknown, op?: Operation) {
+    // A change BlueBubbles took and is waiting on Messages for says nothing of the server's health.
+    const waitedOnMessages = op !== undefined && CONFIRMED_OPS.has(op) && err instanceof BlueBubblesError && err.kind === 'timeout';
+    if (isServerDown(err) && !waitedOnMessages) sawDown = true;
     if (isServerUnreachable(err) && !sawUnreachable) {
       sawUnreachable = true;
       restartMayBegin();
@@ -217,10 +230,12 @@ export function bluebubblesDriver(ctx: DriverContext, options: BlueBubblesDriver
     try {
       return await work(client);
     } catch (err) {
-      noteFailure(err);
+      noteFailure(err, op);
       throw toDriverFailure(err, op);
     }
   }
+
+  const confirmedWait = (serverWaitMs: number) => Math.max(cfg!.timeoutMs, serverWaitMs);
 
   /** As call('send'), except that a person's chat Messages does not have answers NoChat. */
   async function sendOrNoChat<T>(target: Target, work: (c: BlueBubblesClient) => Promise<T>): Promise<T | NoChat> {
@@ -478,6 +493,7 @@ export function bluebubblesDriver(ctx: DriverContext, options: BlueBubblesDriver
       await call('edit', (c) =>
         c.request('POST', `/api/v1/message/${enc(guid)}/edit`, {
           json: { editedMessage: newText, backwardsCompatibilityMessage: editFallbackText(newText), partIndex },
+          timeoutMs: confirmedWait(CONFIRMED_CHANGE_MS),
         }),
       );
     },
@@ -488,30 +504,30 @@ export function bluebubblesDriver(ctx: DriverContext, options: BlueBubblesDriver
       const chatGuid = found.data?.chats?.find((ch) => typeof ch.guid === 'string')?.guid;
       if (!chatGuid) throw new DriverFailure('not_found', `BlueBubbles knows no chat for message ${guid}`);
       const sent = await call('react', (c) =>
-        c.request<BBMessage>('POST', '/api/v1/message/react', { json: { chatGuid, selectedMessageGuid: guid, reaction: reactionValue(tapback, remove), partIndex: 0 } }),
+        c.request<BBMessage>('POST', '/api/v1/message/react', { json: { chatGuid, selectedMessageGuid: guid, reaction: reactionValue(tapback, remove), partIndex: 0 }, timeoutMs: confirmedWait(CONFIRMED_REACTION_MS) }),
       );
       failedInMessages(sent.data, 'reaction');
     },
 
     async addParticipant(chatKey, handle) {
       await requirePrivateApi('participant changes');
-      await call('participant', (c) => c.request('POST', `/api/v1/chat/${enc(chatKey)}/participant/add`, { json: { address: handle } }));
+      await call('participant', (c) => c.request('POST', `/api/v1/chat/${enc(chatKey)}/participant/add`, { json: { address: handle }, timeoutMs: confirmedWait(CONFIRMED_CHANGE_MS) }));
     },
 
     // BlueBubbles' chat routes (httpRoutes.ts, ChatRouter): all behind its PrivateApiMiddleware.
     async removeParticipant(chatKey, handle) {
       await requirePrivateApi('participant changes');
-      await call('participant', (c) => c.request('POST', `/api/v1/chat/${enc(chatKey)}/participant/remove`, { json: { address: handle } }));
+      await call('participant', (c) => c.request('POST', `/api/v1/chat/${enc(chatKey)}/participant/remove`, { json: { address: handle }, timeoutMs: confirmedWait(CONFIRMED_CHANGE_MS) }));
     },
 
     async renameGroup(chatKey, displayName) {
       await requirePrivateApi('group changes');
-      await call('participant', (c) => c.request('PUT', `/api/v1/chat/${enc(chatKey)}`, { json: { displayName } }));
+      await call('participant', (c) => c.request('PUT', `/api/v1/chat/${enc(chatKey)}`, { json: { displayName }, timeoutMs: confirmedWait(CONFIRMED_CHANGE_MS) }));
     },
 
     async leaveGroup(chatKey) {
       await requirePrivateApi('group changes');
-      await call('participant', (c) => c.request('POST', `/api/v1/chat/${enc(chatKey)}/leave`));
+      await call('participant', (c) => c.request('POST', `/api/v1/chat/${enc(chatKey)}/leave`, { timeoutMs: confirmedWait(CONFIRMED_CHANGE_MS) }));
     },
 
     async createGroup(handles, text, opts = {}) {

@@ -87,6 +87,10 @@ export function toDriverFailure(err: unknown, op: Operation): unknown {
   if ((op === 'send' || op === 'create_group') && (err.kind === 'timeout' || (err.kind === 'network' && CUT_MID_REQUEST.has(String(err.details.code))) || (err.kind === 'http' && err.details.envelope && err.details.status === 504))) {
     return new DriverFailure('ambiguous', `${msg}; ${op === 'send' ? 'the message may have gone out' : 'the group may have been created'}`);
   }
+  // A change BlueBubbles took waits on Messages' confirmation (driver.ts, CONFIRMED_*): past even that, it may still happen.
+  if ((op === 'edit' || op === 'react' || op === 'participant') && err.kind === 'timeout') {
+    return new DriverFailure('ambiguous', `${msg}; Messages may still make the change, or may have refused it`);
+  }
   switch (err.kind) {
     case 'network':
     case 'timeout':

@@ -129,6 +129,26 @@ describe('BlueBubbles driver: operations', () => {
     expect((await failure(driver.addParticipant('iMessage;+;chat000000000000', '+14155550105'))).kind).toBe('not_found');
   });
 
+  it("waits for an edit, a reaction or a group change as long as BlueBubbles waits on Messages, past timeout_ms, and the line stays up", async () => {
+    // BlueBubbles answers these once Messages confirms them (up to ~43 s, ~64 s for a reaction).
+    const slow = bluebubblesDriver(context(bb.config({ timeout_ms: 200, health_recheck_ms: 60_000 })));
+    const { guid } = await slow.sendText(direct, 'Meet at 5');
+    bb.inject(`POST /api/v1/message/${guid}/edit`, { hangMs: 600 });
+    await slow.edit(guid, 0, 'Meet at 7');
+    expect(bb.messages.get(guid)!.text).toBe('Meet at 7');
+    const incoming = bb.addIncoming({ from: TO, text: 'Dinner?' });
+    bb.inject('POST /api/v1/message/react', { hangMs: 600 });
+    await slow.react(incoming.guid, 'like', false);
+    const group = bb.groupChat(['+14155550121', '+14155550122'], 'Crew');
+    bb.inject(`POST /api/v1/chat/${group.guid}/participant/add`, { hangMs: 600 });
+    await slow.addParticipant(group.guid, '+14155550123');
+    expect(bb.chats.get(group.guid)!.participants).toContain('+14155550123');
+    expect(await slow.available!()).toBe(true);
+    // Requests BlueBubbles answers at once still give up after timeout_ms.
+    bb.inject('GET /api/v1/server/info', { hangMs: 600 });
+    expect((await failure(slow.refresh())).kind).toBe('line_down');
+  });
+
   it('creates a group with /chat/new over the Private API', async () => {
     const { chatKey, guid } = await driver.createGroup(['+14155550106', '+14155550107'], 'Welcome!');
     expect(bb.lastTo('POST', '/api/v1/chat/new').json).toEqual({
