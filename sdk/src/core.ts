@@ -29,8 +29,8 @@ export interface BluelineOptions {
   tenant?: string;
   /**
    * Default `bearer`. `hmac` signs every request (`x-service-signature: v1,<ts>,<hex>`) but the
-   * upload PUT and the calls whose answer is a secret (signing-secret and webhook-secret rotation,
-   * subscription creation), which the API takes by bearer only.
+   * upload PUT and the two rotations whose answer is a secret (signing secret, webhook secret),
+   * which the API takes by bearer only.
    */
   auth?: AuthMode;
   /** Per attempt. Default 60 000 ms. */

@@ -128,6 +128,8 @@ describe('events.stream', () => {
     await until('the event', async () => got.length >= 1);
     await svc.admin('PATCH', '/admin/v1/tenants/demo', { status: 'suspended' });
     try {
+      // A stream's access, once checked, serves its wake-ups for a second (business time).
+      await svc.advance(1_000);
       await svc.inbound('+14155550432', 'after the suspension');
       const err = await outcome;
       expect(err).toBeInstanceOf(PermissionError);

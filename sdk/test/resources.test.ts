@@ -156,7 +156,7 @@ describe('webhook subscriptions, dev inbox and events', () => {
 });
 
 describe("auth: 'hmac' where the answer is a secret", () => {
-  it('creates a subscription, rotates its secret and rotates the signing secret (sent with the bearer)', async () => {
+  it('creates a subscription (signed), rotates its secret and rotates the signing secret (both sent with the bearer)', async () => {
     const acct = await svc.admin<{ account: { id: string }; signing_secret: string }>('POST', '/admin/v1/accounts', { name: 'HMAC user' });
     await svc.admin('POST', '/admin/v1/tenants', { account_id: acct.account.id, slug: 'hmac-user' });
     const hmac = new Blueline({ baseUrl: svc.url, secret: acct.signing_secret, tenant: 'hmac-user', auth: 'hmac' });

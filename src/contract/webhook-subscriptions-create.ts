@@ -27,7 +27,9 @@ export const createWebhookSubscription = operation({
   path: '/api/v1/webhook-subscriptions',
   summary: 'Subscribe a URL (or https://dev-inbox); the secret is shown only here',
   tags: ['webhooks'],
-  auth: 'tenant-bearer',
+  // The spec's route takes both methods. A signature replayed here must come with the body it
+  // signed: a subscription to the signer's own URL, never the attacker's (docs/decisions.md).
+  auth: 'tenant',
   body: CreateSubscriptionRequest,
   responses: { 201: CreateSubscriptionResponse },
   errors: [],

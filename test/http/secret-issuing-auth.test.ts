@@ -1,10 +1,10 @@
 /**
- * The routes whose answer is a secret (POST /api/v1/signing-secret/rotate, POST
- * /api/v1/webhook-subscriptions, POST /api/v1/webhook-subscriptions/{id}/rotate-secret) take the
- * signing secret as a bearer or a console session, never an HMAC signature: the signed string
- * `<ts>.<body>` names no route, so a signature copied from a log (any bodiless GET, a PATCH with
- * the same body) would otherwise be replayed within its 300 s to be issued a secret. Every other
- * route still takes HMAC.
+ * The rotations whose answer is a secret (POST /api/v1/signing-secret/rotate, POST
+ * /api/v1/webhook-subscriptions/{id}/rotate-secret) take the signing secret as a bearer or a
+ * console session, never an HMAC signature: the signed string `<ts>.<body>` names no route, so a
+ * signature copied from a log (any bodiless GET's) would otherwise be replayed within its 300 s to
+ * be issued a secret. Every other route still takes HMAC, subscription creation (the spec's
+ * route) included: a signature replayed there brings only the body it signed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signRequest, startTestApp, type TestApp } from '../support/app.js';
@@ -51,15 +51,21 @@ describe.each(STORE_KINDS)('secret-issuing routes and request signatures (%s)', 
     expect((await t.api('GET', '/api/v1/signing-secret')).json().signing_secret).toMatchObject({ rotated_at: null, previous_secrets: [] });
   });
 
-  it("a signature from a subscription's PATCH, replayed onto the creation, creates no subscription", async () => {
-    const created = await t.api('POST', '/api/v1/webhook-subscriptions', { url: rx.url, events: ['message.received'] });
+  it("subscription creation, the spec's route, takes HMAC: a replayed signature brings only the body it signed", async () => {
+    const body = JSON.stringify({ url: `${rx.url}/signed`, events: ['message.received'] });
+    const created = await replay('POST', '/api/v1/webhook-subscriptions', signRequest(t.demo.signing_secret, body), body);
     expect(created.statusCode).toBe(201);
-    const id = created.json().id as string;
-    const body = JSON.stringify({ url: rx.url, events: ['message.received'] });
-    const signature = signRequest(t.demo.signing_secret, body);
-    expect((await replay('PATCH', `/api/v1/webhook-subscriptions/${id}`, signature, body)).statusCode).toBe(200);
-    refused(await replay('POST', '/api/v1/webhook-subscriptions', signature, body));
-    expect((await t.api('GET', '/api/v1/webhook-subscriptions')).json().subscriptions).toHaveLength(1);
+    expect(created.json()).toMatchObject({ url: `${rx.url}/signed`, secret: expect.stringMatching(/^whsec_/) });
+    // A bodiless GET's signature makes no subscription: the creation needs its url and events.
+    const signature = signRequest(t.demo.signing_secret, '');
+    expect((await replay('GET', '/api/v1/signing-secret', signature)).statusCode).toBe(200);
+    const bodiless = await replay('POST', '/api/v1/webhook-subscriptions', signature);
+    expect(bodiless.statusCode).toBe(400);
+    expect(bodiless.body).not.toMatch(/whsec_/);
+    // Another URL under that signature is not the body it signed.
+    const elsewhere = JSON.stringify({ url: 'https://attacker.example/hook', events: ['message.received'] });
+    expect((await replay('POST', '/api/v1/webhook-subscriptions', signRequest(t.demo.signing_secret, body), elsewhere)).json().error.code).toBe(2004);
+    await t.api('DELETE', `/api/v1/webhook-subscriptions/${created.json().id}`);
   });
 
   it("a signature replayed onto a subscription's secret rotation rotates nothing: deliveries are signed by the one secret", async () => {

@@ -8,7 +8,7 @@ export const DEV_INBOX_URL = 'https://dev-inbox';
 export class WebhookSubscriptions extends Resource {
   /** `POST /api/v1/webhook-subscriptions`. The answer's `secret` (whsec_…) is shown only here; sent with the bearer even under `auth: 'hmac'`. */
   create(params: CreateSubscriptionRequest, opts: CallOptions = {}): Promise<CreatedSubscription> {
-    return this.core.request({ method: 'POST', path: '/api/v1/webhook-subscriptions', json: params, retry: 'unsafe', noSignature: true, ...opts });
+    return this.core.request({ method: 'POST', path: '/api/v1/webhook-subscriptions', json: params, retry: 'unsafe', ...opts });
   }
 
   async list(opts: CallOptions = {}): Promise<Subscription[]> {
