@@ -5,21 +5,11 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { bluebubblesDriver, type BlueBubblesLineDriver } from '../../../src/drivers/bluebubbles/index.js';
 import { DRIVER_CAPABILITIES, DriverFailure } from '../../../src/drivers/types.js';
-import { CAF, PNG, PNG2, context, file } from './helpers.js';
+import { CAF, PNG, PNG2, context, file, failure } from './helpers.js';
 import { StandIn } from './standin.js';
 
 const TO = '+14155550100';
 const direct = { kind: 'direct' as const, handle: TO };
-
-async function failure(p: Promise<unknown>): Promise<DriverFailure> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(DriverFailure);
-    return err as DriverFailure;
-  }
-  throw new Error('expected a DriverFailure');
-}
 
 describe('BlueBubbles driver: operations', () => {
   let bb: StandIn;

@@ -6,8 +6,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { bluebubblesDriver, handleBlueBubblesWebhook, type BlueBubblesLineDriver } from '../../../src/drivers/bluebubbles/index.js';
-import { DriverFailure } from '../../../src/drivers/types.js';
-import { CAF, PNG, PNG2, context, file } from './helpers.js';
+import { CAF, PNG, PNG2, context, file, failure } from './helpers.js';
 import { StandIn } from './standin.js';
 import { appWithBlueBubblesLine } from '../../support/bluebubbles-line.js';
 import type { TestApp } from '../../support/app.js';
@@ -17,16 +16,6 @@ import { makeWav16Fast, sine } from '../../audio/fixtures.js';
 let n = 0;
 /** A person this Mac has no chat with. */
 const stranger = () => ({ kind: 'direct' as const, handle: `+1415555${String(300 + n++).padStart(4, '0')}` });
-
-async function failure(p: Promise<unknown>): Promise<DriverFailure> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(DriverFailure);
-    return err as DriverFailure;
-  }
-  throw new Error('expected a DriverFailure');
-}
 
 describe('BlueBubbles driver: a first message to a new person over the Private API', () => {
   let bb: StandIn;

@@ -1,7 +1,8 @@
 /** Fakes for the driver context: an in-memory state port and an events collector. */
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
-import type { DriverContext, DriverEvents, DriverState, InboundMessage, LineReaction, OutboundFile } from '../../../src/drivers/types.js';
+import { expect } from 'vitest';
+import { DriverFailure, type DriverContext, type DriverEvents, type DriverState, type InboundMessage, type LineReaction, type OutboundFile } from '../../../src/drivers/types.js';
 
 export function memoryState(): DriverState & { epochs: Map<string, string>; chats: Map<string, string> } {
   const epochs = new Map<string, string>();
@@ -120,4 +121,15 @@ export async function waitFor<T>(get: () => T | undefined | false, timeoutMs = 1
     if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting`);
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/** The DriverFailure a driver call fails with (the test fails if it succeeds or throws anything else). */
+export async function failure(p: Promise<unknown>): Promise<DriverFailure> {
+  try {
+    await p;
+  } catch (err) {
+    expect(err).toBeInstanceOf(DriverFailure);
+    return err as DriverFailure;
+  }
+  throw new Error('expected a DriverFailure');
 }
