@@ -14,37 +14,20 @@
  * API has no chat under the guid tried, a text starts one with /chat/new, a file goes by
  * AppleScript, and a voice note is refused (a text must come first).
  *
- * Service epoch: BlueBubbles reports no start time or uptime, so the epoch is
- * `bb:<fingerprint>:<generation>`. The fingerprint hashes what server/info
- * says about the installation (computer, macOS and server versions, iMessage
- * account); the generation goes up whenever this process has seen evidence of
- * a restart since the last epoch was computed: the server was unreachable and
- * answers again, or the Private API helper reconnected. It lives in the
- * database through ctx.state, so every process reads the same epoch.
- *
- * Several processes see the same restart, each on its own: one restart is one
- * new generation. When a process first sees the evidence begin (the server
- * unreachable, the helper disconnected) it notes the epoch stored then; after
- * the restart it moves the epoch from that one to the next generation with a
- * compare-and-set, and if the stored epoch has already moved on since (another
- * process counted this restart) it takes that one instead of bumping again.
+ * Service epoch, availability and the server's info: server-state.ts.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { multipartBody, type MultipartField } from '../../net/multipart.js';
 import type { DriverCapability, DriverContext, LineDriver, OutboundFile, SendOptions, Tapback, Target } from '../types.js';
 import { DriverFailure } from '../types.js';
 import type { BBChat, BBMessage, BBServerInfo } from './api-types.js';
-import { BlueBubblesClient, BlueBubblesError } from './client.js';
+import { BlueBubblesClient } from './client.js';
 import { parseConfig, type BlueBubblesConfig } from './config.js';
-import { isNoSuchChat, isPrivateApiOff, isServerDown, isServerUnreachable, toDriverFailure, type Operation } from './errors.js';
+import { isNoSuchChat, toDriverFailure, type Operation } from './errors.js';
+import { serverState } from './server-state.js';
 import { isAppleEffectId, editFallbackText, reactionValue } from './mapping.js';
 import { directChats, directGuidOf, serviceOf } from './direct-chats.js';
 import { lookupCreatedGroup, lookupSentMessage } from './lookup.js';
-
-/** How long a server/info answer is trusted for capabilities and method choice. */
-export const INFO_TTL_MS = 30_000;
-/** How often a line seen down is probed again before first-touch selection skips it. */
-export const AVAILABILITY_RECHECK_MS = 5_000;
 
 /**
  * How long BlueBubbles itself waits for Messages to confirm a change before it answers (its
@@ -55,7 +38,6 @@ export const AVAILABILITY_RECHECK_MS = 5_000;
  */
 const CONFIRMED_CHANGE_MS = 50_000;
 const CONFIRMED_REACTION_MS = 75_000;
-const CONFIRMED_OPS: ReadonlySet<Operation> = new Set(['edit', 'react', 'participant']);
 
 const ALWAYS: DriverCapability[] = ['text', 'media'];
 const PRIVATE_API: DriverCapability[] = ['grouped_media', 'voice_notes', 'edit', 'react', 'participants', 'create_group'];
@@ -95,135 +77,18 @@ function uploadBody(file: OutboundFile, name: string, fields: MultipartField[] =
   ]);
 }
 
-function fingerprint(info: BBServerInfo): string {
-  const basis = JSON.stringify([info.computer_id ?? '', info.os_version ?? '', info.server_version ?? '', info.detected_imessage ?? '']);
-  return createHash('sha256').update(basis).digest('hex').slice(0, 12);
-}
-
-function parseEpoch(epoch: string | undefined): { fp: string; gen: number } | undefined {
-  const m = /^bb:([a-z0-9]+):(\d+)$/.exec(epoch ?? '');
-  return m ? { fp: m[1]!, gen: Number(m[2]) } : undefined;
-}
-
 export function bluebubblesDriver(ctx: DriverContext, options: BlueBubblesDriverOptions = {}): BlueBubblesLineDriver {
   const parsed = parseConfig(ctx.config);
   const cfg: BlueBubblesConfig | undefined = parsed.ok ? parsed.config : undefined;
   const client = cfg ? new BlueBubblesClient(cfg, options.fetch) : undefined;
   const chats = directChats(ctx);
 
-  let info: BBServerInfo | undefined;
-  let infoAt = 0;
-  let lastAttemptAt = 0;
-  let refreshing: Promise<BBServerInfo> | undefined;
-  /** The server refused a Private API call since the last info: treat it as off until asked again. */
-  let privateApiRefused = false;
-  /** Evidence of a restart since the last epoch was computed. */
-  let restartSeen = false;
-  /**
-   * The epoch stored when the latest evidence of a restart began (read then, in the background):
-   * the one this restart replaces. `unknown` when it could not be read (the restart then replaces
-   * whatever is stored when it is counted).
-   */
-  let restartBase: Promise<{ epoch: string | undefined } | 'unknown'> | undefined;
-  /** Seen down (unreachable, or not answering in time) and not answered since: what available() goes by. */
-  let sawDown = false;
-  /** Seen unreachable since it last answered: evidence of a restart (a slow answer is not). */
-  let sawUnreachable = false;
-  /** serviceEpoch() calls run one after another. */
-  let epochChain: Promise<unknown> = Promise.resolve();
-
   function invalid(): DriverFailure {
     return new DriverFailure('line_down', `the line's BlueBubbles driver_config is invalid: ${parsed.ok ? '' : parsed.problems.join('; ')}`);
   }
 
-  /** Evidence of a restart begins: note the epoch stored now (the one a restart would replace). */
-  function restartMayBegin() {
-    restartBase = ctx.state.serviceEpoch(ctx.lineId).then(
-      (epoch) => ({ epoch }),
-      () => 'unknown' as const,
-    );
-  }
-
-  function noteFailure(err: unknown, op?: Operation) {
-    // A change BlueBubbles took and is waiting on Messages for says nothing of the server's health.
-    const waitedOnMessages = op !== undefined && CONFIRMED_OPS.has(op) && err instanceof BlueBubblesError && err.kind === 'timeout';
-    if (isServerDown(err) && !waitedOnMessages) sawDown = true;
-    if (isServerUnreachable(err) && !sawUnreachable) {
-      sawUnreachable = true;
-      restartMayBegin();
-    }
-    if (isPrivateApiOff(err)) {
-      privateApiRefused = true;
-      infoAt = 0;
-    }
-  }
-
-  function observe(next: BBServerInfo) {
-    if (sawUnreachable) restartSeen = true;
-    sawDown = false;
-    sawUnreachable = false;
-    if (info && info.helper_connected === false && next.helper_connected === true) restartSeen = true;
-    if (next.helper_connected === false && info?.helper_connected !== false) restartMayBegin();
-    info = next;
-    infoAt = Date.now();
-    privateApiRefused = false;
-  }
-
-  function refresh(): Promise<BBServerInfo> {
-    if (!client) return Promise.reject(invalid());
-    if (refreshing) return refreshing;
-    lastAttemptAt = Date.now();
-    refreshing = (async () => {
-      try {
-        const env = await client.request<BBServerInfo>('GET', '/api/v1/server/info');
-        const next = env.data && typeof env.data === 'object' ? env.data : {};
-        observe(next);
-        return next;
-      } catch (err) {
-        noteFailure(err);
-        throw toDriverFailure(err, 'info');
-      } finally {
-        refreshing = undefined;
-      }
-    })();
-    return refreshing;
-  }
-
-  const refreshQuietly = () => {
-    refresh().catch(() => {
-      /* reported by the next operation */
-    });
-  };
-
-  async function ensureInfo(): Promise<BBServerInfo> {
-    if (info && Date.now() - infoAt < INFO_TTL_MS) return info;
-    return refresh();
-  }
-
-  /** Before a send that works either way: a down server stops it; any other info failure just means AppleScript. */
-  async function ensureInfoForSend(): Promise<void> {
-    if (!client) throw invalid();
-    try {
-      await ensureInfo();
-    } catch (err) {
-      if (err instanceof DriverFailure && err.kind === 'line_down') throw err;
-    }
-  }
-
-  function privateApiOn(): boolean {
-    if (!cfg || cfg.privateApi === false || privateApiRefused) return false;
-    if (info) return info.private_api === true && info.helper_connected === true;
-    return cfg.privateApi === true;
-  }
-
-  async function requirePrivateApi(what: string): Promise<void> {
-    if (!client) throw invalid();
-    if (cfg!.privateApi === false) throw new DriverFailure('unsupported', `${what} needs the BlueBubbles Private API, which this line's driver_config turns off`);
-    const now = await ensureInfo();
-    if (privateApiOn()) return;
-    const why = now.private_api !== true ? 'the Private API is not enabled in BlueBubbles Server' : 'the Private API helper is not connected to BlueBubbles Server';
-    throw new DriverFailure('unsupported', `${what} needs the BlueBubbles Private API: ${why}`);
-  }
+  const server = serverState(ctx, client, cfg, invalid);
+  const { noteFailure, privateApiOn, ensureInfoForSend, requirePrivateApi } = server;
 
   async function call<T>(op: Operation, work: (c: BlueBubblesClient) => Promise<T>): Promise<T> {
     if (!client) throw invalid();
@@ -342,54 +207,6 @@ export function bluebubblesDriver(ctx: DriverContext, options: BlueBubblesDriver
     return reportSend(tempGuid, env.data);
   }
 
-  async function computeEpoch(): Promise<string> {
-    let now: BBServerInfo | undefined;
-    try {
-      now = await refresh();
-    } catch (err) {
-      if (!(err instanceof DriverFailure)) throw err;
-    }
-    const stored = await ctx.state.serviceEpoch(ctx.lineId);
-    const prev = parseEpoch(stored);
-    let epoch: string;
-    let restarted = false;
-    let base: typeof restartBase;
-    if (!now) {
-      // Unreachable: keep what we have; the restart shows once it answers again.
-      if (prev) return stored!;
-      epoch = 'bb:unreachable:1';
-    } else {
-      const fp = fingerprint(now);
-      restarted = restartSeen;
-      restartSeen = false;
-      base = restartBase;
-      if (restarted) restartBase = undefined;
-      if (!prev) epoch = `bb:${fp}:1`;
-      else if (prev.fp !== fp) epoch = `bb:${fp}:${prev.gen + 1}`;
-      else if (restarted && (await replacedSince(base, stored))) epoch = stored!; // another process counted this restart
-      else if (restarted) epoch = `bb:${fp}:${prev.gen + 1}`;
-      else epoch = stored!;
-    }
-    if (epoch === stored) return epoch;
-    try {
-      // From the epoch read above only: if another process named one since, it stands (the same restart, seen there too).
-      return (await ctx.state.replaceServiceEpoch(ctx.lineId, stored, epoch, ctx.now())).epoch;
-    } catch (err) {
-      if (restarted) {
-        // keep the evidence for the next try
-        restartSeen = true;
-        restartBase ??= base;
-      }
-      throw err;
-    }
-  }
-
-  /** The stored epoch moved on after the restart's evidence began: another process has counted the restart. */
-  async function replacedSince(base: typeof restartBase, stored: string | undefined): Promise<boolean> {
-    const was = await base;
-    return was !== undefined && was !== 'unknown' && was.epoch !== stored;
-  }
-
   /** Asks the Mac after a send or a group creation the service lost track of; its own failures say `unknown`. */
   async function lookup<R>(find: (c: BlueBubblesClient) => Promise<R>): Promise<R | { state: 'unknown'; reason: string }> {
     if (!client) return { state: 'unknown', reason: invalid().message };
@@ -402,41 +219,18 @@ export function bluebubblesDriver(ctx: DriverContext, options: BlueBubblesDriver
     }
   }
 
-  if (client && options.probeOnStart !== false) refreshQuietly();
+  if (client && options.probeOnStart !== false) server.refreshQuietly();
 
   return {
-    /**
-     * Up unless the server was seen down (unreachable, or not answering within timeout_ms) and has
-     * not answered since; while down it is asked again at most every health_recheck_ms, so a Mac
-     * that hangs costs one timeout per recheck, not one per first touch.
-     */
-    async available() {
-      if (!client) return false;
-      if (!sawDown && info && Date.now() - infoAt < INFO_TTL_MS) return true;
-      const recheck = typeof ctx.config.health_recheck_ms === 'number' ? ctx.config.health_recheck_ms : AVAILABILITY_RECHECK_MS;
-      if (sawDown && Date.now() - lastAttemptAt < recheck) return false;
-      try {
-        await refresh();
-        return true;
-      } catch {
-        return false;
-      }
-    },
+    available: server.available,
     capabilities() {
       if (!cfg) return new Set<DriverCapability>();
-      if (!refreshing && Date.now() - Math.max(infoAt, lastAttemptAt) >= INFO_TTL_MS) refreshQuietly();
-      return new Set<DriverCapability>(privateApiOn() ? [...ALWAYS, ...PRIVATE_API] : ALWAYS);
+      return new Set<DriverCapability>(server.privateApiNow() ? [...ALWAYS, ...PRIVATE_API] : ALWAYS);
     },
 
-    refresh,
-    serverInfo: () => info,
-
-    serviceEpoch() {
-      // One at a time per driver, so two callers never compute different generations.
-      const next = epochChain.then(computeEpoch, computeEpoch);
-      epochChain = next.catch(() => undefined);
-      return next;
-    },
+    refresh: server.refresh,
+    serverInfo: server.info,
+    serviceEpoch: server.serviceEpoch,
 
     async sendText(target, text, opts: SendOptions = {}) {
       let effectId: string | undefined;
