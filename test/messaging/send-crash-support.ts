@@ -24,8 +24,18 @@ export interface Running {
 export async function startOn(dataDir: string, env: Record<string, string> = {}): Promise<Running> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child = spawnService({ PORT: String(port), DATA_DIR: dataDir, BLUELINE_ALLOW_PRIVATE_NETWORKS: '1', ...env }, ['ignore', 'ignore', 'inherit']);
-  await untilReady(child, url);
+  const child = spawnService({ PORT: String(port), DATA_DIR: dataDir, BLUELINE_ALLOW_PRIVATE_NETWORKS: '1', ...env }, ['ignore', 'pipe', 'inherit']);
+  // Its last log lines (warnings and up), read as they come, for a start that never gets ready.
+  const lastLines: string[] = [];
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    lastLines.push(...chunk.split('\n').filter(Boolean));
+    lastLines.splice(0, Math.max(0, lastLines.length - 20));
+  });
+  try {
+    await untilReady(child, url);
+  } catch (err) {
+    throw new Error(`${(err as Error).message}; its last log lines:\n${lastLines.join('\n') || '(none)'}`);
+  }
   const demo = JSON.parse(fs.readFileSync(path.join(dataDir, 'demo.json'), 'utf8')) as Demo;
   const call = (token: string) => async (method: string, p: string, body?: unknown) => {
     const res = await fetch(url + p, {
