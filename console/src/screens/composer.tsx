@@ -37,6 +37,9 @@ export function Composer({ chat, onSent }: { chat: ChatSummary['chat']; onSent: 
   const box = useRef<HTMLTextAreaElement>(null);
   const [sending, setSending] = useState(false);
   const group = chat.is_group;
+  // Files the API would refuse (5003): said as long as they are picked, and they hold back a send.
+  const uncarried = files.filter((f) => !uploadContentTypeOf(f));
+  const banner = error ?? (uncarried.length > 0 ? notCarried(uncarried) : null);
   const canSend = !sending && (!!text.trim() || files.length > 0 || !!voice);
   // The box grows with its lines, up to the CSS max-height (then it scrolls).
   useLayoutEffect(() => {
@@ -50,7 +53,6 @@ export function Composer({ chat, onSent }: { chat: ChatSummary['chat']; onSent: 
     e.preventDefault();
     if (!canSend) return;
     // Nothing the user gave is dropped: what this chat cannot take is refused before anything goes out.
-    const uncarried = files.filter((f) => !uploadContentTypeOf(f));
     const refused = chat.is_group && (voice || effect) ? 'A group chat takes text and attachments only, not a voice note or an effect: nothing was sent.' : effect && !text.trim() && files.length === 0 ? 'An effect goes with text or attachments: add some, or choose No effect.' : uncarried.length > 0 ? `${notCarried(uncarried)} Nothing was sent.` : null;
     if (refused) {
       setError(refused);
@@ -131,14 +133,14 @@ export function Composer({ chat, onSent }: { chat: ChatSummary['chat']; onSent: 
 
   return (
     <form className="composer" onSubmit={(e) => void send(e)} aria-label="Send a message">
-      {error && <div className="banner error" role="alert">{error}</div>}
+      {banner && <div className="banner error" role="alert">{banner}</div>}
       {(files.length > 0 || voice) && (
         <div className="chips">
           {/* Each can be taken off again: a file the API refused (5003) no longer holds back the text. */}
           {files.map((f, i) => (
-            <span className={uploadContentTypeOf(f) ? 'chip' : 'chip refused'} key={`${i}:${f.name}`}>
+            <span className={uncarried.includes(f) ? 'chip refused' : 'chip'} key={`${i}:${f.name}`}>
               {f.name}
-              <button type="button" className="chip-remove" aria-label={`Remove ${f.name}`} disabled={sending} onClick={() => { const rest = files.filter((_, j) => j !== i); const uncarried = rest.filter((r) => !uploadContentTypeOf(r)); setFiles(rest); setError(uncarried.length > 0 ? notCarried(uncarried) : null); box.current?.focus(); }}>×</button>
+              <button type="button" className="chip-remove" aria-label={`Remove ${f.name}`} disabled={sending} onClick={() => { setFiles(files.filter((_, j) => j !== i)); setError(null); box.current?.focus(); }}>×</button>
             </span>
           ))}
           {voice && (
@@ -166,8 +168,7 @@ export function Composer({ chat, onSent }: { chat: ChatSummary['chat']; onSent: 
             onChange={(e) => {
               const picked = [...(e.target.files ?? [])];
               e.target.value = '';
-              const uncarried = picked.filter((f) => !uploadContentTypeOf(f));
-              setError(uncarried.length > 0 ? notCarried(uncarried) : null);
+              setError(null);
               setFiles((now) => [...now, ...picked]);
             }}
           />
