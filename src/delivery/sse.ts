@@ -196,7 +196,9 @@ export function sseHub(deps: { store: Store; bus: EventBus }, settings: SseSetti
         },
       };
       if (resume.lastEventId) s.lastId = s.startId = resume.lastEventId;
-      else s.sinceMs = resume.sinceMs ?? nowMs();
+      // "Now" includes the opening millisecond: an event recorded right after the client saw the
+      // headers can share it, and would be skipped (one recorded just before may be sent: extra, not lost).
+      else s.sinceMs = resume.sinceMs ?? nowMs() - 1;
       streams.add(s);
       await pump(s);
       const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), settings.heartbeatMs);

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { prepareSandbox } from '../support/messaging.js';
 import { timeSortableId } from '../../src/domain/ids.js';
@@ -76,6 +76,18 @@ describe('SSE stream', () => {
     const closing = JSON.parse(close.data!);
     expect(closing).toMatchObject({ reason: 'max_duration', last_event_id: data.id });
     expect(Date.parse(closing.reconnect_with_since)).not.toBeNaN();
+  });
+
+  it('an event recorded in the millisecond the stream opened reaches it', async () => {
+    // Only Date is frozen (timers and sockets run): the stream opens and the event is recorded in
+    // one millisecond, as happens by chance when the client answers its headers at once.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    try {
+      const { frames } = await readStream(base, t.demo.signing_secret, { untilMs: 400, onOpen: () => void inbound('same millisecond') });
+      expect(frames.filter((f) => f.event === 'message.received').map((f) => JSON.parse(f.data!).payload.text)).toEqual(['same millisecond']);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('resumes after Last-Event-ID (which wins over since) and after ?since=', async () => {
