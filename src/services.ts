@@ -66,7 +66,10 @@ export function buildServices(deps: ServiceDeps) {
   // the chat's messages in this API; absolute even without PUBLIC_BASE_URL.
   const deepLinkTemplate = config.deepLinkTemplate ?? `${publicBaseUrl(config)}/api/v1/chats/{chat_id}/messages`;
   const { observer } = deps;
-  const lineEventsOnly = lineEvents({ store, clock, blobs, bus, deepLinkTemplate });
+  // A message its line fails after accepting it gives its voice note back through the voice-note
+  // service, which needs the drivers these events feed: called only once everything is built.
+  const lateFailureMedia = { canGiveBackVoiceNote: (tenantId: string, id: string) => voiceNotes.canGiveBack(tenantId, id) };
+  const lineEventsOnly = lineEvents({ store, clock, blobs, bus, deepLinkTemplate, media: lateFailureMedia });
   const events = observer ? observeLineEvents(lineEventsOnly, observer) : lineEventsOnly;
   const attempt = { timeoutMs: config.webhookTimeoutMs, allowPrivateNetworks: config.allowPrivateNetworks, brand: config.headerBrand };
   // One attempt asked for now (a replay, a subscription's test), outside the worker's schedule.

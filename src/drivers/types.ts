@@ -100,6 +100,12 @@ export interface DriverEvents {
    * False when this line sent no message by either guid.
    */
   sendMatched(lineId: string, provisionalGuid: string, realGuid: string): Promise<boolean>;
+  /**
+   * A message the line had accepted (known by `guid`) failed after all: Messages could not deliver
+   * it. False when this line has no such message still `sending` or `sent` (unknown, or already
+   * delivered, read, edited or failed).
+   */
+  sendFailed(lineId: string, guid: string): Promise<boolean>;
 }
 
 /** Persistence a driver may keep in the database through the domain (the simulator's device log, epochs). */
@@ -161,7 +167,12 @@ export interface SendProbe {
  * driver's answer) reached the line: `sent` with its guid, `not_sent`, or `unknown` (the line
  * cannot tell now, e.g. it is unreachable: ask again later).
  */
-export type SendLookup = { state: 'sent'; guid: string } | { state: 'not_sent' } | { state: 'unknown'; reason: string };
+export type SendLookup =
+  | { state: 'sent'; guid: string }
+  /** The line has the message, and failed it (it did not reach the person): `guid` is the line's message. */
+  | { state: 'failed'; guid: string }
+  | { state: 'not_sent' }
+  | { state: 'unknown'; reason: string };
 
 /** What a group creation carried, for a driver that finds the group by its members and first message (BlueBubbles). */
 export interface GroupProbe {
@@ -179,7 +190,7 @@ export interface GroupProbe {
  * Whether a group creation the service lost track of happened on the line: `created` with the
  * group's chat key and its first message's guid, `not_created`, or `unknown` (ask again later).
  */
-export type GroupLookup = { state: 'created'; chatKey: string; guid: string } | { state: 'not_created' } | { state: 'unknown'; reason: string };
+export type GroupLookup = { state: 'created'; chatKey: string; guid: string; firstMessageFailed?: boolean } | { state: 'not_created' } | { state: 'unknown'; reason: string };
 
 export interface LineDriver {
   capabilities(): ReadonlySet<DriverCapability>;
@@ -209,7 +220,8 @@ export interface LineDriver {
   /** The line leaves the group. */
   leaveGroup(chatKey: string): Promise<void>;
   /** `ref`: our id for this creation; a driver that can be asked later (lookupGroup) keeps it with it. */
-  createGroup(handles: string[], text: string, opts?: { ref?: string }): Promise<{ chatKey: string; guid: string }>;
+  /** `firstMessageFailed`: the group exists, but Messages failed its first message. */
+  createGroup(handles: string[], text: string, opts?: { ref?: string }): Promise<{ chatKey: string; guid: string; firstMessageFailed?: boolean }>;
   /** Finds the group created under `ref` (see GroupLookup); sendWindowMs(0) bounds how long a creation takes. */
   lookupGroup(ref: string, probe: GroupProbe): Promise<GroupLookup>;
 }

@@ -12,6 +12,8 @@ export type SentKind = (typeof SENT_KINDS)[number];
 export interface ServiceObserver {
   /** A message handed to a line's driver: it accepted it (`sent`) or failed. */
   messageSent(kind: SentKind, result: 'sent' | 'failed'): void;
+  /** A message its line had accepted (`sent`) and then reported failed (Messages could not deliver it). */
+  messageFailedAfterSend(): void;
   /** An inbound message a line's driver reported. */
   messageReceived(): void;
   /** A line's messaging service restarted (its service epoch changed). */
@@ -28,6 +30,7 @@ export interface ServiceObserver {
 
 export const noObserver: ServiceObserver = {
   messageSent() {},
+  messageFailedAfterSend() {},
   messageReceived() {},
   serviceEpochChanged() {},
   webhookAttempt() {},

@@ -55,6 +55,11 @@ export function createMetrics(opts: { hubspot?: boolean } = {}) {
     labelNames: ['kind', 'result'] as const,
     registers,
   });
+  const failedAfterSend = new Counter({
+    name: 'blueline_messages_failed_after_send_total',
+    help: 'Outbound messages a line took (counted sent above) and then reported failed: Messages could not deliver them',
+    registers,
+  });
   const messagesReceived = new Counter({ name: 'blueline_messages_received_total', help: 'Inbound messages recorded from the lines', registers });
   const epochChanges = new Counter({
     name: 'blueline_line_service_restarts_total',
@@ -128,6 +133,7 @@ export function createMetrics(opts: { hubspot?: boolean } = {}) {
 
   const observer: ServiceObserver = {
     messageSent: (kind, result) => messagesSent.labels(kind, result).inc(),
+    messageFailedAfterSend: () => failedAfterSend.inc(),
     messageReceived: () => messagesReceived.inc(),
     serviceEpochChanged: () => epochChanges.inc(),
     webhookAttempt(outcome, status, durationMs) {

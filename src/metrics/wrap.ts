@@ -55,6 +55,11 @@ export function observeLineEvents<E extends DriverEvents>(events: E, observer: S
       if (recorded !== false) observer.messageReceived();
       return recorded;
     },
+    async sendFailed(lineId, guid) {
+      const failed = await events.sendFailed(lineId, guid);
+      if (failed) observer.messageFailedAfterSend();
+      return failed;
+    },
   };
 }
 

@@ -97,6 +97,12 @@ export function messagesRepo(db: Kysely<DB>, dialect: Dialect) {
       return r && toMessage(r);
     },
 
+    /** Whether the chat holds a message other than `exceptId` that is not failed (sent, under way, or received). */
+    async chatHasOtherLive(chatId: string, exceptId: string): Promise<boolean> {
+      const r = await db.selectFrom('messages').select('id').where('chat_id', '=', chatId).where('id', '!=', exceptId).where('status', '!=', 'failed').limit(1).executeTakeFirst();
+      return r !== undefined;
+    },
+
     /** Newest first; the cursor is the last row's (sent_at, id). */
     async listByChat(chatId: string, limit: number, before?: { sent_at: number; id: string }): Promise<Message[]> {
       let q = db.selectFrom('messages').selectAll().where('chat_id', '=', chatId);
@@ -132,9 +138,21 @@ export function messagesRepo(db: Kysely<DB>, dialect: Dialect) {
       await markSentQ(db, { id, guid });
     },
 
-    /** Settles a message still `sending`; false when something else settled it first. */
-    async settleSending(id: string, patch: { status: 'sent'; provider_guid: string } | { status: 'failed'; error_code: number }): Promise<boolean> {
+    /**
+     * Settles a message still `sending`; false when something else settled it first. A failed one
+     * may keep the guid the line holds it under (so no later lookup takes that message for another send).
+     */
+    async settleSending(id: string, patch: { status: 'sent'; provider_guid: string } | { status: 'failed'; error_code: number; provider_guid?: string }): Promise<boolean> {
       const r = await db.updateTable('messages').set(patch).where('id', '=', id).where('status', '=', 'sending').executeTakeFirst();
+      return Number(r.numUpdatedRows) > 0;
+    },
+
+    /**
+     * The line reported that a message it had accepted failed after all: `failed` with `errorCode`,
+     * unless it had moved past `sent` (a receipt or edit is the later truth); false when not changed.
+     */
+    async failAfterSend(id: string, errorCode: number): Promise<boolean> {
+      const r = await db.updateTable('messages').set({ status: 'failed', error_code: errorCode }).where('id', '=', id).where('status', 'in', ['sending', 'sent']).executeTakeFirst();
       return Number(r.numUpdatedRows) > 0;
     },
 

@@ -53,4 +53,26 @@ describe('a BlueBubbles send that times out', () => {
     expect(bb.lastTo('POST', '/api/v1/message/react').json.selectedMessageGuid).toBe(stored.guid);
     expect(await status(didNotId)).toMatchObject({ status: 'failed', error_code: 4001 });
   });
+
+  it('is `failed` when the Mac has it but Messages failed it (stored with an error), and a retry is not taken for it', async () => {
+    // The Mac dates its messages by the service's moved clock, as a Mac in step with it would.
+    bb.now = () => t.clock.now();
+    const phone = '+14155550671';
+    bb.inject('POST /api/v1/message/text', { storeThenHangMs: 3_000 });
+    const lost = await t.api('POST', '/api/v1/send', { phone, body: 'stored with an error' });
+    expect(lost.statusCode).toBe(503);
+    const lostId = lost.json().message_id as string;
+    const stored = [...bb.messages.values()].find((m) => m.text === 'stored with an error')!;
+    stored.error = 22;
+    t.clock.advance(60_000);
+    await t.services.sendReconciler.sweep();
+    expect(await status(lostId)).toMatchObject({ status: 'failed', error_code: 4001 });
+    // The retry goes out, and is looked up as itself, not as the failed message with the same text.
+    bb.inject('POST /api/v1/message/text', { storeThenHangMs: 3_000 });
+    const retry = await t.api('POST', '/api/v1/send', { phone, body: 'stored with an error' });
+    expect(retry.statusCode).toBe(503);
+    t.clock.advance(60_000);
+    await t.services.sendReconciler.sweep();
+    expect(await status(retry.json().message_id)).toMatchObject({ status: 'sent' });
+  });
 });

@@ -16,6 +16,7 @@ import { createPgDatabase } from '../support/stores.js';
 import { openSqlite } from '../../src/store/sqlite-handles.js';
 import { startStandIn } from '../drivers/bluebubbles/standin.js';
 import { startOn, until, type Running } from './send-crash-support.js';
+import { FIRST_TOUCH_GAP_MS } from '../support/messaging.js';
 import { SERVICE_TEST_MS } from '../support/server-process.js';
 
 /** Past the claim's lease (one minute) and short of everything else (first-touch gap, six hours). */
@@ -111,6 +112,8 @@ describe('a send under an idempotency key interrupted by a crash', { timeout: SE
     // Past the claim's lease and the line's send window: the message never left, and is failed.
     await second.admin('POST', '/admin/v1/clock/advance', { ms: PAST_LEASE_MS });
     const failed = await until(async () => (await second.api('GET', `/api/v1/chats/${chatId}/messages`)).json.messages as { id: string; status: string }[], (ms) => ms[0]?.status === 'failed');
+    // A failed first touch pins nothing: the retry is a first touch again, so it waits for the line's 10-minute gap.
+    await second.admin('POST', '/admin/v1/clock/advance', { ms: FIRST_TOUCH_GAP_MS });
     // The retry sends it as a new message (to a recipient that stalls again, so it stays `sending`).
     void second.api('POST', '/api/v1/send', body).catch(() => {});
     const history = await until(async () => (await second.api('GET', `/api/v1/chats/${chatId}/messages`)).json.messages as { id: string; status: string }[], (ms) => ms.length === 2);

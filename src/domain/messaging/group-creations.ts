@@ -31,6 +31,7 @@ import { newMessageId } from './outbound.js';
 import { fromDriverFailure } from './driver-errors.js';
 import { newUuid, randomHex } from '../ids.js';
 import { sweepPending } from './sweep.js';
+import { NOT_SENT_CODE } from './undelivered.js';
 
 /** The idempotency route of chat creation. */
 export const CHATS_ROUTE = 'chats';
@@ -39,6 +40,8 @@ export const CHATS_ROUTE = 'chats';
 export interface CreatedGroup {
   chatKey: string;
   guid: string;
+  /** The group exists, but Messages failed its first message: recorded `failed` (4001). */
+  firstMessageFailed?: boolean;
 }
 
 /** A group to record, with the ids chosen for it before its line was called. */
@@ -81,8 +84,8 @@ export async function recordGroup(tx: Repos, g: GroupToRecord, created: CreatedG
   const message: Message = {
     id: g.messageId,
     tenant_id: g.tenantId, chat_id: chat.id, line_id: g.line.id, direction: 'outbound', sender_handle: g.line.phone_number,
-    parts: [{ type: 'text', value: g.text }], effect: null, status: 'sent', provider_guid: created.guid, first_touch: true,
-    error_code: null, sent_at: g.at, delivered_at: null, read_at: null, edited_at: null,
+    parts: [{ type: 'text', value: g.text }], effect: null, status: created.firstMessageFailed ? 'failed' : 'sent', provider_guid: created.guid, first_touch: true,
+    error_code: created.firstMessageFailed ? NOT_SENT_CODE : null, sent_at: g.at, delivered_at: null, read_at: null, edited_at: null,
   };
   await tx.messages.insert(message);
   return { kind: 'chat_opened', created: true, chat, participants: await tx.chats.participants(chat.id), lead: null, message };

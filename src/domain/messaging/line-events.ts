@@ -18,6 +18,7 @@ import { messageReactions } from './reactions.js';
 import type { InboundPart } from '../events/envelope.js';
 import { inboundRecord } from './inbound-record.js';
 import { recordDirectInbound } from './inbound-direct.js';
+import { failUndelivered, NOT_SENT_CODE, type UndeliveredDeps } from './undelivered.js';
 
 /**
  * The largest inbound file kept. The spec limits uploads (100 MB per PUT), not inbound files; a
@@ -35,6 +36,8 @@ export interface LineEventsDeps {
   bus: EventBus;
   /** `data.crm_deep_link`, with {chat_id} and {tenant} to fill in. */
   deepLinkTemplate: string;
+  /** Gives back the staged voice note of a message its line failed after accepting it. */
+  media?: UndeliveredDeps['media'];
 }
 
 /**
@@ -85,6 +88,12 @@ export function lineEvents(deps: LineEventsDeps): DriverEvents {
     async sendMatched(lineId, provisionalGuid, realGuid) {
       if (provisionalGuid !== realGuid && (await store.messages.renameProviderGuid(lineId, provisionalGuid, realGuid))) return true;
       return (await store.messages.byProviderGuid(lineId, realGuid)) !== undefined;
+    },
+
+    async sendFailed(lineId, guid) {
+      const m = await store.messages.byProviderGuid(lineId, guid);
+      if (!m || m.direction !== 'outbound' || (m.status !== 'sending' && m.status !== 'sent')) return false;
+      return failUndelivered({ store, media: deps.media }, m, (tx) => tx.messages.failAfterSend(m.id, NOT_SENT_CODE));
     },
 
     async edited(lineId, guid, text, atMs) {

@@ -6,6 +6,8 @@
  * device log tells, BlueBubbles is asked for our own messages in the chat since then.
  *
  * - Found: `sent`, with the line's guid (receipts and edits find it from then on).
+ * - Found, but the line failed it (BlueBubbles: stored with an error): `failed` with 4001, and the
+ *   line's guid, so it is not found again for a retry of the same content.
  * - Not found, and recorded longer ago than the line's longest send (sendWindowMs): `failed`
  *   with 4001 — it never left, and a retry is safe. Younger ones may still be in flight in
  *   another process on the same database: they are looked at again when their window ends.
@@ -32,13 +34,12 @@ import { groupCreations } from './group-creations.js';
 import { sendWindowEnd } from './outbound.js';
 import { FIRST_TOUCH_DAYS_KEPT_MS } from './limits.js';
 import { sweepPending } from './sweep.js';
+import { failUndelivered, NOT_SENT_CODE } from './undelivered.js';
 
 export const SWEEP_INTERVAL_MS = 60_000;
 /** A wake-up is never sooner than this (real ms), and comes this long after the window it waits for ends. */
 const MIN_DELAY_MS = 100;
 const AFTER_WINDOW_MS = 50;
-/** Why a message that never reached its line failed: delivery failed downstream (retryable). */
-export const NOT_SENT_CODE = 4001;
 
 export interface ReconcileLog {
   info(obj: object, msg: string): void;
@@ -102,26 +103,9 @@ export function sendReconciler(deps: {
     };
   }
 
-  /**
-   * It never left: `failed` (4001), and its staged voice notes given back, as when the line refuses
-   * a send, in one transaction (a crash cannot leave a failed message's note used up).
-   */
-  async function fail(m: Message): Promise<boolean> {
-    const giveBack: string[] = [];
-    for (const p of m.parts) {
-      if (p.type !== 'voice_note' || !deps.media) continue;
-      try {
-        if (await deps.media.canGiveBackVoiceNote(m.tenant_id, p.voice_note_id)) giveBack.push(p.voice_note_id);
-      } catch (err) {
-        deps.log?.warn({ message_id: m.id, voice_note_id: p.voice_note_id, reason: (err as Error).message }, 'could not tell whether the voice note of a send that never left can be given back');
-      }
-    }
-    return store.transaction(async (tx) => {
-      if (!(await tx.messages.settleSending(m.id, { status: 'failed', error_code: NOT_SENT_CODE }))) return false;
-      for (const id of giveBack) await tx.media.releaseVoiceNote(id);
-      return true;
-    });
-  }
+  /** It never left, or the line failed it (`guid`: the line's message, kept so no other send is taken for it). */
+  const fail = (m: Message, guid?: string) =>
+    failUndelivered(deps, m, (tx) => tx.messages.settleSending(m.id, { status: 'failed', error_code: NOT_SENT_CODE, ...(guid !== undefined && { provider_guid: guid }) }));
 
   /** One message: `sent`, `failed` or still pending (with when to look again). */
   async function settle(m: Message): Promise<'sent' | 'failed' | { until: number }> {
@@ -136,6 +120,10 @@ export function sendReconciler(deps: {
     if (found.state === 'sent') {
       await store.messages.settleSending(m.id, { status: 'sent', provider_guid: found.guid });
       return 'sent';
+    }
+    if (found.state === 'failed') {
+      await fail(m, found.guid);
+      return 'failed';
     }
     const until = sendWindowEnd(m, driver);
     if (found.state === 'unknown') {

@@ -91,7 +91,7 @@ export interface BBWebhookEvent {
 }
 
 /** The webhook events this driver subscribes to; names from BlueBubbles' webhookEventOptions. */
-export const BB_WEBHOOK_EVENTS = ['new-message', 'updated-message'] as const;
+export const BB_WEBHOOK_EVENTS = ['new-message', 'updated-message', 'message-send-error'] as const;
 
 /** U+FFFC: Messages puts one in the stored text where each attachment sits; BlueBubbles strips them from `text`. */
 export const ATTACHMENT_PLACEHOLDER = '\uFFFC';

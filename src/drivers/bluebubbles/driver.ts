@@ -25,7 +25,7 @@ import { BlueBubblesClient } from './client.js';
 import { parseConfig, type BlueBubblesConfig } from './config.js';
 import { isNoSuchChat, toDriverFailure, type Operation } from './errors.js';
 import { serverState } from './server-state.js';
-import { isAppleEffectId, editFallbackText, reactionValue } from './mapping.js';
+import { isAppleEffectId, editFallbackText, reactionValue, storedFailed } from './mapping.js';
 import { directChats, directGuidOf, serviceOf } from './direct-chats.js';
 import { lookupCreatedGroup, lookupSentMessage } from './lookup.js';
 
@@ -153,7 +153,7 @@ export function bluebubblesDriver(ctx: DriverContext, options: BlueBubblesDriver
    */
   function failedInMessages(sent: BBMessage | undefined, what: string): void {
     const code = sent?.error;
-    if (typeof code === 'number' && code !== 0) throw new DriverFailure('unreachable', `Messages did not deliver the ${what} (its error ${code}), although BlueBubbles answered it sent`);
+    if (storedFailed(sent)) throw new DriverFailure('unreachable', `Messages did not deliver the ${what} (its error ${code}), although BlueBubbles answered it sent`);
   }
 
   const method = () => (privateApiOn() ? 'private-api' : 'apple-script');
@@ -332,7 +332,9 @@ export function bluebubblesDriver(ctx: DriverContext, options: BlueBubblesDriver
       );
       const chatKey = env.data?.guid;
       if (typeof chatKey !== 'string' || chatKey === '') throw new DriverFailure('rejected', 'BlueBubbles created no chat (its answer names no chat guid)');
-      return { chatKey, guid: reportSend(tempGuid, env.data?.messages?.[0]) };
+      // Messages may fail the first message of a group it made: the group stays, the message is failed.
+      const first = env.data?.messages?.[0];
+      return { chatKey, guid: reportSend(tempGuid, first), ...(storedFailed(first) && { firstMessageFailed: true }) };
     },
   };
 }

@@ -30,6 +30,9 @@
  *   message unsent has text null): the text recorded stays (docs/decisions.md).
  * - `updated-message` for one of our messages → events.receipt for
  *   dateDelivered / dateRead.
+ * - `message-send-error`, or any message of ours with a non-zero `error` → events.sendFailed:
+ *   Messages failed a message BlueBubbles had already answered for (MessagePoller emits it when a
+ *   message it saw unsent gets an error; its send's promise was resolved at first sight).
  * - `new-message` that is a tapback (tapbacks.ts), from anyone or from the
  *   line's own Mac → events.reaction; never an inbound message.
  * Repeats are handled once per process (ledger.once).
@@ -41,7 +44,7 @@ import { BlueBubblesClient } from './client.js';
 import { parseConfig } from './config.js';
 import { toDriverFailure } from './errors.js';
 import { ledger } from './ledger.js';
-import { isGroupChat, normalizeHandle, sanitizeText } from './mapping.js';
+import { isGroupChat, normalizeHandle, sanitizeText, storedFailed } from './mapping.js';
 import { directGuidOf } from './direct-chats.js';
 import { tapbackOf } from './tapbacks.js';
 
@@ -61,6 +64,8 @@ export type WebhookOutcome =
   | { handled: 'inbound'; guid: string; parts: number }
   | { handled: 'receipts'; guid: string; kinds: ('delivered' | 'read')[] }
   | { handled: 'own_message'; guid: string; matchedSend: boolean }
+  /** `failed`: a message of ours was still `sent` and is failed now; `code`: Messages' error number. */
+  | { handled: 'send_error'; guid: string; failed: boolean; code?: number }
   | { handled: 'duplicate'; guid: string }
   | { handled: 'edit'; guid: string }
   | { handled: 'reaction'; guid: string; on: string }
@@ -239,11 +244,20 @@ export async function handleBlueBubblesWebhook(deps: BlueBubblesWebhookDeps, lin
   if (!isObject(body)) return { handled: 'ignored', reason: 'body is not a JSON object' };
   const event = body as BBWebhookEvent;
   if (typeof event.type !== 'string') return { handled: 'ignored', reason: 'no event type' };
-  if (event.type !== 'new-message' && event.type !== 'updated-message') return { handled: 'ignored', reason: `event ${event.type} is not used` };
+  if (event.type !== 'new-message' && event.type !== 'updated-message' && event.type !== 'message-send-error') return { handled: 'ignored', reason: `event ${event.type} is not used` };
   if (!isObject(event.data)) return { handled: 'ignored', reason: 'no message in the event' };
   const data = event.data as BBMessage;
   const guid = data.guid;
   if (typeof guid !== 'string' || guid === '') return { handled: 'ignored', reason: 'message has no guid' };
+
+  // Messages failed one of ours after BlueBubbles had answered its send (or catch-up finds it stored
+  // with an error): the message is failed, not `sent`. Under its tempGuid if only that was known.
+  if (event.type === 'message-send-error' || (data.isFromMe === true && storedFailed(data))) {
+    if (data.isFromMe !== true) return { handled: 'ignored', reason: 'send error for a message we did not send' };
+    const tempGuid = typeof data.tempGuid === 'string' && data.tempGuid !== '' ? data.tempGuid : undefined;
+    const r = await ledger.once(lineId, `send-error:${guid}`, async () => (await deps.events.sendFailed(lineId, guid)) || (tempGuid !== undefined && (await deps.events.sendFailed(lineId, tempGuid))));
+    return r.ran ? { handled: 'send_error', guid, failed: r.result, code: storedFailed(data) ? data.error : undefined } : { handled: 'duplicate', guid };
+  }
 
   if (event.type === 'updated-message') {
     if (data.isFromMe !== true) {

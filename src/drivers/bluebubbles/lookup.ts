@@ -6,7 +6,7 @@
  * Mac does keep is the message itself, so the send is found by its content: our own messages
  * (isFromMe) in the chat since the send was recorded (POST /api/v1/message/query, after, sort ASC,
  * with attachments), the first whose text or attachment name is what we sent and whose guid no
- * other message of ours already holds. A group's chat is its key (chatGuid). A person's chat is
+ * other message of ours already holds; `failed` if the Mac stored it with an error. A group's chat is its key (chatGuid). A person's chat is
  * not asked for by a guid: one the send may have made (/chat/new, AppleScript) is named as the
  * Mac names it (any;-;…, SMS;-;…), and the query answers 200 with no messages for a chatGuid it
  * does not have (MessageRouter.query). So our messages in every chat are read, with their chat,
@@ -15,7 +15,7 @@
 import type { BBMessage } from './api-types.js';
 import type { BlueBubblesClient } from './client.js';
 import type { GroupLookup, GroupProbe, SendLookup, SendProbe } from '../types.js';
-import { isGroupChat, normalizeHandle, sanitizeText } from './mapping.js';
+import { isGroupChat, normalizeHandle, sanitizeText, storedFailed } from './mapping.js';
 import { directAddressOf } from './direct-chats.js';
 
 /** Messages are searched from a little before the send was recorded (the Mac's clock may differ from ours). */
@@ -50,7 +50,8 @@ export async function lookupSentMessage(client: BlueBubblesClient, probe: SendPr
     for (const m of page) {
       if (m.isFromMe !== true || typeof m.guid !== 'string' || m.guid === '') continue;
       if (!inChat(m) || !matches(m, probe) || (await probe.isClaimed(m.guid))) continue;
-      return { state: 'sent', guid: m.guid };
+      // Stored with an error: Messages failed it (22: not delivered), so it did not reach the person.
+      return storedFailed(m) ? { state: 'failed', guid: m.guid } : { state: 'sent', guid: m.guid };
     }
     if (page.length < PAGE) return { state: 'not_sent' };
   }
@@ -79,7 +80,7 @@ export async function lookupCreatedGroup(client: BlueBubblesClient, probe: Group
       const members = (chat.participants ?? []).map((p) => p.address).filter((a): a is string => typeof a === 'string');
       if (members.length > 0 && [...new Set(members.map(normalizeHandle))].sort().join('\n') !== wanted) continue;
       if (await probe.isClaimed(m.guid)) continue;
-      return { state: 'created', chatKey: chat.guid!, guid: m.guid };
+      return { state: 'created', chatKey: chat.guid!, guid: m.guid, ...(storedFailed(m) && { firstMessageFailed: true }) };
     }
     if (page.length < PAGE) return { state: 'not_created' };
   }

@@ -49,3 +49,6 @@ export const editFallbackText = (newText: string) => `Edited to \u201c${newText}
 export function sanitizeText(text: string | null | undefined): string {
   return (text ?? '').split(ATTACHMENT_PLACEHOLDER).join('').trim();
 }
+
+/** Messages stored the message with an error (4: timed out, 22: not delivered): it reached no one. */
+export const storedFailed = (m: { error?: number } | null | undefined): boolean => typeof m?.error === 'number' && m.error !== 0;

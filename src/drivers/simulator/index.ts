@@ -64,6 +64,14 @@ export function simulatorDriver(ctx: DriverContext): LineDriver {
   async function scheduleReceipts(target: Target, guid: string) {
     if (recipientOf(target) === SIMULATOR_RECIPIENTS.stallsAfterDevice) await never();
     if (recipientOf(target) === SIMULATOR_RECIPIENTS.undelivered) return;
+    if (recipientOf(target) === SIMULATOR_RECIPIENTS.failsAfterSend) {
+      setTimeout(() => {
+        ctx.events.sendFailed(ctx.lineId, guid).catch(() => {
+          /* as a receipt: dropped for a message the service no longer knows */
+        });
+      }, receiptDelay).unref();
+      return;
+    }
     const fire = (kind: 'delivered' | 'read', delay: number) =>
       setTimeout(() => {
         ctx.events.receipt(ctx.lineId, guid, kind, ctx.now()).catch(() => {

@@ -17,4 +17,6 @@ export const SIMULATOR_RECIPIENTS = {
   stallsBeforeDevice: '+15005550006',
   /** A send (or a group creation with this member) the device gets but whose answer never comes (likewise). */
   stallsAfterDevice: '+15005550007',
+  /** Accepted (`sent`), then the device reports it failed (`failed`, 4001) where a delivery receipt would come. */
+  failsAfterSend: '+15005550008',
 } as const;

@@ -178,6 +178,14 @@ describe('BlueBubbles driver: operations', () => {
     expect(await driver.lookupGroup('gc_ws', gprobe)).toEqual({ state: 'created', chatKey: group.chatKey, guid: group.guid });
   });
 
+  it('finds a lost send that Messages stored with an error as failed, by its guid', async () => {
+    const since = Date.now();
+    const sent = await driver.sendText(direct, 'This one will not arrive', { ref: 'msg_err' });
+    bb.failSent(sent.guid, 22);
+    const probe = { target: direct, recordedAt: since, texts: ['This one will not arrive'], filenames: [], isClaimed: async () => false };
+    expect(await driver.lookupSend('msg_err', probe)).toEqual({ state: 'failed', guid: sent.guid });
+  });
+
   it('reports every capability while the Private API is on and its helper connected', () => {
     expect([...driver.capabilities()].sort()).toEqual([...DRIVER_CAPABILITIES].sort());
   });

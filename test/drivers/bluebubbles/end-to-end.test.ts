@@ -35,7 +35,7 @@ describe('a BlueBubbles line, end to end', () => {
     const hooks = await eventually(async () => bb.webhooks, (w) => w.length > 0);
     expect(hooks).toHaveLength(1);
     expect(hooks[0]!.url).toMatch(new RegExp(`^${t.config.publicBaseUrl}/hooks/bluebubbles/${lineId}/[0-9a-f]{64}$`));
-    expect(hooks[0]!.events.sort()).toEqual(['new-message', 'updated-message']);
+    expect(hooks[0]!.events.sort()).toEqual(['message-send-error', 'new-message', 'updated-message']);
     // The token is what makes the URL work.
     const forged = await fetch(hooks[0]!.url.replace(/[0-9a-f]{64}$/, '0'.repeat(64)), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(forged.status).toBe(401);
@@ -152,6 +152,19 @@ describe('a BlueBubbles line, end to end', () => {
     await bb.post(bb.webhooks[0]!.url, bb.webhookEvent('updated-message', guid));
     const status = await eventually(async () => (await t.api('GET', `/api/v1/messages/${reply.json().message_id}`)).json().message, (m) => m.status === 'read');
     expect(status.status).toBe('read');
+  });
+
+  it("marks a send failed (4001) when Messages fails it after the Mac answered: its lookup and its chat's history say so", async () => {
+    const reply = await t.api('POST', '/api/v1/send', { phone: '+14155550777', body: 'This will not arrive' });
+    expect(reply.statusCode, reply.body).toBe(200);
+    const id = reply.json().message_id;
+    expect((await t.api('GET', `/api/v1/messages/${id}`)).json().message).toMatchObject({ status: 'sent' });
+    const guid = [...bb.messages.values()].find((m) => m.text === 'This will not arrive')!.guid;
+    expect((await bb.post(bb.webhooks[0]!.url, bb.failSent(guid, 4))).status).toBe(200);
+    const failed = await eventually(async () => (await t.api('GET', `/api/v1/messages/${id}`)).json().message, (m) => m.status === 'failed');
+    expect(failed).toMatchObject({ status: 'failed', error_code: 4001 });
+    const history = (await t.api('GET', `/api/v1/chats/${reply.json().chat_id}/messages`)).json().messages as { id: string }[];
+    expect(history.find((m) => m.id === id)).toMatchObject({ status: 'failed', error_code: 4001 });
   });
 
   it('replies to an SMS contact in the SMS chat they wrote from, not a new iMessage chat', async () => {

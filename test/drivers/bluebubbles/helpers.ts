@@ -62,6 +62,9 @@ export interface Collector extends DriverEvents {
   edits: { lineId: string; guid: string; text: string; atMs: number }[];
   matches: { lineId: string; provisionalGuid: string; realGuid: string }[];
   reactions: { lineId: string; reaction: LineReaction }[];
+  failures: { lineId: string; guid: string }[];
+  /** The guids `sendFailed` answers true for (the service's messages still `sent`). */
+  failable: Set<string>;
 }
 
 export function collector(): Collector {
@@ -71,6 +74,8 @@ export function collector(): Collector {
     edits: [],
     matches: [],
     reactions: [],
+    failures: [],
+    failable: new Set(),
     async reaction(lineId, reaction) {
       c.reactions.push({ lineId, reaction });
     },
@@ -86,6 +91,10 @@ export function collector(): Collector {
     async sendMatched(lineId, provisionalGuid, realGuid) {
       c.matches.push({ lineId, provisionalGuid, realGuid });
       return true;
+    },
+    async sendFailed(lineId, guid) {
+      c.failures.push({ lineId, guid });
+      return c.failable.has(guid);
     },
   };
   return c;

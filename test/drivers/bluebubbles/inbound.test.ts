@@ -73,8 +73,8 @@ describe('BlueBubbles inbound webhooks', () => {
     expect(hookUrl).toBe(`${base}/hooks/bluebubbles/${lineId}/${webhookTokenFor(secret, lineId)}`);
     expect(webhookTokenFor(secret, lineId)).toMatch(/^[0-9a-f]{64}$/);
     const first = await registerWebhook(ctx, hookUrl);
-    expect(first).toMatchObject({ url: hookUrl, events: ['new-message', 'updated-message'], created: true, removed: [] });
-    expect(bb.lastTo('POST', '/api/v1/webhook').json).toEqual({ url: hookUrl, events: ['new-message', 'updated-message'] });
+    expect(first).toMatchObject({ url: hookUrl, events: ['new-message', 'updated-message', 'message-send-error'], created: true, removed: [] });
+    expect(bb.lastTo('POST', '/api/v1/webhook').json).toEqual({ url: hookUrl, events: ['new-message', 'updated-message', 'message-send-error'] });
     expect(bb.lastTo('POST', '/api/v1/webhook').query).toEqual({ password: bb.password });
     const again = await registerWebhook(ctx, hookUrl);
     expect(again).toMatchObject({ id: first.id, created: false });
@@ -176,6 +176,39 @@ describe('BlueBubbles inbound webhooks', () => {
       { lineId, guid, kind: 'delivered', atMs: deliveredAt },
       { lineId, guid, kind: 'read', atMs: readAt },
     ]);
+  });
+
+  it('reports a send Messages failed after BlueBubbles answered it (message-send-error, or our message stored with an error) as failed, once', async () => {
+    const driver = bluebubblesDriver(ctx);
+    const { guid } = await driver.sendText({ kind: 'direct', handle: SENDER }, 'will fail later');
+    events.failable.add(guid);
+    const failed = bb.failSent(guid, 4);
+    expect(failed.data).toMatchObject({ guid, isFromMe: true, error: 4 });
+    await bb.post(hookUrl, failed);
+    await bb.post(hookUrl, failed);
+    await waitFor(() => outcomes.length === 2);
+    expect(outcomes).toEqual([{ handled: 'send_error', guid, failed: true, code: 4 }, { handled: 'duplicate', guid }]);
+    expect(events.failures).toEqual([{ lineId, guid }]);
+    // Known to the service only by the tempGuid its answer carried: found by that.
+    bb.omitGuidInSendAnswers = true;
+    const { guid: provisional } = await driver.sendText({ kind: 'direct', handle: SENDER }, 'answered by tempGuid, failed later');
+    events.failable.add(provisional);
+    const real = [...bb.messages.values()].find((m) => m.text === 'answered by tempGuid, failed later')!.guid;
+    await bb.post(hookUrl, bb.failSent(real, 22, provisional));
+    await waitFor(() => outcomes.length === 3);
+    expect(outcomes[2]).toEqual({ handled: 'send_error', guid: real, failed: true, code: 22 });
+    expect(events.failures.slice(1)).toEqual([{ lineId, guid: real }, { lineId, guid: provisional }]);
+    // A new-message of ours stored with an error (catch-up reports messages so) says the same.
+    bb.omitGuidInSendAnswers = false;
+    const { guid: third } = await driver.sendText({ kind: 'direct', handle: SENDER }, 'seen with its error');
+    bb.messages.get(third)!.error = 22;
+    expect(await handleBlueBubblesWebhook(ctx, lineId, bb.webhookEvent('new-message', third))).toEqual({ handled: 'send_error', guid: third, failed: false, code: 22 });
+    expect(events.failures.at(-1)).toEqual({ lineId, guid: third });
+    // Someone else's message with an error is not ours to fail.
+    const theirs = bb.addIncoming({ from: SENDER, text: 'not ours' });
+    const event = { type: 'message-send-error', data: { ...bb.webhookEvent('updated-message', theirs.guid).data, error: 22 } };
+    expect(await handleBlueBubblesWebhook(ctx, lineId, event)).toEqual({ handled: 'ignored', reason: 'send error for a message we did not send' });
+    expect(events.inbound_).toEqual([]);
   });
 
   it('reports an unsend by the sender as no edit (text emptied, null, or a dateRetracted); a real edit still is one', async () => {

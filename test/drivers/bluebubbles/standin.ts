@@ -255,12 +255,14 @@ export class StandIn {
    */
   directChatService = 'iMessage';
   /**
-   * Recipients whose messages Messages stores with an error (22: not delivered). MessagePoller
+   * Recipients whose messages (a group's, if one is a member) Messages stores with an error (22: not delivered). MessagePoller
    * resolves a send's promise with a new message of ours whatever its error, so the routes answer
    * with it: text and multipart turn a non-zero `error` into a 500, the attachment and reaction
    * routes answer 200 with it (MessageRouter.sendAttachment, .react).
    */
   notDelivered = new Set<string>();
+  /** The Mac's clock (message dates): a test that moves the service's clock can move this one with it. */
+  now: () => number = Date.now;
   /** Answer sends without the real guid (only the tempGuid), to exercise tempGuid matching. */
   omitGuidInSendAnswers = false;
   /**
@@ -432,9 +434,9 @@ export class StandIn {
   private addSent(chatGuid: string, text: string, attachments: string[] = [], isAudioMessage = false): StoredMessage {
     if (!this.chats.has(chatGuid)) throw new Error(`the stand-in stores a sent message only in a chat it has, not ${chatGuid}`);
     const msg: StoredMessage = {
-      guid: newGuid(), text, subject: null, from: null, isFromMe: true, chatGuid, attachments, dateCreated: Date.now(),
+      guid: newGuid(), text, subject: null, from: null, isFromMe: true, chatGuid, attachments, dateCreated: this.now(),
       dateDelivered: null, dateRead: null, dateEdited: null, isAudioMessage, itemType: 0, associatedMessageGuid: null, associatedMessageType: null,
-      error: this.notDelivered.has(this.recipientOf(chatGuid) ?? '') ? 22 : 0,
+      error: this.membersOf(chatGuid).some((h) => this.notDelivered.has(h)) ? 22 : 0,
     };
     this.messages.set(msg.guid, msg);
     return msg;
@@ -525,6 +527,18 @@ export class StandIn {
   ownMessageEvent(guid: string, tempGuid: string) {
     const data = this.serializeMessage(guid, { forNotification: true, withChats: true, withParticipants: false, withAttachments: true });
     return { type: 'new-message', data: { ...data, tempGuid } };
+  }
+
+  /**
+   * Messages fails one of our messages after its send was answered: MessagePoller saw it unsent
+   * (resolving the send's promise), then with an error; no promise is left to reject, so it posts
+   * `message-send-error` (handlePreviouslyUnsent → emitMessageError: serialized for notification,
+   * chat members not loaded, with the tempGuid only when one is known).
+   */
+  failSent(guid: string, error = 4, tempGuid?: string) {
+    this.messages.get(guid)!.error = error;
+    const data = this.serializeMessage(guid, { forNotification: true, withChats: true, withParticipants: false, withAttachments: true });
+    return { type: 'message-send-error', data: { ...data, ...(tempGuid !== undefined && { tempGuid }) } };
   }
 
   markDelivered(guid: string, at = Date.now()) {
@@ -676,6 +690,12 @@ export class StandIn {
 
   private recipientOf(chatGuid: string) {
     return chatGuid.includes(';-;') ? chatGuid.split(';-;')[1] : undefined;
+  }
+
+  /** Who a message into the chat goes to: the person, or a group's members. */
+  private membersOf(chatGuid: string): string[] {
+    const to = this.recipientOf(chatGuid);
+    return to !== undefined ? [to] : (this.chats.get(chatGuid)?.participants ?? []);
   }
 
   /**

@@ -1,0 +1,43 @@
+/**
+ * A message its line did not deliver after all: `failed` with 4001 (retryable), its staged voice
+ * notes given back while they can still be sent, and a first touch's chat unpinned from its line
+ * (as when the line refuses a send at once), all in one transaction: a crash cannot leave a failed
+ * message's note used up. Two ways get here: reconciliation finds that a send it lost track of
+ * never left, or that the line failed it (reconcile.ts); the line reports that Messages failed a
+ * message it had accepted (a BlueBubbles `message-send-error`; the simulator's +15005550008).
+ */
+import type { Message, Repos, Store } from '../../store/index.js';
+import type { MediaSource } from './deps.js';
+
+/** Why a message its line did not deliver failed: delivery failed downstream (retryable). */
+export const NOT_SENT_CODE = 4001;
+
+export interface UndeliveredDeps {
+  store: Store;
+  media?: Pick<MediaSource, 'canGiveBackVoiceNote'>;
+  log?: { warn(obj: object, msg: string): void };
+}
+
+/**
+ * Fails `m` through `settle` (the conditional update that says whether this call failed it) and
+ * gives its voice notes back; false when `settle` found it settled otherwise.
+ */
+export async function failUndelivered(deps: UndeliveredDeps, m: Message, settle: (tx: Repos) => Promise<boolean>): Promise<boolean> {
+  const giveBack: string[] = [];
+  for (const p of m.parts) {
+    if (p.type !== 'voice_note' || !deps.media) continue;
+    try {
+      if (await deps.media.canGiveBackVoiceNote(m.tenant_id, p.voice_note_id)) giveBack.push(p.voice_note_id);
+    } catch (err) {
+      deps.log?.warn({ message_id: m.id, voice_note_id: p.voice_note_id, reason: (err as Error).message }, 'could not tell whether the voice note of an undelivered message can be given back');
+    }
+  }
+  return deps.store.transaction(async (tx) => {
+    if (!(await settle(tx))) return false;
+    for (const id of giveBack) await tx.media.releaseVoiceNote(id);
+    // A failed first touch pins nothing (as when the line refuses it at once), unless the chat has
+    // gone on since: otherwise the next send would go out as no first touch, and count nowhere.
+    if (m.first_touch && m.line_id && !(await tx.messages.chatHasOtherLive(m.chat_id, m.id))) await tx.chats.releaseLine(m.chat_id, m.line_id);
+    return true;
+  });
+}
