@@ -6,7 +6,8 @@
  * device log tells, BlueBubbles is asked for our own messages in the chat since then.
  *
  * - Found: `sent`, with the line's guid (receipts and edits find it from then on).
- * - Not found, and recorded longer ago than the line's longest send (sendWindowMs): `failed`
+ * - Not found, and recorded longer ago than the line's longest send of what it carries
+ *   (sendWindowMs, grown by its files' bytes: send-window.ts): `failed`
  *   with 4001 — it never left, and a retry is safe. Younger ones may still be in flight in
  *   another process on the same database: they are looked at again when their window ends.
  * - The line cannot tell now (unreachable): stays `sending`, asked again at the next sweep.
@@ -29,7 +30,7 @@ import type { DriverRegistry } from '../../drivers/registry.js';
 import type { SendProbe, Target } from '../../drivers/types.js';
 import type { MediaSource } from './deps.js';
 import { groupCreations } from './group-creations.js';
-import { sendWindowEnd } from './outbound.js';
+import { loadOfMessage, sendWindowEnd } from './send-window.js';
 import { FIRST_TOUCH_DAYS_KEPT_MS } from './limits.js';
 import { sweepPending } from './sweep.js';
 
@@ -137,7 +138,7 @@ export function sendReconciler(deps: {
       await store.messages.settleSending(m.id, { status: 'sent', provider_guid: found.guid });
       return 'sent';
     }
-    const until = sendWindowEnd(m, driver);
+    const until = sendWindowEnd(m, driver, await loadOfMessage(store, m));
     if (found.state === 'unknown') {
       deps.log?.warn({ message_id: m.id, line_id: line.id, reason: found.reason }, 'cannot tell yet whether an interrupted send went out; asking again later');
       return { until: Math.max(until, clock.now() + SWEEP_INTERVAL_MS) };

@@ -24,7 +24,7 @@ import type { BBChat, BBMessage, BBServerInfo } from './api-types.js';
 import { BlueBubblesClient } from './client.js';
 import { parseConfig, type BlueBubblesConfig } from './config.js';
 import { isNoSuchChat, toDriverFailure, type Operation } from './errors.js';
-import { uploadAnswerMs, uploadBodyMs } from './file-limits.js';
+import { sendWindowMs, uploadAnswerMs, uploadBodyMs } from './file-limits.js';
 import { serverState } from './server-state.js';
 import { isAppleEffectId, editFallbackText, reactionValue } from './mapping.js';
 import { directChats, directGuidOf, serviceOf } from './direct-chats.js';
@@ -280,8 +280,8 @@ export function bluebubblesDriver(ctx: DriverContext, options: BlueBubblesDriver
       return lookup((c) => lookupCreatedGroup(c, probe));
     },
 
-    /** Each attachment is uploaded (and sent) within twice the timeout; a text or the multipart send within that too. */
-    sendWindowMs: (files) => (cfg ? cfg.timeoutMs * 2 * (files + 1) : 0),
+    /** Every request a send may make, at its longest; a file's upload grows with its bytes (file-limits.ts). */
+    sendWindowMs: (load) => (cfg ? sendWindowMs(cfg.timeoutMs, load) : 0),
 
     async edit(guid, partIndex, newText) {
       await requirePrivateApi('editing');
