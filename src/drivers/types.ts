@@ -163,6 +163,18 @@ export interface SendProbe {
 }
 
 /**
+ * What a send carries, for how long it may take (LineDriver.sendWindowMs): its files (media and
+ * voice notes) and their bytes together; a file takes longer the larger it is.
+ */
+export interface SendLoad {
+  files: number;
+  bytes: number;
+}
+
+/** A text's (or a group creation's) load. */
+export const NO_FILES: SendLoad = Object.freeze({ files: 0, bytes: 0 });
+
+/**
  * Whether a send the service lost track of (it stopped between recording the message and the
  * driver's answer) reached the line: `sent` with its guid, `not_sent`, or `unknown` (the line
  * cannot tell now, e.g. it is unreachable: ask again later).
@@ -207,10 +219,10 @@ export interface LineDriver {
   /** Finds the send made under `ref` (see SendLookup). */
   lookupSend(ref: string, probe: SendProbe): Promise<SendLookup>;
   /**
-   * The longest a send can take before its answer (every timeout involved): a send recorded
-   * longer ago than this and not found on the line did not go out.
+   * The longest a send carrying `load` can take before its answer (every timeout involved): a
+   * send recorded longer ago than this and not found on the line did not go out.
    */
-  sendWindowMs(files: number): number;
+  sendWindowMs(load: SendLoad): number;
   edit(guid: string, partIndex: number, newText: string): Promise<void>;
   react(guid: string, tapback: Tapback, remove: boolean): Promise<void>;
   addParticipant(chatKey: string, handle: string): Promise<void>;
@@ -222,6 +234,6 @@ export interface LineDriver {
   /** `ref`: our id for this creation; a driver that can be asked later (lookupGroup) keeps it with it. */
   /** `firstMessageFailed`: the group exists, but Messages failed its first message. */
   createGroup(handles: string[], text: string, opts?: { ref?: string }): Promise<{ chatKey: string; guid: string; firstMessageFailed?: boolean }>;
-  /** Finds the group created under `ref` (see GroupLookup); sendWindowMs(0) bounds how long a creation takes. */
+  /** Finds the group created under `ref` (see GroupLookup); sendWindowMs(NO_FILES) bounds how long a creation takes. */
   lookupGroup(ref: string, probe: GroupProbe): Promise<GroupLookup>;
 }

@@ -11,7 +11,7 @@
  *   the intent. The reconciliation sweep asks the line whether the group exists (simulator: its
  *   device log; BlueBubbles: our own messages since, with their chats and members) and records it
  *   exactly as the request would have, completing the request's idempotency record with it; not
- *   found once the line's window (sendWindowMs(0)) has passed, it drops the intent, frees the
+ *   found once the line's window (sendWindowMs(NO_FILES)) has passed, it drops the intent, frees the
  *   idempotency key and gives the first-touch reservation back. A lost answer wakes the sweep for
  *   the end of that window (SettleWakeup), so the key is not held until the next minute's sweep.
  * - Until then the idempotency key stays in progress (Claim.keep): a retry under it answers 1012
@@ -21,7 +21,7 @@ import { DomainError } from '../../errors/registry.js';
 import type { GroupCreation, Message, PhoneLine, Repos, Store, Tenant } from '../../store/index.js';
 import type { Clock } from '../../clock.js';
 import type { DriverRegistry } from '../../drivers/registry.js';
-import { DriverFailure } from '../../drivers/types.js';
+import { DriverFailure, NO_FILES } from '../../drivers/types.js';
 import type { ChatOpened } from './chats.js';
 import type { Claim } from './idempotency.js';
 import type { SettleWakeup } from './deps.js';
@@ -182,7 +182,7 @@ export function groupCreations(deps: { store: Store; clock: Clock; drivers: Driv
       await record(g, line, found);
       return 'recorded';
     }
-    const until = g.created_at + driver.sendWindowMs(0);
+    const until = g.created_at + driver.sendWindowMs(NO_FILES);
     if (found.state === 'unknown') {
       log?.warn({ group_creation_id: g.id, line_id: line.id, reason: found.reason }, 'cannot tell yet whether an interrupted group creation happened; asking again later');
       return { until: Math.max(until, clock.now() + retryInMs) };
@@ -218,7 +218,7 @@ export function groupCreations(deps: { store: Store; clock: Clock; drivers: Driv
         if (err instanceof DriverFailure && err.kind === 'ambiguous') {
           claim.keep();
           // Settled from the line as soon as its window ends (reconcile.ts).
-          deps.settling?.settleAt(g.created_at + drivers.forLine(line).sendWindowMs(0));
+          deps.settling?.settleAt(g.created_at + drivers.forLine(line).sendWindowMs(NO_FILES));
           throw new DomainError(
             3002,
             `the phone line did not answer in time: ${err.message}. The group is recorded once the line tells whether it exists (a retry with the same idempotency_key answers it then); look at GET /api/v1/chats before creating it again without one`,

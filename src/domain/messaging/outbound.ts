@@ -9,7 +9,7 @@
  */
 import { DomainError } from '../../errors/registry.js';
 import type { Chat, Message, MessagePart, PhoneLine, Tenant } from '../../store/index.js';
-import { DriverFailure, type DriverCapability, type LineDriver, type OutboundFile, type Target } from '../../drivers/types.js';
+import { DriverFailure, NO_FILES, type DriverCapability, type LineDriver, type OutboundFile, type SendLoad, type Target } from '../../drivers/types.js';
 import { timeSortableId } from '../ids.js';
 import type { MessagingDeps } from './deps.js';
 import type { FirstTouchReservation, Limits } from './limits.js';
@@ -17,6 +17,7 @@ import { fromDriverFailure } from './driver-errors.js';
 import { DeliveryFailed, DeliveryUnsettled } from './failures.js';
 import { sendsFrom } from '../lines/service.js';
 import { appleEffectId } from '../effects.js';
+import { loadOfFiles, sendWindowEnd } from './send-window.js';
 
 export type OutboundContent =
   | { kind: 'text'; text: string; effect?: string; richLinkUrl?: string }
@@ -33,9 +34,12 @@ const NEEDS: Record<OutboundContent['kind'], DriverCapability> = {
 
 export const newMessageId = (nowMs: number) => `msg_${timeSortableId(nowMs)}`;
 
-/** When the line's longest send of `m` is over (epoch ms): not found on the line by then, it never left. */
-export const sendWindowEnd = (m: Message, driver: LineDriver): number =>
-  m.sent_at + driver.sendWindowMs(m.parts.filter((p) => p.type === 'media' || p.type === 'voice_note').length);
+/** What the send carries, for its line's window: the files as they are sent (send-window.ts). */
+function loadOf(c: OutboundContent): SendLoad {
+  if (c.kind === 'media') return loadOfFiles(c.files);
+  if (c.kind === 'voice_note') return loadOfFiles([c.file]);
+  return NO_FILES;
+}
 
 function partsOf(c: OutboundContent): MessagePart[] {
   switch (c.kind) {
@@ -196,7 +200,7 @@ export function outbound(deps: MessagingDeps, lim: Limits) {
       if (err instanceof DriverFailure && err.kind === 'ambiguous') {
         // The line may have sent it: the message stays `sending` (and a first touch keeps its
         // line) until reconciliation asks the line (reconcile.ts), as soon as its window ends.
-        deps.settling?.settleAt(sendWindowEnd(message, drivers.forLine(line)));
+        deps.settling?.settleAt(sendWindowEnd(message, drivers.forLine(line), loadOf(content)));
         const failure = fromDriverFailure(err) as DomainError;
         throw new DeliveryUnsettled(
           new DomainError(3002, `${failure.message}. It stays \`sending\` until the line tells whether it went out: look at GET /api/v1/messages/${message.id} before sending it again`),

@@ -8,7 +8,8 @@
  * - Found: `sent`, with the line's guid (receipts and edits find it from then on).
  * - Found, but the line failed it (BlueBubbles: stored with an error): `failed` with 4001, and the
  *   line's guid, so it is not found again for a retry of the same content.
- * - Not found, and recorded longer ago than the line's longest send (sendWindowMs): `failed`
+ * - Not found, and recorded longer ago than the line's longest send of what it carries
+ *   (sendWindowMs, grown by its files' bytes: send-window.ts): `failed`
  *   with 4001 — it never left, and a retry is safe. Younger ones may still be in flight in
  *   another process on the same database: they are looked at again when their window ends.
  * - The line cannot tell now (unreachable): stays `sending`, asked again at the next sweep.
@@ -31,7 +32,7 @@ import type { DriverRegistry } from '../../drivers/registry.js';
 import type { SendProbe, Target } from '../../drivers/types.js';
 import type { MediaSource } from './deps.js';
 import { groupCreations } from './group-creations.js';
-import { sendWindowEnd } from './outbound.js';
+import { loadOfMessage, sendWindowEnd } from './send-window.js';
 import { FIRST_TOUCH_DAYS_KEPT_MS } from './limits.js';
 import { sweepPending } from './sweep.js';
 import { failUndelivered, NOT_SENT_CODE } from './undelivered.js';
@@ -125,7 +126,7 @@ export function sendReconciler(deps: {
       await fail(m, found.guid);
       return 'failed';
     }
-    const until = sendWindowEnd(m, driver);
+    const until = sendWindowEnd(m, driver, await loadOfMessage(store, m));
     if (found.state === 'unknown') {
       deps.log?.warn({ message_id: m.id, line_id: line.id, reason: found.reason }, 'cannot tell yet whether an interrupted send went out; asking again later');
       return { until: Math.max(until, clock.now() + SWEEP_INTERVAL_MS) };

@@ -5,15 +5,21 @@
  *   (BlueBubbles' AuthMiddleware reads `guid`, `password` or `token` from the
  *   query string). The URL therefore carries a secret: it is never put into an
  *   error message, and the password is scrubbed from any text we pass on.
- * - Every request has a timeout (AbortSignal.timeout) and refuses redirects,
- *   so the password is never replayed to another host.
+ * - Every request has a time limit and refuses redirects, so the password is never replayed to
+ *   another host. A call without a file has one limit for all of it. A file's body has an idle
+ *   limit instead (file-limits.ts): an upload fails when no bytes of its body were taken for the
+ *   line's timeout_ms, or when the body outlasts its limit; then its answer gets the upload's
+ *   wait. A download gets the request's limit for its headers, then fails when no bytes came for
+ *   timeout_ms while they were being read, or when it outlasts the 30-minute cap.
  * - JSON answers are the `{ status, message, data, error }` envelope; a non-2xx
  *   answer becomes a BlueBubblesError carrying BlueBubbles' own message texts.
  */
 import { Readable } from 'node:stream';
 import type { MultipartBody } from '../../net/multipart.js';
 import type { BBEnvelope } from './api-types.js';
+import { CallTimer } from './call-timer.js';
 import type { BlueBubblesConfig } from './config.js';
+import { FILE_TRANSFER_CAP_MS } from './file-limits.js';
 
 export type BlueBubblesErrorKind = 'network' | 'timeout' | 'redirect' | 'http' | 'bad_response';
 
@@ -48,13 +54,20 @@ export interface RequestOptions {
   json?: unknown;
   /** A multipart body streamed from its files as it is sent (net/multipart.ts); closed once the call is over. */
   multipart?: MultipartBody;
+  /**
+   * The call's limit (default the line's timeout_ms); with a multipart body, the wait for the
+   * answer once the body is sent.
+   */
   timeoutMs?: number;
+  /** With a multipart body: the longest sending it may take (at most, and by default, FILE_TRANSFER_CAP_MS). */
+  bodyLimitMs?: number;
 }
 
 export interface Download {
   /**
-   * The file's bytes as they arrive (never held whole). The request's timeout covers them too: a
-   * body that stalls or is cut off errors with the failure (mapped by the caller's `failure`).
+   * The file's bytes as they arrive (never held whole). A body that stalls (no bytes for the
+   * line's timeout_ms while they are read), outlasts the cap or is cut off errors with the
+   * failure (mapped by the caller's `failure`).
    */
   body: Readable;
   contentType?: string;
@@ -92,25 +105,31 @@ export class BlueBubblesClient {
     return u;
   }
 
-  private async send(method: string, path: string, opts: RequestOptions): Promise<Response> {
-    const timeoutMs = opts.timeoutMs ?? this.cfg.timeoutMs;
+  /** Makes the request under `timer`: its answer's wait, or a multipart body's limits and then that wait. */
+  private async send(method: string, path: string, opts: RequestOptions, timer: CallTimer): Promise<Response> {
+    const waitMs = opts.timeoutMs ?? this.cfg.timeoutMs;
     const what = `${method} ${path}`;
     let body: RequestInit['body'];
+    let upload: TimedBody | undefined;
     const headers: Record<string, string> = { accept: 'application/json' };
     if (opts.multipart) {
-      body = opts.multipart.body;
+      upload = timedBody(opts.multipart.body, timer, { what, idleMs: this.cfg.timeoutMs, limitMs: Math.min(opts.bodyLimitMs ?? FILE_TRANSFER_CAP_MS, FILE_TRANSFER_CAP_MS), waitMs });
+      body = upload.body;
       headers['content-type'] = opts.multipart.contentType;
       headers['content-length'] = String(opts.multipart.length);
-    } else if (opts.json !== undefined) {
-      body = JSON.stringify(opts.json);
-      headers['content-type'] = 'application/json';
+    } else {
+      timer.arm('wait', waitMs, answerWithin(what, waitMs));
+      if (opts.json !== undefined) {
+        body = JSON.stringify(opts.json);
+        headers['content-type'] = 'application/json';
+      }
     }
     // A streamed body is refused a redirect by fetch itself ('error'): with 'manual' (or 'follow')
     // Node's fetch clones the request as if to send it again, and the clone's copy of the body
     // keeps every chunk already sent until the request ends (a 100 MiB upload grew the process
     // by ~117 MB that way; with 'error', ~34 MB of garbage at the peak). Duplex 'half': the only
     // mode fetch has for a streamed body.
-    const init = { method, headers, body, redirect: opts.multipart ? 'error' : 'manual', signal: AbortSignal.timeout(timeoutMs), ...(opts.multipart && { duplex: 'half' }) };
+    const init = { method, headers, body, redirect: opts.multipart ? 'error' : 'manual', signal: timer.signal, ...(opts.multipart && { duplex: 'half' }) };
     let res: Response;
     try {
       res = await this.fetchImpl(this.url(path, opts.query), init as RequestInit);
@@ -118,8 +137,10 @@ export class BlueBubblesClient {
       // A file that could not be read to its end stopped the request: that is the failure, not the Mac.
       if (opts.multipart?.sourceFailure !== undefined) throw opts.multipart.sourceFailure;
       if (opts.multipart && isRefusedRedirect(err)) throw this.redirectError(what);
-      throw this.transportError(err, what, timeoutMs);
+      throw this.transportError(err, what, timer);
     }
+    // An answer before the whole body (a refusal) is read under the answer's wait.
+    upload?.answering();
     if (res.status >= 300 && res.status < 400) {
       await res.body?.cancel().catch(() => {});
       throw this.redirectError(what, res.status);
@@ -132,20 +153,21 @@ export class BlueBubblesClient {
     return new BlueBubblesError('redirect', `BlueBubbles Server at ${this.host} answered ${what} with a redirect${code}; check driver_config.url`, { status });
   }
 
-  private transportError(err: unknown, what: string, timeoutMs: number): BlueBubblesError {
+  private transportError(err: unknown, what: string, timer: CallTimer): BlueBubblesError {
+    if (timer.expired !== undefined) return new BlueBubblesError('timeout', `BlueBubbles Server at ${this.host} ${timer.expired}`);
     const e = err as { name?: string; cause?: { code?: string; name?: string } };
     if (e?.name === 'TimeoutError' || e?.cause?.name === 'TimeoutError') {
-      return new BlueBubblesError('timeout', `BlueBubbles Server at ${this.host} did not answer ${what} within ${timeoutMs} ms`);
+      return new BlueBubblesError('timeout', `BlueBubbles Server at ${this.host} did not answer ${what} in time`);
     }
     const code = typeof e?.cause?.code === 'string' ? e.cause.code : undefined;
     return new BlueBubblesError('network', `BlueBubbles Server at ${this.host} is unreachable (${code ?? 'connection failed'})`, { code });
   }
 
-  private async readText(res: Response, what: string): Promise<string> {
+  private async readText(res: Response, what: string, timer: CallTimer): Promise<string> {
     try {
       return await res.text();
     } catch (err) {
-      throw this.transportError(err, what, this.cfg.timeoutMs);
+      throw this.transportError(err, what, timer);
     }
   }
 
@@ -166,12 +188,14 @@ export class BlueBubblesClient {
   /** A JSON call; resolves with the envelope of a 2xx answer. */
   async request<T>(method: 'GET' | 'POST' | 'DELETE' | 'PUT', path: string, opts: RequestOptions = {}): Promise<BBEnvelope<T>> {
     const what = `${method} ${path}`;
+    const timer = new CallTimer();
     let res: Response;
     let text: string;
     try {
-      res = await this.send(method, path, opts);
-      text = await this.readText(res, what);
+      res = await this.send(method, path, opts, timer);
+      text = await this.readText(res, what, timer);
     } finally {
+      timer.end();
       opts.multipart?.close();
     }
     if (!res.ok) throw this.httpError(res, what, text);
@@ -182,45 +206,117 @@ export class BlueBubblesClient {
   }
 
   /**
-   * A file download: resolves once the answer's headers are in, with the bytes exactly as served to
-   * be read as they arrive. A body that breaks off or outlasts the timeout errors with
-   * `failure(the BlueBubblesError)`, as a failed request is mapped by the caller.
+   * A file download: resolves once the answer's headers are in (within `timeoutMs`, default the
+   * line's timeout_ms), with the bytes exactly as served to be read as they arrive. A body that
+   * breaks off, gives nothing for the line's timeout_ms while it is read, or outlasts the cap errors
+   * with `failure(the BlueBubblesError)`, as a failed request is mapped by the caller.
    */
   async download(path: string, query: Record<string, string> = {}, timeoutMs?: number, failure: (err: BlueBubblesError) => unknown = (err) => err): Promise<Download> {
     const what = `GET ${path}`;
-    const res = await this.send('GET', path, { query, timeoutMs });
-    if (!res.ok) throw this.httpError(res, what, await this.readText(res, what));
+    const timer = new CallTimer();
+    timer.arm('total', FILE_TRANSFER_CAP_MS, `did not send all of ${what} within ${FILE_TRANSFER_CAP_MS / 60_000} minutes`);
+    let res: Response;
+    try {
+      res = await this.send('GET', path, { query, timeoutMs }, timer);
+      if (!res.ok) throw this.httpError(res, what, await this.readText(res, what, timer));
+    } catch (err) {
+      timer.end();
+      throw err;
+    }
+    timer.clear('wait');
     const contentType = res.headers.get('content-type')?.split(';')[0]?.trim() || undefined;
-    const body = streamOf(res, (err) => failure(this.transportError(err, what, timeoutMs ?? this.cfg.timeoutMs)));
+    const idleMs = this.cfg.timeoutMs;
+    const body = streamOf(res, {
+      waiting: () => timer.arm('idle', idleMs, `sent no bytes of ${what} for ${idleMs} ms`),
+      came: () => timer.clear('idle'),
+      over: () => timer.end(),
+      failure: (err) => failure(this.transportError(err, what, timer)),
+    });
     return { body, contentType, filename: filenameFrom(res.headers.get('content-disposition')) };
   }
 }
 
+const answerWithin = (what: string, ms: number) => `did not answer ${what} within ${ms} ms`;
+
+interface TimedBody {
+  body: ReadableStream<Uint8Array>;
+  /** The body is all sent, or the answer came first: from now the answer's wait runs. */
+  answering(): void;
+}
+
+/**
+ * A multipart body as fetch takes it, timed: while it is sent, the call fails when fetch took none
+ * of it for `idleMs` (fetch takes the next chunk once the socket has room for it, so a stalled
+ * link stops it taking; a file read slowly counts too) or it is not all sent within `limitMs`.
+ * Once it is, the answer gets `waitMs`.
+ */
+function timedBody(source: ReadableStream<Uint8Array>, timer: CallTimer, t: { what: string; idleMs: number; limitMs: number; waitMs: number }): TimedBody {
+  const reader = source.getReader();
+  let sending = true;
+  const answering = () => {
+    if (!sending) return;
+    sending = false;
+    timer.clear('idle');
+    timer.clear('total');
+    timer.arm('wait', t.waitMs, answerWithin(t.what, t.waitMs));
+  };
+  timer.arm('idle', t.idleMs, `took no bytes of ${t.what} for ${t.idleMs} ms`);
+  timer.arm('total', t.limitMs, `did not take all of ${t.what} within ${t.limitMs} ms`);
+  const body = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const r = await reader.read();
+        if (r.done) {
+          controller.close();
+          answering();
+          return;
+        }
+        timer.restart('idle');
+        controller.enqueue(r.value);
+      },
+      cancel(reason) {
+        return reader.cancel(reason);
+      },
+    },
+    // As the source: nothing read ahead, so a chunk is read only when fetch takes one.
+    { highWaterMark: 0 },
+  );
+  return { body, answering };
+}
+
 /**
  * fetch's body as a Node stream, read as the consumer asks (its backpressure reaches the socket),
- * its errors passed through `failure`; destroying it early cancels the download.
+ * its errors passed through `failure`; destroying it early cancels the download. `waiting` and
+ * `came` bracket each read the consumer asked for, so the idle limit runs only while it waits on
+ * the Mac, never while the consumer (the blob store) is slow to ask; `over` once it ended.
  */
-function streamOf(res: Response, failure: (err: unknown) => unknown): Readable {
+function streamOf(res: Response, on: { waiting(): void; came(): void; over(): void; failure(err: unknown): unknown }): Readable {
   const reader = res.body?.getReader();
   return new Readable({
     read() {
       if (!reader) return void this.push(null);
       const next = (): void => {
+        on.waiting();
         reader.read().then(
           ({ done, value }) => {
+            on.came();
             if (this.destroyed) return;
-            if (done) return void this.push(null);
+            if (done) {
+              on.over();
+              return void this.push(null);
+            }
             if (value.byteLength === 0) return next();
             this.push(value);
           },
           (err: unknown) => {
-            if (!this.destroyed) this.destroy(failure(err) as Error);
+            if (!this.destroyed) this.destroy(on.failure(err) as Error);
           },
         );
       };
       next();
     },
     destroy(err, cb) {
+      on.over();
       reader?.cancel().catch(() => {});
       cb(err);
     },

@@ -24,6 +24,7 @@ import type { BBChat, BBMessage, BBServerInfo } from './api-types.js';
 import { BlueBubblesClient } from './client.js';
 import { parseConfig, type BlueBubblesConfig } from './config.js';
 import { isNoSuchChat, toDriverFailure, type Operation } from './errors.js';
+import { sendWindowMs, uploadAnswerMs, uploadBodyMs } from './file-limits.js';
 import { serverState } from './server-state.js';
 import { isAppleEffectId, editFallbackText, reactionValue, storedFailed } from './mapping.js';
 import { directChats, directGuidOf, serviceOf } from './direct-chats.js';
@@ -157,8 +158,8 @@ export function bluebubblesDriver(ctx: DriverContext, options: BlueBubblesDriver
   }
 
   const method = () => (privateApiOn() ? 'private-api' : 'apple-script');
-  /** Attachments take longer: BlueBubbles waits up to 60 s for Messages to confirm one. */
-  const uploadTimeout = () => cfg!.timeoutMs * 2;
+  /** An upload's limits (file-limits.ts): its body idle, within its size's time; then the answer's wait. */
+  const uploadLimits = (file: OutboundFile) => ({ bodyLimitMs: uploadBodyMs(cfg!.timeoutMs, file.sizeBytes), timeoutMs: uploadAnswerMs(cfg!.timeoutMs) });
 
   async function sendAttachment(target: Target, file: OutboundFile, audio: boolean, tempGuid: string): Promise<string> {
     const name = audio && !file.filename.toLowerCase().endsWith('.caf') ? `${file.filename.replace(/\.[^./]*$/, '')}.caf` : file.filename;
@@ -172,7 +173,7 @@ export function bluebubblesDriver(ctx: DriverContext, options: BlueBubblesDriver
         ...(audio ? [{ name: 'isAudioMessage', value: 'true' }] : []),
       ];
       const multipart = await uploadBody(file, name, fields);
-      return c.request<BBMessage>('POST', '/api/v1/message/attachment', { multipart, timeoutMs: uploadTimeout() });
+      return c.request<BBMessage>('POST', '/api/v1/message/attachment', { multipart, ...uploadLimits(file) });
     };
     let env = await sendOrNoChat(target, (c) => upload(c, audio ? 'private-api' : method()));
     if (env instanceof NoChat) {
@@ -192,7 +193,7 @@ export function bluebubblesDriver(ctx: DriverContext, options: BlueBubblesDriver
     const parts: { partIndex: number; attachment: string; name: string }[] = [];
     for (const [i, file] of files.entries()) {
       const multipart = await uploadBody(file, file.filename);
-      const env = await call('upload', (c) => c.request<{ path?: string }>('POST', '/api/v1/attachment/upload', { multipart, timeoutMs: uploadTimeout() }));
+      const env = await call('upload', (c) => c.request<{ path?: string }>('POST', '/api/v1/attachment/upload', { multipart, ...uploadLimits(file) }));
       const path = env.data?.path;
       if (typeof path !== 'string' || path === '') throw new DriverFailure('rejected', 'BlueBubbles accepted an upload but named no path for it');
       parts.push({ partIndex: i, attachment: path, name: file.filename });
@@ -200,7 +201,7 @@ export function bluebubblesDriver(ctx: DriverContext, options: BlueBubblesDriver
     const tempGuid = newTempGuid(ref);
     const chatGuid = await chats.guidFor(target);
     const env = await sendOrNoChat(target, (c) =>
-      c.request<BBMessage>('POST', '/api/v1/message/multipart', { json: { chatGuid, tempGuid, parts }, timeoutMs: uploadTimeout() }),
+      c.request<BBMessage>('POST', '/api/v1/message/multipart', { json: { chatGuid, tempGuid, parts }, timeoutMs: uploadAnswerMs(cfg!.timeoutMs) }),
     );
     if (env instanceof NoChat) return undefined;
     await noteChat(target, chatGuid, env.data);
@@ -279,8 +280,8 @@ export function bluebubblesDriver(ctx: DriverContext, options: BlueBubblesDriver
       return lookup((c) => lookupCreatedGroup(c, probe));
     },
 
-    /** Each attachment is uploaded (and sent) within twice the timeout; a text or the multipart send within that too. */
-    sendWindowMs: (files) => (cfg ? cfg.timeoutMs * 2 * (files + 1) : 0),
+    /** Every request a send may make, at its longest; a file's upload grows with its bytes (file-limits.ts). */
+    sendWindowMs: (load) => (cfg ? sendWindowMs(cfg.timeoutMs, load) : 0),
 
     async edit(guid, partIndex, newText) {
       await requirePrivateApi('editing');

@@ -181,7 +181,8 @@ async function chatParticipants(client: BlueBubblesClient, chatGuid: string): Pr
 
 /**
  * Starts the attachment's download: its failures, before the body (a file not on the Mac yet, a
- * missing one) or in it (cut off, stalled past the timeout), in the driver's terms.
+ * missing one) or in it (cut off, no bytes for the line's timeout, past the cap), in the driver's
+ * terms. Its headers get twice the line's timeout, as an upload's answer does.
  */
 async function openAttachment(client: BlueBubblesClient, a: BBAttachment): Promise<InboundFileBody> {
   const failure = (err: unknown) => toDriverFailure(err, 'download');

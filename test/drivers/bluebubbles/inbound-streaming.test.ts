@@ -2,8 +2,9 @@
  * Inbound attachments from BlueBubbles stream from the Mac into the blob store: a large file costs
  * the process little memory (measured in a child process, inbound-rss.ts), arrives byte for byte,
  * and is downloaded only for a message not recorded yet. A download that breaks off or stalls
- * mid-body fails the message as the line's failure (line_down: retried), as it did when the file
- * was read whole, and keeps nothing of it: no blob, no temporary, no message.
+ * mid-body (no bytes for the line's timeout_ms) fails the message as the line's failure
+ * (line_down: retried), as it did when the file was read whole, and keeps nothing of it: no blob,
+ * no temporary, no message; one that keeps moving, however long it takes, is recorded.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -158,10 +159,42 @@ describe('BlueBubbles inbound attachments, streamed into the blob store', () => 
     const started = Date.now();
     const err = await rejection(handle(msg.guid, { timeout_ms: 150 }));
     expect(err).toBeInstanceOf(DriverFailure);
-    // The download's timeout is twice the line's: the whole body must come within it.
-    expect(err).toMatchObject({ kind: 'line_down', message: expect.stringContaining('did not answer GET /api/v1/attachment/') });
-    expect((err as Error).message).toContain('within 300 ms');
+    // No bytes for the line's timeout: the body's limit is an idle one.
+    expect(err).toMatchObject({ kind: 'line_down', message: expect.stringContaining('sent no bytes of GET /api/v1/attachment/') });
+    expect((err as Error).message).toContain('for 150 ms');
     expect(Date.now() - started).toBeLessThan(10_000);
+    expect(await recorded(msg.guid)).toBeUndefined();
+    expect(await storedKeys()).toEqual(keys);
+    expect(await temporaries()).toBe(0);
+  });
+
+  it('records a download that takes longer than twice the timeout but never stops for as long as the timeout', async () => {
+    const bytes = randomBytes(MiB);
+    const att = bb.addAttachment({ bytes, mimeType: 'video/mp4', transferName: 'slow.mp4' });
+    const msg = bb.addIncoming({ from: from(), text: '\uFFFC', attachments: [att] });
+    // ~900 ms of body over a line whose timeout is 300 ms (the headers' wait 600 ms, once the whole download's).
+    bb.inject(`GET /api/v1/attachment/${att}/download`, { drip: { pieces: 10, everyMs: 100 } });
+    const started = Date.now();
+    expect(await handle(msg.guid, { timeout_ms: 300 })).toEqual({ handled: 'inbound', guid: msg.guid, parts: 1 });
+    expect(Date.now() - started).toBeGreaterThan(600);
+    const [part] = (await recorded(msg.guid))!.parts as { attachment_id: string; size_bytes: number }[];
+    expect(part!.size_bytes).toBe(MiB);
+    expect(sha256(await content(part!.attachment_id))).toBe(sha256(bytes));
+  });
+
+  it('fails a download that moved for longer than twice the timeout, then stalled, once nothing came for the timeout (line_down), keeping nothing', async () => {
+    const att = bb.addAttachment({ bytes: randomBytes(MiB), mimeType: 'video/mp4', transferName: 'stops.mp4' });
+    const msg = bb.addIncoming({ from: from(), text: '\uFFFC', attachments: [att] });
+    const keys = await storedKeys();
+    bb.stalledAt = undefined;
+    bb.inject(`GET /api/v1/attachment/${att}/download`, { drip: { pieces: 16, everyMs: 100, stopAfter: 8 } });
+    const err = await rejection(handle(msg.guid, { timeout_ms: 300 }));
+    const failedAt = Date.now();
+    expect(err).toBeInstanceOf(DriverFailure);
+    expect(err).toMatchObject({ kind: 'line_down', message: expect.stringContaining(`sent no bytes of GET /api/v1/attachment/${att}/download for 300 ms`) });
+    expect((err as Error).message).not.toContain(bb.password);
+    expect(bb.stalledAt, 'the body moved until the Mac stalled').toBeDefined();
+    expect(failedAt - bb.stalledAt!).toBeGreaterThanOrEqual(295);
     expect(await recorded(msg.guid)).toBeUndefined();
     expect(await storedKeys()).toEqual(keys);
     expect(await temporaries()).toBe(0);

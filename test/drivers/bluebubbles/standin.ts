@@ -194,6 +194,11 @@ const sanitizeStr = (val: string | null) => (val ? val.split(PLACEHOLDER).join('
  * `cutAfter` / `stallAfter` (a file download): the answer's headers with the whole file's
  * Content-Length, that many of its bytes, then the connection cut, or nothing more until the
  * client gives up.
+ * `drip` (a file download): the headers, then the file in `pieces` equal pieces, one every
+ * `everyMs` (a slow link); with `stopAfter`, only that many pieces, then nothing more until the
+ * client gives up.
+ * `takeBodyUpTo` (an upload): that many bytes of the request body are read, then none more (a
+ * stalled link): the request is never recorded nor answered.
  */
 type Injected =
   | { status: number; body: unknown }
@@ -203,7 +208,11 @@ type Injected =
   | { html: number }
   | { redirect: string }
   | { cutAfter: number }
-  | { stallAfter: number };
+  | { stallAfter: number }
+  | { drip: { pieces: number; everyMs: number; stopAfter?: number } }
+  | { takeBodyUpTo: number };
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const WEBHOOK_EVENTS = [
   '*', 'new-message', 'updated-message', 'message-send-error', 'group-name-change', 'group-icon-changed', 'group-icon-removed',
@@ -278,6 +287,8 @@ export class StandIn {
   keepFileBytesUpTo = Infinity;
   /** Answer GET /api/v1/message/:guid this much later (a slow Mac), in ms. */
   messageLookupDelayMs = 0;
+  /** When a `drip` with `stopAfter` or a `takeBodyUpTo` last stopped moving bytes (epoch ms). */
+  stalledAt?: number;
   requests: RecordedRequest[] = [];
   chats = new Map<string, StoredChat>();
   messages = new Map<string, StoredMessage>();
@@ -560,6 +571,11 @@ export class StandIn {
   private async handle(req: http.IncomingMessage, res: http.ServerResponse) {
     const u = new URL(req.url ?? '/', 'http://x');
     const rec: RecordedRequest = { method: req.method ?? 'GET', path: decodeURIComponent(u.pathname), query: Object.fromEntries(u.searchParams), headers: req.headers };
+    const before = this.injected.get(`${rec.method} ${rec.path}`);
+    if (before && 'takeBodyUpTo' in before) {
+      this.injected.delete(`${rec.method} ${rec.path}`);
+      return this.takeThenStall(req, before.takeBodyUpTo);
+    }
     const ct = req.headers['content-type'] ?? '';
     const boundary = ct.startsWith('multipart/form-data') ? /boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(ct) : null;
     if (boundary) {
@@ -595,6 +611,10 @@ export class StandIn {
         res.writeHead(injected.html, { 'content-type': 'text/html' });
         res.end('<html><body>Bad gateway</body></html>');
         return;
+      } else if ('drip' in injected) {
+        const answer = this.route(rec);
+        if (!answer || !('file' in answer)) throw new Error('drip needs a file download');
+        return this.drip(res, answer, injected.drip);
       } else if ('cutAfter' in injected || 'stallAfter' in injected) {
         const answer = this.route(rec);
         if (!answer || !('file' in answer)) throw new Error('cutAfter / stallAfter need a file download');
@@ -603,7 +623,7 @@ export class StandIn {
         // Cut: the connection goes once the part is written. Stall: it stays open, silent.
         res.write(part, () => 'cutAfter' in injected && req.socket.destroy());
         return;
-      } else {
+      } else if ('status' in injected) {
         return this.reply(res, injected);
       }
     }
@@ -630,6 +650,37 @@ export class StandIn {
       return;
     }
     this.reply(res, answer);
+  }
+
+  /** Reads `bytes` of the request's body, then none more (TCP's backpressure stops the client), until the client gives up. */
+  private async takeThenStall(req: http.IncomingMessage, bytes: number) {
+    let taken = 0;
+    await new Promise<void>((resolve) => {
+      const onData = (chunk: Buffer) => {
+        taken += chunk.length;
+        if (taken < bytes) return;
+        req.off('data', onData);
+        req.pause();
+        this.stalledAt = Date.now();
+      };
+      req.on('data', onData);
+      req.socket.once('close', () => resolve());
+    });
+  }
+
+  private async drip(res: http.ServerResponse, a: { file: Buffer; mime: string; name: string }, d: { pieces: number; everyMs: number; stopAfter?: number }) {
+    this.fileHead(res, a);
+    const size = Math.ceil(a.file.length / d.pieces);
+    for (let i = 0; i < d.pieces; i++) {
+      if (i > 0) await sleep(d.everyMs);
+      if (res.destroyed) return;
+      res.write(a.file.subarray(i * size, (i + 1) * size));
+      if (i + 1 === d.stopAfter) {
+        this.stalledAt = Date.now();
+        return; // silent, the connection open
+      }
+    }
+    res.end();
   }
 
   private fileHead(res: http.ServerResponse, a: { file: Buffer; mime: string; name: string }) {
