@@ -90,6 +90,8 @@ async function portalRowsUntil(what: string, ok: (auto: AutoSendRow[], held: Hel
 try {
   // Some life for the screenshots: a webhook endpoint first, so the inbound events are delivered.
   await tenantApi('POST', '/api/v1/webhook-subscriptions', { url: `${receiver.url}/blueline`, events: ['message.received'] });
+  // And the dev inbox, so Developers shows its card with the messages pulled.
+  await tenantApi('POST', '/api/v1/webhook-subscriptions', { url: 'https://dev-inbox', events: ['message.received'] });
   const people = ['+14155550101', '+14155550102', '+14155550103', '+14155550104'];
   const lines = ['Hi! Is the blue one still available?', 'Can I pick it up Saturday?', 'Thanks, got it 🙌', 'What are your opening hours?'];
   for (const [i, from] of people.entries()) await admin('POST', `/admin/v1/lines/${demo.phone_line_ids[i % 2]}/simulate/inbound`, { from, text: lines[i] });

@@ -1,9 +1,11 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link } from '@tanstack/react-router';
 import { DEV_INBOX_URL, type CreateSubscriptionRequest, type Subscription, type SubscriptionTestResult } from '@blueline/sdk';
 import { client, describeError } from '../api.js';
 import { useSession } from '../session.js';
 import { Badge, Card, Empty, ErrorBanner, Notice, Page, SecretOnce, Spinner, ago, time } from '../ui.js';
+import { senderOf, textOf } from '../event-summary.js';
 
 type EventType = CreateSubscriptionRequest['events'][number];
 const EVENT_TYPES: readonly EventType[] = ['message.received'];
@@ -183,8 +185,13 @@ function DevInbox() {
       {inbox.loaded && inbox.events.length === 0 && <Empty>No events in the dev inbox yet.</Empty>}
       <ul className="list" aria-label="Dev inbox events, newest first">
         {inbox.events.map((e) => (
-          <li key={e.id} className="mono small">
-            {time(e.created_at)} · {e.type} · {e.event_id}
+          <li key={e.id} className="inbox-row" data-event-id={e.id}>
+            <span className="mono muted">{time(e.created_at)}</span>
+            <bdi className="mono ellipsis">{senderOf(e)}</bdi>
+            <bdi className="ellipsis" dir="auto">{textOf(e)}</bdi>
+            <Link to="/events/$eventId" params={{ eventId: e.id }} className="small">
+              Details
+            </Link>
           </li>
         ))}
       </ul>

@@ -4,6 +4,7 @@ import { Link, useNavigate, useSearch } from '@tanstack/react-router';
 import type { EventRecord, EventsQuery, StreamEvent } from '@blueline/sdk';
 import { client, describeError } from '../api.js';
 import { Badge, Card, Empty, ErrorBanner, Notice, Page, Spinner, shortTime, statusTone, time } from '../ui.js';
+import { textOf } from '../event-summary.js';
 
 const PAGE = 50;
 /** Rows the live tail keeps on screen; older ones drop off (the list below pages through everything). */
@@ -13,11 +14,6 @@ type DeliveryStatus = NonNullable<EventsQuery['status']>;
 const STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'failed', 'dev_inbox'];
 
 type Filters = { type: string; status: string; lead_id: string; since: string };
-
-function textOf(e: { payload: unknown }): string {
-  const parts = (e.payload as { data?: { message?: { parts?: { type: string; value?: string }[] } } }).data?.message?.parts ?? [];
-  return parts.map((p) => (p.type === 'text' ? p.value : `[${p.type}]`)).join(' ');
-}
 
 /**
  * The live tail: SSE frames are buffered and drawn at most four times a second, so a burst of
