@@ -149,10 +149,16 @@ export function messagesRepo(db: Kysely<DB>, dialect: Dialect) {
 
     /**
      * The line reported that a message it had accepted failed after all: `failed` with `errorCode`,
-     * unless it had moved past `sent` (a receipt or edit is the later truth); false when not changed.
+     * unless a receipt moved it on (the later truth). An edit is our own doing, not a sign it was
+     * delivered: an edited message no receipt reached fails too. False when not changed.
      */
     async failAfterSend(id: string, errorCode: number): Promise<boolean> {
-      const r = await db.updateTable('messages').set({ status: 'failed', error_code: errorCode }).where('id', '=', id).where('status', 'in', ['sending', 'sent']).executeTakeFirst();
+      const r = await db
+        .updateTable('messages')
+        .set({ status: 'failed', error_code: errorCode })
+        .where('id', '=', id)
+        .where((eb) => eb.or([eb('status', 'in', ['sending', 'sent']), eb.and([eb('status', '=', 'edited'), eb('delivered_at', 'is', null)])]))
+        .executeTakeFirst();
       return Number(r.numUpdatedRows) > 0;
     },
 

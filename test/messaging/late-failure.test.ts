@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
-import { deviceLog, eventually, firstTouch, moveToNextNoonUtc, newRecipient, prepareSandbox, FIRST_TOUCH_GAP_MS } from '../support/messaging.js';
+import { deviceLog, eventually, firstTouch, moveToNextNoonUtc, newRecipient, prepareSandbox, uploadedImage, FIRST_TOUCH_GAP_MS } from '../support/messaging.js';
 import { sample } from '../support/metrics-text.js';
 import { STORE_KINDS } from '../support/stores.js';
 import { SIMULATOR_RECIPIENTS } from '../../src/drivers/simulator/reserved.js';
@@ -84,6 +84,34 @@ describe.each(STORE_KINDS)('a message its line fails after accepting it (%s)', (
       expect(over.json().reason).toMatch(/daily cap reached/);
     } finally {
       await t.admin('PATCH', '/admin/v1/tenants/demo', { daily_first_touch_cap: tenant.daily_first_touch_cap });
+    }
+  });
+
+  it('a first touch of several bubbles: once every one failed, the chat pins no line, and none takes a tapback', async () => {
+    const photo = await uploadedImage(t, 'menu.png');
+    const sent = await firstTouch(t, { phone: FAILS, body: 'text and a photo', attachments: [photo] });
+    expect(sent.statusCode, sent.body).toBe(200);
+    const ids = sent.json().message_ids as string[];
+    expect(ids).toHaveLength(2);
+    for (const id of ids) expect(await failedLater(id)).toMatchObject({ status: 'failed', error_code: 4001 });
+    const tenant = (await t.testStore.store.tenants.getBySlug('demo'))!;
+    expect((await t.testStore.store.chats.getChat(tenant.id, sent.json().chat_id))?.line_id).toBeNull();
+    const react = await t.api('POST', `/api/v1/messages/${ids[0]}/react`, { reaction: 'love' });
+    expect(react.statusCode).toBe(502);
+    expect(react.json().error).toMatchObject({ code: 4001 });
+    expect((await sentTo(FAILS)).some((e) => e.kind === 'reaction')).toBe(false);
+  });
+
+  it('an edit made before the failure arrived does not hide it', async () => {
+    for (const id of t.demo.phone_line_ids) await t.admin('PATCH', `/admin/v1/lines/${id}`, { driver_config: { receipt_delay_ms: 1_500 } });
+    try {
+      const sent = await firstTouch(t, { phone: FAILS, body: 'edited before it failed' });
+      expect(sent.statusCode, sent.body).toBe(200);
+      const edit = await t.api('POST', `/api/v1/messages/${sent.json().message_id}/edit`, { new_text: 'edited, then failed', edited_part_index: 0 });
+      expect(edit.statusCode, edit.body).toBe(200);
+      expect(await failedLater(sent.json().message_id)).toMatchObject({ status: 'failed', error_code: 4001 });
+    } finally {
+      await prepareSandbox(t);
     }
   });
 

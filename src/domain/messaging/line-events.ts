@@ -92,7 +92,7 @@ export function lineEvents(deps: LineEventsDeps): DriverEvents {
 
     async sendFailed(lineId, guid) {
       const m = await store.messages.byProviderGuid(lineId, guid);
-      if (!m || m.direction !== 'outbound' || (m.status !== 'sending' && m.status !== 'sent')) return false;
+      if (!m || m.direction !== 'outbound' || m.delivered_at !== null || !['sending', 'sent', 'edited'].includes(m.status)) return false;
       return failUndelivered({ store, media: deps.media }, m, (tx) => tx.messages.failAfterSend(m.id, NOT_SENT_CODE));
     },
 

@@ -82,7 +82,8 @@ export function messageOps(deps: MessagingDeps) {
         throw new DomainError(1002, `reaction must be one of ${TAPBACKS.join(', ')}`);
       }
       const m = await getOwned(tenant, id);
-      if (!m.provider_guid) throw new DomainError(4001, 'the message was not delivered, so it cannot be reacted to');
+      // A message its line failed after accepting it keeps the line's guid; it still reached no one.
+      if (m.status === 'failed' || !m.provider_guid) throw new DomainError(4001, 'the message was not delivered, so it cannot be reacted to');
       const line = await lineOf(tenant, m);
       await viaDriver(() => drivers.forLine(line).react(m.provider_guid!, reaction, remove), 'reactions');
       const at = clock.now();

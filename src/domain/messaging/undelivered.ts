@@ -1,10 +1,11 @@
 /**
  * A message its line did not deliver after all: `failed` with 4001 (retryable), its staged voice
- * notes given back while they can still be sent, and a first touch's chat unpinned from its line
- * (as when the line refuses a send at once), all in one transaction: a crash cannot leave a failed
- * message's note used up. Two ways get here: reconciliation finds that a send it lost track of
- * never left, or that the line failed it (reconcile.ts); the line reports that Messages failed a
- * message it had accepted (a BlueBubbles `message-send-error`; the simulator's +15005550008).
+ * notes given back while they can still be sent, and a person's chat none of whose messages went
+ * out unpinned from its line (as when the line refuses a first touch at once), all in one
+ * transaction: a crash cannot leave a failed message's note used up. Two ways get here:
+ * reconciliation finds that a send it lost track of never left, or that the line failed it
+ * (reconcile.ts); the line reports that Messages failed a message it had accepted (a BlueBubbles
+ * `message-send-error`; the simulator's +15005550008).
  */
 import type { Message, Repos, Store } from '../../store/index.js';
 import type { MediaSource } from './deps.js';
@@ -35,9 +36,14 @@ export async function failUndelivered(deps: UndeliveredDeps, m: Message, settle:
   return deps.store.transaction(async (tx) => {
     if (!(await settle(tx))) return false;
     for (const id of giveBack) await tx.media.releaseVoiceNote(id);
-    // A failed first touch pins nothing (as when the line refuses it at once), unless the chat has
-    // gone on since: otherwise the next send would go out as no first touch, and count nowhere.
-    if (m.first_touch && m.line_id && !(await tx.messages.chatHasOtherLive(m.chat_id, m.id))) await tx.chats.releaseLine(m.chat_id, m.line_id);
+    // A person's chat whose every message failed pins nothing (as when the line refuses a first
+    // touch at once): otherwise the next send would go out as no first touch, and count nowhere.
+    // Whichever of its messages fails last releases it (a first touch's later bubbles fail after
+    // it). A group stays on its line: it exists only there.
+    if (m.line_id && !(await tx.messages.chatHasOtherLive(m.chat_id, m.id))) {
+      const chat = await tx.chats.getChat(m.tenant_id, m.chat_id);
+      if (chat && !chat.is_group) await tx.chats.releaseLine(m.chat_id, m.line_id);
+    }
     return true;
   });
 }
