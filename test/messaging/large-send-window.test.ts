@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appWithBlueBubblesLine } from '../support/bluebubbles-line.js';
-import { fileBytes } from '../support/files.js';
+import { uploadedFile } from '../support/messaging.js';
 import type { TestApp } from '../support/app.js';
 import type { StandIn } from '../drivers/bluebubbles/standin.js';
 import { MIN_FILE_BYTES_PER_SEC } from '../../src/drivers/bluebubbles/file-limits.js';
@@ -37,18 +37,7 @@ describe('the window of a large send', () => {
   /** Moves the test clock to `at` (business ms). */
   const moveTo = (at: number) => t.clock.advance(Math.max(0, at - t.clock.now()));
 
-  async function upload(size: number): Promise<string> {
-    const bytes = fileBytes('video/mp4', size);
-    const slot = (await t.api('POST', '/api/v1/attachments', { filename: 'long.mp4', content_type: 'video/mp4', size_bytes: size })).json();
-    const put = await t.request({
-      method: 'PUT',
-      url: `/api/v1/attachments/${slot.attachment_id}/upload`,
-      payload: bytes,
-      headers: { authorization: `Bearer ${t.demo.signing_secret}`, 'content-type': 'video/mp4' },
-    });
-    expect(put.statusCode, put.body).toBe(200);
-    return slot.attachment_id;
-  }
+  const upload = (size: number) => uploadedFile(t, 'long.mp4', 'video/mp4', size);
 
   it('is not settled `failed` within the window its bytes give it, and is after it', async () => {
     const size = 8 * MiB;

@@ -57,14 +57,19 @@ export async function eventually<T>(fn: () => Promise<T>, check: (v: T) => boole
 }
 
 /** A small PNG attachment uploaded through the API (create the slot, PUT the bytes): its id. */
-export async function uploadedImage(t: TestApp, filename: string): Promise<string> {
-  const bytes = fileBytes('image/png');
-  const slot = (await t.api('POST', '/api/v1/attachments', { filename, content_type: 'image/png', size_bytes: bytes.length })).json();
+export function uploadedImage(t: TestApp, filename: string): Promise<string> {
+  return uploadedFile(t, filename, 'image/png');
+}
+
+/** A file of `contentType` (and `size` bytes, else the type's sample) uploaded through the API: its id. */
+export async function uploadedFile(t: TestApp, filename: string, contentType: string, size?: number): Promise<string> {
+  const bytes = fileBytes(contentType, size);
+  const slot = (await t.api('POST', '/api/v1/attachments', { filename, content_type: contentType, size_bytes: bytes.length })).json();
   const put = await t.request({
     method: 'PUT',
     url: `/api/v1/attachments/${slot.attachment_id}/upload`,
     payload: bytes,
-    headers: { authorization: `Bearer ${t.demo.signing_secret}`, 'content-type': 'image/png' },
+    headers: { authorization: `Bearer ${t.demo.signing_secret}`, 'content-type': contentType },
   });
   expect(put.statusCode, put.body).toBe(200);
   return slot.attachment_id;
