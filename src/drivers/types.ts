@@ -102,8 +102,8 @@ export interface DriverEvents {
   sendMatched(lineId: string, provisionalGuid: string, realGuid: string): Promise<boolean>;
   /**
    * A message the line had accepted (known by `guid`) failed after all: Messages could not deliver
-   * it. False when this line has no such message still `sending` or `sent` (unknown, or already
-   * delivered, read, edited or failed).
+   * it. False when this line has no such message that no receipt reached (unknown, already
+   * delivered or read, or failed); an edited one fails too.
    */
   sendFailed(lineId: string, guid: string): Promise<boolean>;
 }
