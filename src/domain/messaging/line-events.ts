@@ -92,7 +92,8 @@ export function lineEvents(deps: LineEventsDeps): DriverEvents {
 
     async sendFailed(lineId, guid) {
       const m = await store.messages.byProviderGuid(lineId, guid);
-      if (!m || m.direction !== 'outbound' || m.delivered_at !== null || !['sending', 'sent', 'edited'].includes(m.status)) return false;
+      if (!m || m.direction !== 'outbound') return false;
+      // Which states a late failure may still change is failAfterSend's rule (store), checked as it writes.
       return failUndelivered({ store, media: deps.media }, m, (tx) => tx.messages.failAfterSend(m.id, NOT_SENT_CODE));
     },
 
