@@ -78,9 +78,9 @@ export type SendRequest = Static<typeof SendRequest>;
 
 export const SendResponse = Type.Object({
   status: Type.Literal('sent'),
-  message_id: Type.String({ description: 'the last message this send recorded (with body and attachments: the attachments\' message)' }),
+  message_id: Type.String({ description: 'the last message this send recorded (with attachments: the last attachment\'s)' }),
   message_ids: Type.Array(Type.String(), {
-    description: 'every message this send recorded, in order: with body and attachments, the text bubble\'s id first, then the attachments\' message; otherwise just message_id',
+    description: 'every message this send recorded, in order: the body\'s text bubble first, then one message per attachment (each its own bubble, with its own status, receipts and tapbacks); otherwise just message_id',
   }),
   lead_id: Type.String(),
   chat_id: Type.String({ description: 'the direct chat: same value as lead_id' }),

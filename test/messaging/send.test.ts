@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { STORE_KINDS } from '../support/stores.js';
-import { allDeviceLogs, deviceLog, eventually, firstTouch, newRecipient, prepareSandbox } from '../support/messaging.js';
+import { allDeviceLogs, deviceLog, eventually, firstTouch, newRecipient, prepareSandbox, uploadedImage } from '../support/messaging.js';
 import { SIMULATOR_RECIPIENTS } from '../../src/drivers/simulator/reserved.js';
 import { makeWav16Fast, sine } from '../audio/fixtures.js';
 
@@ -43,6 +43,38 @@ describe('POST /api/v1/send', () => {
     );
     expect(read).toMatchObject({ id: sent.message_id, direction: 'outbound', status: 'read', chat_id: sent.chat_id });
     expect(Date.parse(read.delivered_at)).toBeLessThanOrEqual(Date.parse(read.read_at));
+  });
+
+  it('records each attachment as a message of its own bubble: its own receipts and tapbacks, as the chat route does', async () => {
+    const files = [await uploadedImage(t, 'one.png'), await uploadedImage(t, 'two.png'), await uploadedImage(t, 'three.png')];
+    const res = await firstTouch(t, { phone: newRecipient(), body: 'three photos', attachments: files });
+    expect(res.statusCode, res.body).toBe(200);
+    const sent = res.json();
+    expect(sent.message_ids).toHaveLength(4);
+    expect(sent.message_id).toBe(sent.message_ids[3]);
+
+    // The history holds the text bubble, then one media message per file, in order.
+    const history = (await t.api('GET', `/api/v1/chats/${sent.chat_id}/messages`)).json().messages as { id: string; parts: { type: string; attachment_id?: string; value?: string }[] }[];
+    const byId = new Map(history.map((m) => [m.id, m]));
+    const recorded = sent.message_ids.map((id: string) => byId.get(id)!.parts);
+    expect(recorded).toEqual([
+      [{ type: 'text', value: 'three photos' }],
+      ...files.map((id) => [expect.objectContaining({ type: 'media', attachment_id: id })]),
+    ]);
+    // The device got three bubbles, each under its own guid, and every message hears its own receipts.
+    for (const id of sent.message_ids) {
+      await eventually(async () => (await t.api('GET', `/api/v1/messages/${id}`)).json().message, (m) => m.status === 'read');
+    }
+    const log = await deviceLog(t, sent.phone_line_id);
+    const media = log.filter((e) => e.kind === 'media').slice(0, 3).reverse();
+    expect(media.map((e) => (e.parts as { attachment_id: string }[]).map((p) => p.attachment_id))).toEqual(files.map((f) => [f]));
+    expect(new Set(media.map((e) => e.guid)).size).toBe(3);
+
+    // A tapback on the second photo reaches that bubble, not the first.
+    const second = sent.message_ids[2] as string;
+    expect((await t.api('POST', `/api/v1/messages/${second}/react`, { reaction: 'love' })).statusCode).toBe(200);
+    const tapback = (await deviceLog(t, sent.phone_line_id))[0]!;
+    expect(tapback).toMatchObject({ kind: 'reaction', message_id: second, guid: media[1]!.guid });
   });
 
   it('keeps messages to the "undelivered" number at sent', async () => {

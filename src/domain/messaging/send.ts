@@ -37,15 +37,19 @@ export interface SendInput {
 /** A message went out: it, the lead and its direct chat, and the line it left from. */
 export interface Sent {
   kind: 'sent';
-  /** The last message the send recorded (the attachments' when a body came with them). */
+  /** The last message the send recorded (the last attachment's when it had attachments). */
   message: Message;
-  /** Every message the send recorded, in order: the body's text bubble first, then the attachments'. */
+  /** Every message the send recorded, in order: the body's text bubble first, then one per attachment. */
   messageIds: string[];
   lead: Lead;
   leadCreated: boolean;
   chat: Chat;
   lineId: string;
 }
+
+/** The messages a send records: the body's bubble with attachments, and one per attachment; else one. */
+const messageCount = (req: SendInput): number =>
+  req.attachments === undefined ? 1 : req.attachments.length + (req.body !== undefined ? 1 : 0);
 
 /** Attachment ids, each entry checked (errors name it by attachment_index). */
 function attachmentIds(list: AttachmentRef[]): string[] {
@@ -101,23 +105,27 @@ export function sendService(deps: MessagingDeps, out: Outbound, idem: Idempotenc
   const { store } = deps;
   const direct = directChats(deps);
 
-  /** The content to send, resolved before any lead or chat is written: a bad reference leaves nothing behind. */
-  async function contentOf(tenant: Tenant, req: SendInput, pinned: PhoneLine | undefined): Promise<{ content: OutboundContent; textFirst?: OutboundContent }> {
+  /**
+   * What the send puts in the chat, one message per bubble, in order: the body's text bubble,
+   * then each attachment (its own bubble, as on POST /api/v1/chats/{id}/messages), or the voice
+   * note, link or text alone. Resolved before any lead or chat is written: a bad reference
+   * leaves nothing behind.
+   */
+  async function contentsOf(tenant: Tenant, req: SendInput, pinned: PhoneLine | undefined): Promise<OutboundContent[]> {
     if (req.voiceNoteId !== undefined) {
       if (!deps.drivers.forLine(pinned!).capabilities().has('voice_notes')) {
         throw new DomainError(4099, 'this line does not support voice notes');
       }
       const file = await deps.media.voiceNote(tenant.id, pinned!.id, req.voiceNoteId);
-      return { content: { kind: 'voice_note', file, voiceNoteId: req.voiceNoteId } };
+      return [{ kind: 'voice_note', file, voiceNoteId: req.voiceNoteId }];
     }
     if (req.attachments !== undefined) {
       const files = await deps.media.attachments(tenant.id, attachmentIds(req.attachments));
-      // Text goes as its own bubble first, then the media.
-      const textFirst: OutboundContent | undefined = req.body !== undefined ? { kind: 'text', text: req.body, effect: req.effect } : undefined;
-      return { content: { kind: 'media', files, grouped: false }, textFirst };
+      const text: OutboundContent[] = req.body !== undefined ? [{ kind: 'text', text: req.body, effect: req.effect }] : [];
+      return [...text, ...files.map((f): OutboundContent => ({ kind: 'media', files: [f], grouped: false }))];
     }
-    if (req.body !== undefined) return { content: { kind: 'text', text: req.body, effect: req.effect, richLinkUrl: req.richLink } };
-    return { content: { kind: 'rich_link', url: req.richLink! } };
+    if (req.body !== undefined) return [{ kind: 'text', text: req.body, effect: req.effect, richLinkUrl: req.richLink }];
+    return [{ kind: 'rich_link', url: req.richLink! }];
   }
 
   /** The ids a failure reports: what was known when it happened. */
@@ -137,19 +145,18 @@ export function sendService(deps: MessagingDeps, out: Outbound, idem: Idempotenc
   }
 
   /** A request whose every message a previous owner of its key sent (a retry after a crash): answered from them. */
-  async function answered(tenant: Tenant, phone: string, claim: Claim, parts: number): Promise<Sent | undefined> {
-    const recorded = claim.recorded.slice(0, parts);
-    if (recorded.length < parts || !recorded.every((m) => m && m.status !== 'failed')) return undefined;
+  async function answered(tenant: Tenant, phone: string, claim: Claim, count: number): Promise<Sent | undefined> {
+    const recorded = claim.recorded.slice(0, count);
+    if (recorded.length < count || !recorded.every((m) => m && m.status !== 'failed')) return undefined;
     const directChat = await direct.find(tenant, phone);
-    const message = recorded[parts - 1]!;
+    const message = recorded[count - 1]!;
     if (!directChat || !message.line_id) return undefined;
     const { lead, chat } = directChat;
     return { kind: 'sent', message, messageIds: recorded.map((m) => m!.id), lead, leadCreated: lead.created_at >= claim.since, chat, lineId: message.line_id };
   }
 
   async function perform(tenant: Tenant, req: SendInput, phone: string, claim: Claim): Promise<Sent> {
-    const parts = req.attachments !== undefined && req.body !== undefined ? 2 : 1;
-    const done = await answered(tenant, phone, claim, parts);
+    const done = await answered(tenant, phone, claim, messageCount(req));
     if (done) return done;
     const pinned = req.phoneLineId ? await store.lines.get(req.phoneLineId) : undefined;
     if (req.phoneLineId && (!pinned || pinned.tenant_id !== tenant.id)) {
@@ -157,7 +164,7 @@ export function sendService(deps: MessagingDeps, out: Outbound, idem: Idempotenc
     }
     let directChat = await direct.find(tenant, phone);
     try {
-      const { content, textFirst } = await contentOf(tenant, req, pinned);
+      const contents = await contentsOf(tenant, req, pinned);
       // A first message into a new chat carries no URL (1005), as on POST /api/v1/chats.
       if (!directChat?.chat.line_id) {
         if (req.richLink !== undefined) throw new DomainError(1005, 'the first message in a new chat cannot contain URLs, and this one has a rich_link: send text first, links once the chat exists');
@@ -168,28 +175,29 @@ export function sendService(deps: MessagingDeps, out: Outbound, idem: Idempotenc
       // A retry resuming after a crash: the lead may be this request's own.
       if (claim.takenOver && directChat.lead.created_at >= claim.since) directChat.leadCreated = true;
       const { chat } = directChat;
-      const lineFor = (c: OutboundContent) => (c.kind === 'voice_note' ? pinned : chat.line_id ? undefined : pinned);
-      const messageIds: string[] = [];
       const chatLine = directChat.line;
-      // Each step answered from the message a crashed first attempt sent, if it did (idempotency.ts).
+      // A voice note leaves from its staging line; anything else from the chat's line, or for a first touch the requested one.
+      const lineFor = (c: OutboundContent) => (c.kind === 'voice_note' ? pinned : chat.line_id ? undefined : pinned);
+      const sendOne = (c: OutboundContent, record?: (m: Message) => Promise<void>) =>
+        out.send(tenant, chat, c, { pinnedLine: lineFor(c), recipient: phone, chatLine, record });
+      // Each message answered from the one a crashed first attempt sent, if it did (idempotency.ts).
       const reuse = (m: Message) => ({ message: m, line: { id: m.line_id! } });
-      const sendContent = (record?: (m: Message) => Promise<void>) => out.send(tenant, chat, content, { pinnedLine: lineFor(content), recipient: phone, chatLine, record });
-      if (textFirst) {
-        const first = await step(claim, 0, (record) => out.send(tenant, chat, textFirst, { pinnedLine: lineFor(textFirst), recipient: phone, chatLine, record }), reuse);
-        messageIds.push(first.message.id);
+      const messageIds: string[] = [];
+      let last: { message: Message; line: { id: string } } | undefined;
+      for (const [i, c] of contents.entries()) {
+        last = await step(
+          claim,
+          i,
+          // A voice note whose send may have gone out stays used until reconciliation knows (it gives it back if not).
+          (record) =>
+            c.kind === 'voice_note'
+              ? deps.media.useVoiceNote(c.voiceNoteId, () => sendOne(c, record), (err) => err instanceof DeliveryUnsettled)
+              : sendOne(c, record),
+          reuse,
+        );
+        messageIds.push(last.message.id);
       }
-      const { message, line } = await step(
-        claim,
-        textFirst ? 1 : 0,
-        // A voice note whose send may have gone out stays used until reconciliation knows (it gives it back if not).
-        (record) =>
-          req.voiceNoteId !== undefined
-            ? deps.media.useVoiceNote(req.voiceNoteId, () => sendContent(record), (err) => err instanceof DeliveryUnsettled)
-            : sendContent(record),
-        reuse,
-      );
-      messageIds.push(message.id);
-      return { kind: 'sent', message, messageIds, lead: directChat.lead, leadCreated: directChat.leadCreated, chat, lineId: line.id };
+      return { kind: 'sent', message: last!.message, messageIds, lead: directChat.lead, leadCreated: directChat.leadCreated, chat, lineId: last!.line.id };
     } catch (err) {
       if (err instanceof DomainError) throw new SendFailed(err, idsOf(err, req, directChat));
       throw err;
