@@ -115,7 +115,7 @@ export function buildServices(deps: ServiceDeps) {
     useVoiceNote: (id, send, mayHaveGoneOut) => voiceNotes.useFor(id, send, mayHaveGoneOut),
     canGiveBackVoiceNote: (tenantId, id) => voiceNotes.canGiveBack(tenantId, id),
   };
-  const reconciler = sendReconciler({ store, clock, drivers, media, log: deps.logger });
+  const reconciler = sendReconciler({ store, clock, drivers, media, log: deps.logger, onSettled: observer?.messageSent.bind(observer) });
   // A send or group creation whose line's answer never came wakes the reconciler for its window's end.
   const messagingArea = messaging({ store, clock, drivers, media, settling: reconciler });
   return {

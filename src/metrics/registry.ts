@@ -51,7 +51,7 @@ export function createMetrics(opts: { hubspot?: boolean } = {}) {
   const http = httpStats({ requests: 'blueline_http_requests_total', duration: 'blueline_http_request_duration_seconds' });
   const messagesSent = new Counter({
     name: 'blueline_messages_sent_total',
-    help: 'Outbound messages handed to a line, by kind and result (sent: the line took it; failed: it refused or was unreachable)',
+    help: 'Outbound messages handed to a line, by kind and result (sent: the line took it; failed: it refused or was unreachable). A send whose answer never came counts once reconciliation settles it',
     labelNames: ['kind', 'result'] as const,
     registers,
   });

@@ -3,7 +3,7 @@
  * service epochs, the event log's replay attempts. Each wrapper keeps the wrapped object's
  * shape, so the domain is unchanged.
  */
-import type { DriverEvents, DriverState, LineDriver } from '../drivers/types.js';
+import { DriverFailure, type DriverEvents, type DriverState, type LineDriver } from '../drivers/types.js';
 import type { DriverRegistry } from '../drivers/registry.js';
 import type { ServiceObserver, SentKind } from './observer.js';
 import { isSuccess, type AttemptDelivery } from '../domain/events/attempts.js';
@@ -15,7 +15,8 @@ function counted<A extends unknown[], R>(observer: ServiceObserver, kind: SentKi
       observer.messageSent(kind, 'sent');
       return r;
     } catch (err) {
-      observer.messageSent(kind, 'failed');
+      // A send whose answer never came is counted when reconciliation settles it (services.ts).
+      if (!(err instanceof DriverFailure && err.kind === 'ambiguous')) observer.messageSent(kind, 'failed');
       throw err;
     }
   };

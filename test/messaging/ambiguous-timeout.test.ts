@@ -8,6 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appWithBlueBubblesLine } from '../support/bluebubbles-line.js';
 import type { TestApp } from '../support/app.js';
 import type { StandIn } from '../drivers/bluebubbles/standin.js';
+import { sample } from '../support/metrics-text.js';
+
+const METRICS_TOKEN = 'metrics-ambiguous-timeout';
 
 describe('a BlueBubbles send that times out', () => {
   let t: TestApp;
@@ -15,17 +18,22 @@ describe('a BlueBubbles send that times out', () => {
   let lineId: string;
   let close: () => Promise<void>;
   beforeAll(async () => {
-    ({ t, bb, lineId, close } = await appWithBlueBubblesLine({ timeout_ms: 300 }));
+    ({ t, bb, lineId, close } = await appWithBlueBubblesLine({ timeout_ms: 300 }, { METRICS_TOKEN }));
   });
   afterAll(async () => close());
 
   const status = async (id: string) => (await t.api('GET', `/api/v1/messages/${id}`)).json().message;
+  const textSends = async () => {
+    const text = (await t.request({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).body;
+    return { sent: sample(text, 'blueline_messages_sent_total', { kind: 'text', result: 'sent' }), failed: sample(text, 'blueline_messages_sent_total', { kind: 'text', result: 'failed' }) };
+  };
 
   it('is `sending` until the Mac is asked: `sent` if it went out, `failed` if it did not', async () => {
     const phone = '+14155550671';
     const opened = await t.api('POST', '/api/v1/send', { phone, body: 'hello', phone_line_id: lineId });
     expect(opened.statusCode, opened.body).toBe(200);
 
+    const before = await textSends();
     // The Mac sends this one, but its answer never comes back in time.
     bb.inject('POST /api/v1/message/text', { storeThenHangMs: 3_000 });
     const wentOut = await t.api('POST', '/api/v1/send', { phone, body: 'went out' });
@@ -41,6 +49,8 @@ describe('a BlueBubbles send that times out', () => {
     expect(didNot.statusCode).toBe(503);
     const didNotId = didNot.json().message_id as string;
     expect(await status(didNotId)).toMatchObject({ status: 'sending' });
+    // Neither is counted while nobody knows how it went: not as failed, as a timeout once was.
+    expect(await textSends()).toEqual(before);
 
     // Past the line's send window, reconciliation asks the Mac for our messages since.
     t.clock.advance(60_000);
@@ -52,6 +62,8 @@ describe('a BlueBubbles send that times out', () => {
     expect(reacted.statusCode, reacted.body).toBe(200);
     expect(bb.lastTo('POST', '/api/v1/message/react').json.selectedMessageGuid).toBe(stored.guid);
     expect(await status(didNotId)).toMatchObject({ status: 'failed', error_code: 4001 });
+    // Each counted once it is settled, as what it turned out to be.
+    expect(await textSends()).toEqual({ sent: before.sent + 1, failed: before.failed + 1 });
   });
 
   it('is `failed` when the Mac has it but Messages failed it (stored with an error), and a retry is not taken for it', async () => {

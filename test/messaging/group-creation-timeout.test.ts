@@ -12,6 +12,9 @@ import { appWithBlueBubblesLine } from '../support/bluebubbles-line.js';
 import type { TestApp } from '../support/app.js';
 import type { StandIn } from '../drivers/bluebubbles/standin.js';
 import { eventually } from '../support/messaging.js';
+import { sample } from '../support/metrics-text.js';
+
+const METRICS_TOKEN = 'metrics-group-creation-timeout';
 
 describe('a BlueBubbles group creation that times out', () => {
   let t: TestApp;
@@ -19,15 +22,21 @@ describe('a BlueBubbles group creation that times out', () => {
   let lineId: string;
   let close: () => Promise<void>;
   beforeAll(async () => {
-    ({ t, bb, lineId, close } = await appWithBlueBubblesLine({ timeout_ms: 300 }));
+    ({ t, bb, lineId, close } = await appWithBlueBubblesLine({ timeout_ms: 300 }, { METRICS_TOKEN }));
   });
   afterAll(async () => close());
+
+  const groupSends = async () => {
+    const text = (await t.request({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).body;
+    return { sent: sample(text, 'blueline_messages_sent_total', { kind: 'group', result: 'sent' }), failed: sample(text, 'blueline_messages_sent_total', { kind: 'group', result: 'failed' }) };
+  };
 
   const body = (members: string[], key: string) => ({ to: members, message: { parts: [{ type: 'text', value: 'Welcome, team' }] }, phone_line_id: lineId, idempotency_key: key });
   const groupsWith = (member: string) => [...bb.chats.values()].filter((c) => c.style === 43 && c.participants.includes(member));
 
   it('created on the Mac: recorded once reconciliation finds it, and the retry answers that group', async () => {
     const members = ['+14155550681', '+14155550682'];
+    const before = await groupSends();
     bb.inject('POST /api/v1/chat/new', { storeThenHangMs: 3_000 });
     const first = await t.api('POST', '/api/v1/chats', body(members, 'bb-group-1'));
     expect(first.statusCode, first.body).toBe(503);
@@ -39,9 +48,12 @@ describe('a BlueBubbles group creation that times out', () => {
     expect(early.statusCode, early.body).toBe(409);
     expect(early.json().error.code).toBe(1012);
     expect(bb.requestsTo('POST', '/api/v1/chat/new')).toHaveLength(1);
+    // Not counted while nobody knows whether the group exists.
+    expect(await groupSends()).toEqual(before);
 
     const swept = await t.services.sendReconciler.sweep();
     expect(swept.groups).toMatchObject({ recorded: 1 });
+    expect(await groupSends()).toEqual({ sent: before.sent + 1, failed: before.failed });
     // Asked the Mac for our messages since, across chats, with each chat and its members.
     const queries = bb.requestsTo('POST', '/api/v1/message/query').map((r) => r.json);
     expect(queries).toContainEqual(expect.objectContaining({ with: ['chat', 'chat.participants'], sort: 'ASC' }));
@@ -74,7 +86,9 @@ describe('a BlueBubbles group creation that times out', () => {
 
     // Past the line's window (twice its 300 ms timeout) the Mac's answer is final: no such group.
     t.clock.advance(1_000);
+    const before = await groupSends();
     expect((await t.services.sendReconciler.sweep()).groups).toMatchObject({ recorded: 0, dropped: 1, pending: 0 });
+    expect(await groupSends()).toEqual({ sent: before.sent, failed: before.failed + 1 });
     // No clock move: the line's first-touch slot was given back with the key.
     const again = await t.api('POST', '/api/v1/chats', body(members, 'bb-group-2'));
     expect(again.statusCode, again.body).toBe(201);

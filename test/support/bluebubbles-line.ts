@@ -8,8 +8,8 @@ import { prepareSandbox } from './messaging.js';
 import { startStandIn, type StandIn } from '../drivers/bluebubbles/standin.js';
 
 /** `driverConfig` goes into the line's driver config with the stand-in's address (e.g. `{ timeout_ms: 300 }`). */
-export async function appWithBlueBubblesLine(driverConfig: Record<string, unknown> = {}): Promise<{ t: TestApp; bb: StandIn; lineId: string; close(): Promise<void> }> {
-  const t = await startTestApp('sqlite', { BLUELINE_ALLOW_PRIVATE_NETWORKS: '1' });
+export async function appWithBlueBubblesLine(driverConfig: Record<string, unknown> = {}, env: Record<string, string> = {}): Promise<{ t: TestApp; bb: StandIn; lineId: string; close(): Promise<void> }> {
+  const t = await startTestApp('sqlite', { BLUELINE_ALLOW_PRIVATE_NETWORKS: '1', ...env });
   await prepareSandbox(t);
   const bb = await startStandIn();
   const res = await t.admin('POST', '/admin/v1/lines', { tenant: 'demo', phone_number: '+14155550650', driver: 'bluebubbles', driver_config: bb.config(driverConfig) });

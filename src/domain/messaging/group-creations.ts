@@ -30,7 +30,7 @@ import { recordedResult } from './idempotency.js';
 import { newMessageId } from './outbound.js';
 import { fromDriverFailure } from './driver-errors.js';
 import { newUuid, randomHex } from '../ids.js';
-import { sweepPending } from './sweep.js';
+import { sweepPending, type OnSendSettled } from './sweep.js';
 import { NOT_SENT_CODE } from './undelivered.js';
 
 /** The idempotency route of chat creation. */
@@ -110,14 +110,13 @@ export interface GroupSweepLog {
   warn(obj: object, msg: string): void;
 }
 
-export function groupCreations(deps: { store: Store; clock: Clock; drivers: DriverRegistry; settling?: SettleWakeup }) {
+export function groupCreations(deps: { store: Store; clock: Clock; drivers: DriverRegistry; settling?: SettleWakeup; onSettled?: OnSendSettled }) {
   const { store, clock, drivers } = deps;
 
   const toRecord = (g: GroupCreation, line: PhoneLine): GroupToRecord => ({
     tenantId: g.tenant_id, line, handles: g.handles, text: g.text, displayName: g.display_name, chatId: g.chat_id, messageId: g.message_id, at: g.created_at,
   });
 
-  /** Records the group and settles its intent in one transaction; a group recorded already (by its request or a sweep) is answered as it is. */
   /**
    * The group's name, given on the device: a line creates a group without one (no driver takes a
    * name with the creation), so a requested display_name is a rename right after. Recorded only
@@ -135,7 +134,11 @@ export function groupCreations(deps: { store: Store; clock: Clock; drivers: Driv
     }
   }
 
-  async function record(g: GroupCreation, line: PhoneLine, created: CreatedGroup): Promise<ChatOpened> {
+  /**
+   * Records the group and settles its intent in one transaction; a group recorded already (by its
+   * request or a sweep) is answered as it is (`recordedHere` false).
+   */
+  async function record(g: GroupCreation, line: PhoneLine, created: CreatedGroup): Promise<{ opened: ChatOpened; recordedHere: boolean }> {
     g = await nameOnDevice(g, line, created);
     return store.transaction(async (tx) => {
       // The removal first: of two settling the same intent at once, the second waits here for the first.
@@ -143,16 +146,17 @@ export function groupCreations(deps: { store: Store; clock: Clock; drivers: Driv
       const already = await tx.messages.get(g.tenant_id, g.message_id);
       if (already) {
         const chat = (await tx.chats.getChat(g.tenant_id, already.chat_id))!;
-        return { kind: 'chat_opened', created: true, chat, participants: await tx.chats.participants(chat.id), lead: null, message: already };
+        const opened: ChatOpened = { kind: 'chat_opened', created: true, chat, participants: await tx.chats.participants(chat.id), lead: null, message: already };
+        return { opened, recordedHere: false };
       }
       const opened = await recordGroup(tx, toRecord(g, line), created);
       if (open && g.idempotency_key) await tx.idempotency.settle({ tenant_id: g.tenant_id, route: CHATS_ROUTE, key: g.idempotency_key }, recordedResult(opened));
-      return opened;
+      return { opened, recordedHere: true };
     });
   }
 
   /** The line has no such group: the intent goes, the idempotency key is free again, the reservation given back. */
-  async function drop(g: GroupCreation): Promise<void> {
+  async function drop(g: GroupCreation): Promise<boolean> {
     const mine = await store.transaction(async (tx) => {
       if (!(await tx.groupCreations.remove(g.id))) return false;
       if (g.idempotency_key) await tx.idempotency.release({ tenant_id: g.tenant_id, route: CHATS_ROUTE, key: g.idempotency_key });
@@ -162,13 +166,14 @@ export function groupCreations(deps: { store: Store; clock: Clock; drivers: Driv
       await store.lineRuntime.releaseFirstTouch(g.line_id, g.reserved_at, g.previous_first_touch_at);
       await store.firstTouchDays.giveBack(g.tenant_id, g.reserved_at);
     }
+    return mine;
   }
 
   async function settle(g: GroupCreation, retryInMs: number, log?: GroupSweepLog): Promise<'recorded' | 'dropped' | { until: number }> {
     const line = await store.lines.get(g.line_id);
     if (!line || !drivers.has(line.driver)) {
       // Nothing to ask: the line is gone, so nothing can be created through it since.
-      await drop(g);
+      if (await drop(g)) deps.onSettled?.('group', 'failed');
       return 'dropped';
     }
     const driver = drivers.forLine(line);
@@ -179,7 +184,7 @@ export function groupCreations(deps: { store: Store; clock: Clock; drivers: Driv
       isClaimed: async (guid) => (await store.messages.byProviderGuid(line.id, guid)) !== undefined,
     });
     if (found.state === 'created') {
-      await record(g, line, found);
+      if ((await record(g, line, found)).recordedHere) deps.onSettled?.('group', 'sent');
       return 'recorded';
     }
     const until = g.created_at + driver.sendWindowMs(NO_FILES);
@@ -188,7 +193,7 @@ export function groupCreations(deps: { store: Store; clock: Clock; drivers: Driv
       return { until: Math.max(until, clock.now() + retryInMs) };
     }
     if (clock.now() < until) return { until };
-    await drop(g);
+    if (await drop(g)) deps.onSettled?.('group', 'failed');
     return 'dropped';
   }
 
@@ -231,7 +236,7 @@ export function groupCreations(deps: { store: Store; clock: Clock; drivers: Driv
       }
       // The group exists from here: if recording it fails, the sweep records it, and the key waits for that.
       claim.keep();
-      return record(g, line, created);
+      return (await record(g, line, created)).opened;
     },
 
     /** Whether a creation under this idempotency key is still to be settled. */

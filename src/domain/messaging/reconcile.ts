@@ -34,7 +34,7 @@ import type { MediaSource } from './deps.js';
 import { groupCreations } from './group-creations.js';
 import { loadOfMessage, sendWindowEnd } from './send-window.js';
 import { FIRST_TOUCH_DAYS_KEPT_MS } from './limits.js';
-import { sweepPending } from './sweep.js';
+import { sweepPending, type OnSendSettled } from './sweep.js';
 import { failUndelivered, NOT_SENT_CODE } from './undelivered.js';
 
 export const SWEEP_INTERVAL_MS = 60_000;
@@ -60,6 +60,12 @@ export interface SweepResult {
   firstTouchDaysDeleted: number;
 }
 
+/** What a message carried, as its send is counted (a rich link is a text send). */
+function kindOf(m: Message): 'text' | 'media' | 'voice_note' {
+  if (m.parts.some((p) => p.type === 'voice_note')) return 'voice_note';
+  return m.parts.some((p) => p.type === 'media') ? 'media' : 'text';
+}
+
 export function sendReconciler(deps: {
   store: Store;
   clock: Clock;
@@ -67,6 +73,8 @@ export function sendReconciler(deps: {
   /** Gives back the staged voice note of a send failed here. */
   media?: Pick<MediaSource, 'canGiveBackVoiceNote'>;
   log?: ReconcileLog;
+  /** A send settled here (its own call counted nothing: the line never answered it). */
+  onSettled?: OnSendSettled;
 }) {
   const { store, clock, drivers } = deps;
   const groups = groupCreations(deps);
@@ -105,8 +113,11 @@ export function sendReconciler(deps: {
   }
 
   /** It never left, or the line failed it (`guid`: the line's message, kept so no other send is taken for it). */
-  const fail = (m: Message, guid?: string) =>
-    failUndelivered(deps, m, (tx) => tx.messages.settleSending(m.id, { status: 'failed', error_code: NOT_SENT_CODE, ...(guid !== undefined && { provider_guid: guid }) }));
+  async function fail(m: Message, guid?: string): Promise<boolean> {
+    const failed = await failUndelivered(deps, m, (tx) => tx.messages.settleSending(m.id, { status: 'failed', error_code: NOT_SENT_CODE, ...(guid !== undefined && { provider_guid: guid }) }));
+    if (failed) deps.onSettled?.(kindOf(m), 'failed');
+    return failed;
+  }
 
   /** One message: `sent`, `failed` or still pending (with when to look again). */
   async function settle(m: Message): Promise<'sent' | 'failed' | { until: number }> {
@@ -119,7 +130,7 @@ export function sendReconciler(deps: {
     const driver = drivers.forLine(line);
     const found = await driver.lookupSend(m.id, probeOf(m, target, line.id));
     if (found.state === 'sent') {
-      await store.messages.settleSending(m.id, { status: 'sent', provider_guid: found.guid });
+      if (await store.messages.settleSending(m.id, { status: 'sent', provider_guid: found.guid })) deps.onSettled?.(kindOf(m), 'sent');
       return 'sent';
     }
     if (found.state === 'failed') {

@@ -5,6 +5,12 @@
  */
 const BATCH = 200;
 
+/**
+ * A send whose line's answer never came, settled by a sweep: what it carried and how it ended.
+ * Counted where sends are (the metrics' messages sent), since the send itself counted nothing.
+ */
+export type OnSendSettled = (kind: 'text' | 'media' | 'voice_note' | 'group', result: 'sent' | 'failed') => void;
+
 export interface SweepPass<Done extends string> {
   done: Record<Done, number>;
   pending: number;
