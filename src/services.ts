@@ -14,6 +14,7 @@ import { linesService } from './domain/lines/service.js';
 import { lineEvents } from './domain/messaging/line-events.js';
 import { messaging, type MediaSource } from './domain/messaging/index.js';
 import { sendReconciler } from './domain/messaging/reconcile.js';
+import { failedEvents } from './domain/messaging/failed-event.js';
 import { attachmentsService } from './domain/media/attachments.js';
 import { voiceNotesService } from './domain/media/voice-notes.js';
 import { eventBus } from './domain/events/bus.js';
@@ -115,7 +116,9 @@ export function buildServices(deps: ServiceDeps) {
     useVoiceNote: (id, send, mayHaveGoneOut) => voiceNotes.useFor(id, send, mayHaveGoneOut),
     canGiveBackVoiceNote: (tenantId, id) => voiceNotes.canGiveBack(tenantId, id),
   };
-  const reconciler = sendReconciler({ store, clock, drivers, media, log: deps.logger, onSettled: observer?.messageSent.bind(observer) });
+  const reconciler = sendReconciler({
+    store, clock, drivers, media, log: deps.logger, onSettled: observer?.messageSent.bind(observer), failedEvents: failedEvents({ clock, bus, deepLinkTemplate }),
+  });
   // A send or group creation whose line's answer never came wakes the reconciler for its window's end.
   const messagingArea = messaging({ store, clock, drivers, media, settling: reconciler });
   return {

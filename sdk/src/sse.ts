@@ -7,10 +7,10 @@
 import type { Core } from './core.js';
 import { sleep } from './core.js';
 import { BlueLineError } from './errors.js';
-import type { MessageReceivedEvent } from './webhook-types.js';
+import type { WebhookEvent } from './webhook-types.js';
 
 /** One frame's data: the event record's id, type, payload (the webhook envelope) and created_at. */
-export interface StreamEvent<P = MessageReceivedEvent> {
+export interface StreamEvent<P = WebhookEvent> {
   id: string;
   type: string;
   payload: P;

@@ -1,7 +1,7 @@
 /**
- * The `message.received` webhook (spec: Events → Envelope), derived from the generated OpenAPI
- * types: the contract declares it under `webhooks` (src/contract/webhook-message-received.ts),
- * so the envelope a receiver gets, the event records' payload and these types are one schema.
+ * The webhooks (spec: Events → Envelope), derived from the generated OpenAPI types: the contract
+ * declares them under `webhooks` (src/contract/webhook-message-*.ts), so the envelope a receiver
+ * gets, the event records' payload and these types are one schema.
  */
 import type { webhooks } from './generated/openapi.js';
 
@@ -9,6 +9,17 @@ type MessageReceivedDelivery = NonNullable<webhooks['message.received']['post']>
 
 /** The envelope POSTed to a subscription (and each event record's `payload`). Dedup on `event_id`. */
 export type MessageReceivedEvent = MessageReceivedDelivery['requestBody']['content']['application/json'];
+
+type MessageFailedDelivery = NonNullable<webhooks['message.failed']['post']>;
+
+/**
+ * An outbound message its line failed after the send was answered (for subscriptions that list
+ * `message.failed`): `data.message` is the message as `messages.get` shows it, now `failed`.
+ */
+export type MessageFailedEvent = MessageFailedDelivery['requestBody']['content']['application/json'];
+
+/** Any delivery: narrow on `event_type`. */
+export type WebhookEvent = MessageReceivedEvent | MessageFailedEvent;
 
 /** A chat member: the sender, another member, or the receiving line (`is_me`). */
 export type WebhookHandle = MessageReceivedEvent['data']['message']['sender_handle'];

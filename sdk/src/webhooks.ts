@@ -23,9 +23,9 @@
  * ```
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { MessageReceivedEvent } from './webhook-types.js';
+import type { WebhookEvent } from './webhook-types.js';
 
-export type { MessageReceivedEvent, WebhookHandle, InboundPart, WebhookDeliveryHeaders } from './webhook-types.js';
+export type { MessageReceivedEvent, MessageFailedEvent, WebhookEvent, WebhookHandle, InboundPart, WebhookDeliveryHeaders } from './webhook-types.js';
 
 const VERIFICATION_BRAND = Symbol.for('@blueline/sdk:WebhookVerificationError');
 
@@ -70,11 +70,11 @@ export class WebhookVerificationError extends Error {
 }
 
 /**
- * Verifies one delivery and returns its envelope. `secret` may be a list (e.g. new and old while
+ * Verifies one delivery and returns its envelope (narrow on `event_type`). `secret` may be a list (e.g. new and old while
  * you roll your configuration over). Throws `WebhookVerificationError` (statusCode 401) when the
  * delivery is not authentic or not fresh, `TypeError` on misuse (a parsed body, no secret).
  */
-export function verifyWebhook<E = MessageReceivedEvent>(
+export function verifyWebhook<E = WebhookEvent>(
   rawBody: RawBody,
   headers: WebhookHeaders,
   secret: string | readonly string[],

@@ -14,6 +14,7 @@ import { DeliveryAttempt, EventRecord, EventStatus } from './event.js';
 import { Attachment } from './attachment.js';
 import { EventType, WebhookSubscription } from './webhook-subscription.js';
 import { InboundPart, MessageReceived, WebhookHandle } from './webhook-message-received.js';
+import { MessageFailed } from './webhook-message-failed.js';
 import { Account } from './account.js';
 import { Tenant, TenantStatus } from './tenant.js';
 import { AdminPhoneLine, LineDriver } from './admin-line.js';
@@ -34,6 +35,7 @@ export const NAMED_SCHEMAS: Readonly<Record<string, TSchema>> = {
   EventStatus,
   DeliveryAttempt,
   MessageReceived,
+  MessageFailed,
   WebhookHandle,
   InboundPart,
   Attachment,

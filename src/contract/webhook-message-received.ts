@@ -35,11 +35,11 @@ export type InboundPart = Static<typeof InboundPart>;
 
 const SIGNATURE_HEX = '[0-9a-f]{64}';
 
-/** The headers of every delivery attempt (signer.ts); names are case-insensitive. */
-export const MessageReceivedHeaders = (brand = 'service') =>
+/** The headers of every delivery attempt of an `event` (signer.ts); names are case-insensitive. */
+export const webhookHeaders = (event: string) => (brand = 'service') =>
   Type.Object(
     {
-      'X-Webhook-Event': Type.Literal('message.received', { description: 'the event type' }),
+      'X-Webhook-Event': Type.Literal(event, { description: 'the event type' }),
       'X-Webhook-Event-Id': Type.String({ description: 'the dedup key (the envelope\'s event_id)' }),
       'X-Webhook-Timestamp': Type.String({ pattern: '^[0-9]+$', description: 'Unix seconds of this attempt' }),
       'X-Webhook-Subscription-Id': Type.String({ description: 'the subscription delivered to' }),
@@ -47,13 +47,15 @@ export const MessageReceivedHeaders = (brand = 'service') =>
         pattern: `^t=[0-9]+(,v1=${SIGNATURE_HEX})+$`,
         description: 't=<ts>,v1=<hex>: one v1= per valid secret of the subscription (several during a rotation overlap), newest first',
       }),
-      [`x-${brand}-event`]: Type.Literal('message.received', { description: 'legacy: X-Webhook-Event' }),
+      [`x-${brand}-event`]: Type.Literal(event, { description: 'legacy: X-Webhook-Event' }),
       [`x-${brand}-event-id`]: Type.String({ description: 'legacy: X-Webhook-Event-Id' }),
       [`x-${brand}-timestamp`]: Type.String({ pattern: '^[0-9]+$', description: 'legacy: X-Webhook-Timestamp' }),
       [`x-${brand}-signature`]: Type.String({ pattern: `^v1,[0-9]+,${SIGNATURE_HEX}$`, description: 'legacy: v1,<ts>,<hex>, signed with the newest secret only' }),
     },
     { description: 'Delivery headers' },
   );
+
+export const MessageReceivedHeaders = webhookHeaders('message.received');
 
 export const MessageReceived = Type.Object(
   {
@@ -109,6 +111,13 @@ export const MessageReceived = Type.Object(
 );
 export type MessageReceived = Static<typeof MessageReceived>;
 
+/** What a subscriber's answers mean, for every event type. */
+export const WEBHOOK_RESPONSES = {
+  '2XX': 'Received: the event is delivered',
+  '4XX': 'Refused (answer 401 to a bad signature): not retried in this delivery; the event is failed and can be replayed',
+  '5XX': 'Not received: retried with a short exponential backoff, 3 attempts in all (a network error or timeout counts the same)',
+} as const;
+
 export const messageReceived = webhook({
   event: 'message.received',
   operationId: 'messageReceived',
@@ -120,9 +129,5 @@ export const messageReceived = webhook({
   tags: ['webhooks'],
   body: MessageReceived,
   headers: MessageReceivedHeaders,
-  responses: {
-    '2XX': 'Received: the event is delivered',
-    '4XX': 'Refused (answer 401 to a bad signature): not retried in this delivery; the event is failed and can be replayed',
-    '5XX': 'Not received: retried with a short exponential backoff, 3 attempts in all (a network error or timeout counts the same)',
-  },
+  responses: WEBHOOK_RESPONSES,
 });

@@ -16,7 +16,11 @@ export const EVENT_NAMESPACE = 'imessage';
 
 export const messageEventId = (guid: string) => `${EVENT_NAMESPACE}:msg:${guid}`;
 
-const handle = (value: string, isMe: boolean) => ({ handle: value, service: 'imessage' as const, is_me: isMe });
+/** BLUELINE_DEEP_LINK_TEMPLATE (or the chat's messages) filled in for one chat. */
+export const deepLink = (template: string, chatId: string, tenantSlug: string) =>
+  template.replaceAll('{chat_id}', encodeURIComponent(chatId)).replaceAll('{tenant}', encodeURIComponent(tenantSlug));
+
+export const handle = (value: string, isMe: boolean) => ({ handle: value, service: 'imessage' as const, is_me: isMe });
 
 /** What the envelope reads of each record (the test delivery builds its sample from these alone). */
 export function messageReceivedEnvelope(args: {
@@ -64,7 +68,7 @@ export function messageReceivedEnvelope(args: {
         read_at: isoOrNull(message.read_at),
         service: 'imessage' as const,
       },
-      crm_deep_link: args.deepLinkTemplate.replaceAll('{chat_id}', encodeURIComponent(chat.id)).replaceAll('{tenant}', encodeURIComponent(tenant.slug)),
+      crm_deep_link: deepLink(args.deepLinkTemplate, chat.id, tenant.slug),
     },
     // Legacy aliases some integrations still read; prefer data.*.
     from: sender,

@@ -6,10 +6,10 @@
  */
 import type { InboundMessage } from '../../drivers/types.js';
 import type { Chat, DeliveryJob, EventRow, PhoneLine, Tenant } from '../../store/index.js';
-import { ids, newEventId, timeSortableId } from '../ids.js';
+import { ids, newEventId } from '../ids.js';
 import { newMessageId } from './outbound.js';
 import { messageEventId, messageReceivedEnvelope, type InboundMessageRecord, type InboundPart } from '../events/envelope.js';
-import { DEV_INBOX_URL } from '../events/subscriptions.js';
+import { destinations, type SubscriptionTarget } from '../events/destinations.js';
 
 export interface InboundRecord {
   message: InboundMessageRecord;
@@ -26,7 +26,7 @@ export function inboundRecord(args: {
   msg: InboundMessage;
   parts: InboundPart[];
   /** the tenant's subscriptions (enabled or not) */
-  subscriptions: { id: string; url: string; events: string[]; enabled: boolean }[];
+  subscriptions: SubscriptionTarget[];
   nowMs: number;
   deepLinkTemplate: string;
 }): InboundRecord {
@@ -40,21 +40,11 @@ export function inboundRecord(args: {
     tenant, line, chat, participants: args.participants, message, guid: msg.guid,
     traceId: ids.trace(), nowMs: now, deepLinkTemplate: args.deepLinkTemplate,
   });
-  const subs = args.subscriptions.filter((s) => s.enabled && s.events.includes('message.received'));
-  const real = subs.filter((s) => s.url !== DEV_INBOX_URL);
-  const devInbox = subs.length > real.length;
   const eventRef = newEventId(now);
-  // No destination at all: recorded as failed, so it can be listed and replayed once one exists.
-  const status = real.length ? 'pending' : devInbox ? 'dev_inbox' : 'failed';
+  const { status, devInbox, jobs } = destinations(args.subscriptions, 'message.received', eventRef, tenant.id, now);
   const event: EventRow = {
     id: eventRef, tenant_id: tenant.id, type: 'message.received', event_id: messageEventId(msg.guid), lead_id: args.leadId,
     convo_id: chat.convo_id, payload: JSON.stringify(envelope), status, dev_inbox: devInbox, delivered_at: null, created_at: now,
   };
-  const jobs = real.map(
-    (s): DeliveryJob => ({
-      id: `job_${timeSortableId(now)}`, event_ref: eventRef, subscription_id: s.id, tenant_id: tenant.id, url: s.url,
-      state: 'pending', attempts: 0, next_attempt_at: Date.now(), lease_until: null, created_at: now,
-    }),
-  );
   return { message, event, jobs };
 }

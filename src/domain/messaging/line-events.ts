@@ -19,6 +19,7 @@ import type { InboundPart } from '../events/envelope.js';
 import { inboundRecord } from './inbound-record.js';
 import { recordDirectInbound } from './inbound-direct.js';
 import { failUndelivered, NOT_SENT_CODE, type UndeliveredDeps } from './undelivered.js';
+import { failedEvents } from './failed-event.js';
 
 /**
  * The largest inbound file kept. The spec limits uploads (100 MB per PUT), not inbound files; a
@@ -77,6 +78,7 @@ export function lineEvents(deps: LineEventsDeps): DriverEvents {
   const { store, clock, blobs, bus } = deps;
   const receipts = receiptWriter(store);
   const reactions = messageReactions({ store });
+  const announceFailed = failedEvents({ clock, bus, deepLinkTemplate: deps.deepLinkTemplate });
 
   return {
     async reaction(lineId, r) {
@@ -94,7 +96,7 @@ export function lineEvents(deps: LineEventsDeps): DriverEvents {
       const m = await store.messages.byProviderGuid(lineId, guid);
       if (!m || m.direction !== 'outbound') return false;
       // Which states a late failure may still change is failAfterSend's rule (store), checked as it writes.
-      return failUndelivered({ store, media: deps.media }, m, (tx) => tx.messages.failAfterSend(m.id, NOT_SENT_CODE));
+      return failUndelivered({ store, media: deps.media, failedEvents: announceFailed }, m, (tx) => tx.messages.failAfterSend(m.id, NOT_SENT_CODE));
     },
 
     async edited(lineId, guid, text, atMs) {

@@ -9,6 +9,7 @@
  */
 import type { Message, Repos, Store } from '../../store/index.js';
 import type { MediaSource } from './deps.js';
+import type { FailedEvents } from './failed-event.js';
 
 /** Why a message its line did not deliver failed: delivery failed downstream (retryable). */
 export const NOT_SENT_CODE = 4001;
@@ -16,6 +17,8 @@ export const NOT_SENT_CODE = 4001;
 export interface UndeliveredDeps {
   store: Store;
   media?: Pick<MediaSource, 'canGiveBackVoiceNote'>;
+  /** Records `message.failed` for the projects that subscribe to it. */
+  failedEvents?: FailedEvents;
   log?: { warn(obj: object, msg: string): void };
 }
 
@@ -33,7 +36,8 @@ export async function failUndelivered(deps: UndeliveredDeps, m: Message, settle:
       deps.log?.warn({ message_id: m.id, voice_note_id: p.voice_note_id, reason: (err as Error).message }, 'could not tell whether the voice note of an undelivered message can be given back');
     }
   }
-  return deps.store.transaction(async (tx) => {
+  let announced = false;
+  const failed = await deps.store.transaction(async (tx) => {
     if (!(await settle(tx))) return false;
     for (const id of giveBack) await tx.media.releaseVoiceNote(id);
     // A person's chat whose every message failed pins nothing (as when the line refuses a first
@@ -44,6 +48,9 @@ export async function failUndelivered(deps: UndeliveredDeps, m: Message, settle:
       const chat = await tx.chats.getChat(m.tenant_id, m.chat_id);
       if (chat && !chat.is_group) await tx.chats.releaseLine(m.chat_id, m.line_id);
     }
+    announced = (await deps.failedEvents?.record(tx, { ...m, status: 'failed', error_code: NOT_SENT_CODE })) ?? false;
     return true;
   });
+  if (announced) deps.failedEvents!.recorded(m.tenant_id);
+  return failed;
 }

@@ -1,5 +1,5 @@
 /** Messages and the results of message operations, as the contract shows them. */
-import { isoAt, isoOrNull } from '../../clock.js';
+import { isoAt } from '../../clock.js';
 import type { Message as MessageRecord } from '../../store/index.js';
 import type { Message, MessageWithReactions } from '../../contract/message.js';
 import type { SendResponse } from '../../contract/messages-send.js';
@@ -8,24 +8,10 @@ import type { ReactResponse } from '../../contract/messages-react.js';
 import type { Sent } from '../../domain/messaging/send.js';
 import type { Edited, Reacted } from '../../domain/messaging/message-ops.js';
 import type { ReactionView } from '../../domain/messaging/reactions.js';
+import { messageView } from '../../domain/messaging/message-view.js';
 
-export function publicMessage(m: MessageRecord): Message {
-  return {
-    id: m.id,
-    chat_id: m.chat_id,
-    direction: m.direction,
-    status: m.status,
-    parts: m.parts,
-    effect: m.effect,
-    sender_handle: m.sender_handle,
-    phone_line_id: m.line_id,
-    sent_at: isoAt(m.sent_at),
-    delivered_at: isoOrNull(m.delivered_at),
-    read_at: isoOrNull(m.read_at),
-    edited_at: isoOrNull(m.edited_at),
-    ...(m.error_code !== null && { error_code: m.error_code }),
-  };
-}
+/** The contract's Message (the mapping is the domain's: the message.failed event carries it too). */
+export const publicMessage = (m: MessageRecord): Message => messageView(m);
 
 export const messageWithReactions = (m: MessageRecord, reactions: readonly ReactionView[] = []): MessageWithReactions => ({
   ...publicMessage(m),

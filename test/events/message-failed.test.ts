@@ -1,0 +1,145 @@
+/**
+ * `message.failed`: a project that subscribes to it hears, as a signed webhook (and in its event
+ * log, stream and dev inbox), of an outbound message its line failed after the send was
+ * answered: Messages gave up on it (the simulator's +15005550008), or reconciliation found that a
+ * send whose answer never came never left (a BlueBubbles Mac that never got it). The envelope
+ * matches the contract; a subscription to message.received alone gets nothing, and a project
+ * with no subscription to it records nothing.
+ */
+import { randomBytes } from 'node:crypto';
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../support/app.js';
+import { STORE_KINDS } from '../support/stores.js';
+import { startReceiver, type Receiver } from '../support/receiver.js';
+import { eventually, firstTouch, prepareSandbox } from '../support/messaging.js';
+import { appWithBlueBubblesLine } from '../support/bluebubbles-line.js';
+import { SIMULATOR_RECIPIENTS } from '../../src/drivers/simulator/reserved.js';
+import { MessageFailed, type MessageFailed as MessageFailedEnvelope } from '../../src/contract/webhook-message-failed.js';
+import { webhookHeaders } from '../../src/contract/webhook-message-received.js';
+import { verifyWebhook } from '../../src/index.js';
+import type { StandIn } from '../drivers/bluebubbles/standin.js';
+
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
+const ajv = addFormats(new Ajv({ strict: false, allErrors: true }));
+
+/** The schema with every object closed, so an undeclared field fails as surely as a missing one. */
+function closed(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(closed);
+  if (!schema || typeof schema !== 'object') return schema;
+  const out = Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, closed(v)]));
+  return 'properties' in out ? { ...out, additionalProperties: false } : out;
+}
+const validateBody = ajv.compile(closed(MessageFailed) as object);
+
+function expectContract(envelope: unknown): MessageFailedEnvelope {
+  if (!validateBody(envelope)) throw new Error(`message.failed does not match the contract: ${ajv.errorsText(validateBody.errors)}`);
+  return envelope as MessageFailedEnvelope;
+}
+
+describe.each(STORE_KINDS)('message.failed through the simulator (%s)', (kind) => {
+  let t: TestApp;
+  let both: Receiver;
+  let receivedOnly: Receiver;
+  let secret: string;
+  beforeAll(async () => {
+    t = await startTestApp(kind, { BLUELINE_ALLOW_PRIVATE_NETWORKS: '1' });
+    await prepareSandbox(t);
+    both = await startReceiver();
+    receivedOnly = await startReceiver();
+    const sub = await t.api('POST', '/api/v1/webhook-subscriptions', { url: both.url, events: ['message.received', 'message.failed'] });
+    expect(sub.statusCode, sub.body).toBe(201);
+    expect(sub.json().events).toEqual(['message.received', 'message.failed']);
+    secret = sub.json().secret;
+    expect((await t.api('POST', '/api/v1/webhook-subscriptions', { url: receivedOnly.url, events: ['message.received'] })).statusCode).toBe(201);
+  });
+  afterAll(async () => {
+    await both?.close();
+    await receivedOnly?.close();
+    await t?.close();
+  });
+
+  it('a message Messages failed after the send answered `sent`: one signed delivery of the message as its lookup shows it', async () => {
+    const sent = await firstTouch(t, { phone: SIMULATOR_RECIPIENTS.failsAfterSend, body: 'will fail later' });
+    expect(sent.json()).toMatchObject({ status: 'sent' });
+    const messageId = sent.json().message_id as string;
+
+    const [got] = await both.waitFor(1);
+    const headers = got!.headers;
+    const schema = webhookHeaders('message.failed')(t.config.headerBrand) as unknown as { properties: Record<string, unknown>; required?: string[] };
+    // Header names are case-insensitive: node gives them lowercased.
+    const lowercased = { ...schema, properties: Object.fromEntries(Object.entries(schema.properties).map(([k, v]) => [k.toLowerCase(), v])), required: (schema.required ?? []).map((k) => k.toLowerCase()) };
+    expect(ajv.validate(lowercased, headers), ajv.errorsText(ajv.errors)).toBe(true);
+    expect(headers['x-webhook-event']).toBe('message.failed');
+    expect(headers['x-webhook-event-id']).toBe(`imessage:failed:${messageId}`);
+    expect(verifyWebhook({ rawBody: got!.body, headers, secret }).ok).toBe(true);
+    const envelope = expectContract(JSON.parse(got!.body.toString('utf8')));
+    const lookup = (await t.api('GET', `/api/v1/messages/${messageId}`)).json().message;
+    const { reactions: _reactions, ...asLookedUp } = lookup;
+    expect(envelope.data.message).toEqual(asLookedUp);
+    expect(envelope.data.message).toMatchObject({ id: messageId, direction: 'outbound', status: 'failed', error_code: 4001 });
+    expect(envelope).toMatchObject({ event: 'message.failed', event_type: 'message.failed', partner_id: t.demo.tenant, data: { chat: { id: sent.json().chat_id, is_group: false } } });
+    expect(envelope.data.chat.handles).toEqual([
+      { handle: SIMULATOR_RECIPIENTS.failsAfterSend, service: 'imessage', is_me: false },
+      { handle: envelope.data.chat.owner_handle.handle, service: 'imessage', is_me: true },
+    ]);
+
+    // In the event log, filterable by type, delivered; nothing went to the message.received-only subscription.
+    const listed = (await t.api('GET', '/api/v1/events?type=message.failed', undefined, { tenant: 'demo' })).json().events as { event_id: string; lead_id: string; payload: unknown; delivery: { status: string } }[];
+    const record = listed.find((e) => e.event_id === `imessage:failed:${messageId}`)!;
+    expect(record.lead_id).toBe(sent.json().lead_id);
+    expect(record.payload).toEqual(envelope);
+    await eventually(async () => (await t.api('GET', '/api/v1/events?type=message.failed', undefined, { tenant: 'demo' })).json().events[0].delivery.status, (s) => s === 'delivered');
+    expect(receivedOnly.received).toHaveLength(0);
+  });
+
+  it('nothing is recorded for a project without a subscription to it', async () => {
+    const other = (await t.admin('POST', '/admin/v1/accounts', { name: `No failed events ${kind}` })).json();
+    const slug = `nofail-${randomBytes(3).toString('hex')}`;
+    await t.admin('POST', '/admin/v1/tenants', { account_id: other.account.id, slug });
+    const line = (await t.admin('POST', '/admin/v1/lines', { tenant: slug, phone_number: `+1415555${String(2000 + Math.floor(Math.random() * 7000))}`, driver: 'simulator' })).json().phone_line;
+    const as = { secret: other.signing_secret, tenant: slug };
+    expect((await t.api('POST', '/api/v1/webhook-subscriptions', { url: 'https://dev-inbox', events: ['message.received'] }, as)).statusCode).toBe(201);
+    const sent = await t.api('POST', '/api/v1/send', { phone: SIMULATOR_RECIPIENTS.failsAfterSend, body: 'fails unheard', phone_line_id: line.id }, as);
+    expect(sent.statusCode, sent.body).toBe(200);
+    await eventually(async () => (await t.api('GET', `/api/v1/messages/${sent.json().message_id}`, undefined, as)).json().message.status, (s) => s === 'failed');
+    expect((await t.api('GET', '/api/v1/events', undefined, as)).json().events).toEqual([]);
+  });
+});
+
+describe('message.failed for a send reconciliation found never left (BlueBubbles), in the dev inbox', () => {
+  let t: TestApp;
+  let bb: StandIn;
+  let lineId: string;
+  let close: () => Promise<void>;
+  beforeAll(async () => {
+    ({ t, bb, lineId, close } = await appWithBlueBubblesLine({ timeout_ms: 300 }));
+  });
+  afterAll(async () => close());
+
+  it('is recorded when the sweep fails the message, and the dev inbox has it', async () => {
+    expect((await t.api('POST', '/api/v1/webhook-subscriptions', { url: 'https://dev-inbox', events: ['message.failed'] })).statusCode).toBe(201);
+    const phone = '+14155550691';
+    expect((await t.api('POST', '/api/v1/send', { phone, body: 'hello', phone_line_id: lineId })).statusCode).toBe(200);
+    // The Mac never gets this one, and its answer never comes.
+    bb.inject('POST /api/v1/message/text', { hangMs: 3_000 });
+    const lost = await t.api('POST', '/api/v1/send', { phone, body: 'never left' });
+    expect(lost.statusCode).toBe(503);
+    const messageId = lost.json().message_id as string;
+    const since = new Date(t.clock.now() - 1000).toISOString();
+    const inbox = async () => (await t.api('GET', `/api/v1/dev-inbox?since=${encodeURIComponent(since)}`, undefined, { tenant: 'demo' })).json().events as { type: string; payload: unknown }[];
+    // While it is `sending` nobody knows: no event.
+    expect(await inbox()).toEqual([]);
+
+    t.clock.advance(60_000);
+    await t.services.sendReconciler.sweep();
+    const [event] = await inbox();
+    expect(event?.type).toBe('message.failed');
+    const envelope = expectContract(event!.payload);
+    expect(envelope.data.message).toMatchObject({ id: messageId, status: 'failed', error_code: 4001, parts: [{ type: 'text', value: 'never left' }], phone_line_id: lineId });
+    // A sweep that finds it settled records nothing more.
+    await t.services.sendReconciler.sweep();
+    expect(await inbox()).toHaveLength(1);
+  });
+});
