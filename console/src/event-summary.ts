@@ -1,5 +1,15 @@
-/** What an event says in a line, for lists: a message.received's text (media as [media]) and who sent it. */
-type Payload = { from?: string; data?: { message?: { sender_handle?: { handle?: string }; parts?: { type: string; value?: string }[] } } };
+/**
+ * What an event says in a line, for lists: its message's text (media as [media]) and who it is
+ * from, or for a message.failed whom the failed message was to.
+ */
+type Payload = {
+  event_type?: string;
+  from?: string;
+  data?: {
+    chat?: { handles?: { handle: string; is_me: boolean }[] };
+    message?: { sender_handle?: { handle?: string } | string | null; parts?: { type: string; value?: string }[] };
+  };
+};
 
 export function textOf(e: { payload: unknown }): string {
   const parts = (e.payload as Payload).data?.message?.parts ?? [];
@@ -8,5 +18,10 @@ export function textOf(e: { payload: unknown }): string {
 
 export function senderOf(e: { payload: unknown }): string {
   const p = e.payload as Payload;
-  return p.data?.message?.sender_handle?.handle ?? p.from ?? '';
+  if (p.event_type === 'message.failed') {
+    const to = (p.data?.chat?.handles ?? []).filter((h) => !h.is_me).map((h) => h.handle);
+    return to.length ? `to ${to.join(', ')}` : '';
+  }
+  const sender = p.data?.message?.sender_handle;
+  return (typeof sender === 'object' ? sender?.handle : undefined) ?? p.from ?? '';
 }

@@ -67,6 +67,25 @@ describe.skipIf(skip)('the console in daily use, in Chromium', { timeout: 60_000
     await page.getByText('inbox late').first().waitFor();
   });
 
+  it('dev inbox: a message that failed after its send shows whom it was to, once the endpoint asks for message.failed', async () => {
+    await page.goto(`${server.url}/console/developers`);
+    // The endpoint form offers both event types.
+    const pick = page.getByRole('group', { name: 'Events' });
+    await pick.getByRole('checkbox', { name: 'message.failed' }).waitFor();
+    expect(await pick.getByRole('checkbox').count()).toBe(2);
+
+    const subs = (await (await call('GET', '/api/v1/webhook-subscriptions', undefined, demo.signing_secret)).json()) as { subscriptions: { id: string; url: string }[] };
+    const inboxSub = subs.subscriptions.find((s) => s.url === 'https://dev-inbox')!;
+    expect((await call('PATCH', `/api/v1/webhook-subscriptions/${inboxSub.id}`, { events: ['message.received', 'message.failed'] }, demo.signing_secret)).status).toBe(200);
+    const sent = await call('POST', '/api/v1/send', { phone: '+15005550008', body: 'this one will fail' }, demo.signing_secret);
+    expect(sent.status).toBe(200);
+    const inbox = page.getByRole('list', { name: 'Dev inbox events, newest first' });
+    const row = inbox.getByRole('listitem').filter({ hasText: 'this one will fail' });
+    await row.waitFor({ timeout: 10_000 });
+    expect(await row.locator('.badge').innerText()).toBe('failed');
+    expect(await row.innerText()).toContain('to +15005550008');
+  });
+
   it('group thread: each message from the group names who wrote it', async () => {
     const chat = { chat_key: 'iMessage;+;chat-daily-group', handles: ['+14155550183', '+14155550184'] };
     await inject({ from: '+14155550183', text: 'Blue or green?', chat }, demo.phone_line_ids[1]);

@@ -8,7 +8,7 @@ import { Badge, Card, Empty, ErrorBanner, Notice, Page, SecretOnce, Spinner, ago
 import { senderOf, textOf } from '../event-summary.js';
 
 type EventType = CreateSubscriptionRequest['events'][number];
-const EVENT_TYPES: readonly EventType[] = ['message.received'];
+const EVENT_TYPES: readonly EventType[] = ['message.received', 'message.failed'];
 
 const OVERLAPS = [
   { hours: 0, label: 'none: every earlier secret stops now' },
@@ -188,7 +188,9 @@ function DevInbox() {
           <li key={e.id} className="inbox-row" data-event-id={e.id}>
             <span className="mono muted">{time(e.created_at)}</span>
             <bdi className="mono ellipsis">{senderOf(e)}</bdi>
-            <bdi className="ellipsis" dir="auto">{textOf(e)}</bdi>
+            <span className="ellipsis">
+              {e.type === 'message.failed' && <span className="badge bad">failed</span>} <bdi dir="auto">{textOf(e)}</bdi>
+            </span>
             <Link to="/events/$eventId" params={{ eventId: e.id }} className="small">
               Details
             </Link>

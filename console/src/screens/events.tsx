@@ -157,6 +157,7 @@ export function Events() {
             <select value={filters.type} onChange={set('type')}>
               <option value="">Any type</option>
               <option value="message.received">message.received</option>
+              <option value="message.failed">message.failed</option>
             </select>
           </label>
           <label>
