@@ -42,6 +42,8 @@ describe('verifyWebhook on real deliveries', () => {
 
     const event = verifyWebhook(body, headers, sub.secret);
     expect(event).toMatchObject({ event_type: 'message.received', data: { message: { direction: 'inbound' } } });
+    // A delivery is any event type the subscription lists: narrowed on event_type.
+    if (event.event_type !== 'message.received') throw new Error('expected message.received');
     expect(event.data.message.parts).toEqual([{ type: 'text', value: 'signed hello' }]);
     // Typed from the contract: parts narrow by type, the legacy aliases are always strings.
     const texts = event.data.message.parts.map((p: InboundPart) => (p.type === 'text' ? p.value : p.attachment_id));
