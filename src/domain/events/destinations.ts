@@ -17,7 +17,7 @@ export function destinations(subscriptions: readonly SubscriptionTarget[], type:
   const subs = subscriptions.filter((s) => s.enabled && s.events.includes(type));
   const real = subs.filter((s) => s.url !== DEV_INBOX_URL);
   const devInbox = subs.length > real.length;
-  // No destination at all: recorded as failed, so it can be listed and replayed once one exists.
+  // No destination at all (message.received is recorded even so): failed, so it can be listed and replayed once one exists.
   const status: EventRow['status'] = real.length ? 'pending' : devInbox ? 'dev_inbox' : 'failed';
   const jobs = real.map(
     (s): DeliveryJob => ({

@@ -22,4 +22,3 @@ export function messageView(m: Message) {
     ...(m.error_code !== null && { error_code: m.error_code }),
   };
 }
-export type MessageView = ReturnType<typeof messageView>;
