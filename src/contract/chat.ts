@@ -21,7 +21,7 @@ export const PartInput = Type.Object(
 export type PartInput = Static<typeof PartInput>;
 
 export const Parts = Type.Array(PartInput, {
-  description: `1 to ${MAX_PARTS} parts (1006), no two text parts in a row (1008); a first message into a new chat carries no URL (1005)`,
+  description: `1 to ${MAX_PARTS} parts (more: 1006; none: a missing field, the route's 1001 or 1003), no two text parts in a row (1008); a first message into a new chat carries no URL (1005)`,
 });
 
 export const Chat = Type.Object({

@@ -25,8 +25,9 @@ export const MessageStatus = Type.Enum(['sending', 'sent', 'delivered', 'read', 
     'outbound: sending → sent → delivered → read (or edited), or failed; inbound: received. ' +
     'A `sent` message becomes `failed` (error_code 4001) when its line reports that Messages could not deliver it after all; ' +
     'its send\'s idempotency key still replays the `sent` answer, so a retry takes a new key. ' +
-    '`sending`: recorded and handed to the line, which has not confirmed it yet (a send interrupted by a restart is ' +
-    'settled at the next start from the line itself: `sent` if it went out, `failed` with error_code 4001 if not). ' +
+    '`sending`: recorded and handed to the line, which has not confirmed it yet (a send whose line did not answer in time ' +
+    '(503 / 3002) or that a restart interrupted is settled from the line itself once its send window ends: `sent` if it ' +
+    'went out, `failed` with error_code 4001 if not); an edit or a tapback on it meanwhile is 409 / 1012. ' +
     'Before retrying an ambiguous send, check the status: retry only on `failed`; on `sending`, look again shortly.',
 });
 

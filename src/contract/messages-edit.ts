@@ -31,9 +31,9 @@ export const editMessage = operation({
   params: IdParams,
   body: EditMessageRequest,
   responses: { 200: EditMessageResponse },
-  // 1011: the message is inbound; 4001: past the 15-minute window, never delivered, or refused downstream;
-  // 4099: the line cannot edit (501) or is no longer the project's (422).
-  errors: [1009, 1011, 2003, 3002, 4001, 4099, { code: 4099, status: 422 }],
+  // 1011: the message is inbound; 1012: it is still `sending`; 4001: past the 15-minute window, never
+  // delivered, or refused downstream; 4099: the line cannot edit (501) or is no longer the project's (422).
+  errors: [1009, 1011, 1012, 2003, 3002, 4001, 4099, { code: 4099, status: 422 }],
   // decisions.md: a missing field is 1002 on this route (the spec's edit errors).
   missingFieldCode: 1002,
   rateLimited: true,

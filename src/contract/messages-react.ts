@@ -32,7 +32,8 @@ export const reactToMessage = operation({
   params: IdParams,
   body: ReactRequest,
   responses: { 200: ReactResponse },
-  // 4001: never delivered, or refused downstream; 4099: the line cannot react (501) or is no longer the project's (422).
-  errors: [2003, 3002, 4001, 4099, { code: 4099, status: 422 }],
+  // 1012: still `sending`; 4001: never delivered, or refused downstream; 4099: the line cannot react (501)
+  // or is no longer the project's (422).
+  errors: [1012, 2003, 3002, 4001, 4099, { code: 4099, status: 422 }],
   rateLimited: true,
 });

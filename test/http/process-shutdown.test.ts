@@ -3,7 +3,8 @@
  * body is still arriving gets its answer and the process exits 0, even past the old hard-coded
  * 10 s; a request that comes on a kept-alive connection once shutdown has begun is refused in the
  * spec's envelope with X-Trace-ID and Connection: close; and BLUELINE_SHUTDOWN_GRACE_MS bounds the
- * wait, after which the process exits 1 and says why.
+ * wait, after which the process exits 1 and says why. A send whose line never answers (the
+ * simulator's +15005550006/7) holds no request open: the process stops at once.
  */
 import fs from 'node:fs';
 import net from 'node:net';
@@ -11,6 +12,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SERVICE_TEST_MS, startServerProcess, type ServerProcess } from '../support/server-process.js';
 import { parseResponses } from '../support/raw-http.js';
+import { SIMULATOR_RECIPIENTS } from '../../src/drivers/simulator/reserved.js';
 
 /** One kept-alive connection written by hand, so the test decides when each byte arrives. */
 function rawConnection(url: string) {
@@ -31,9 +33,9 @@ describe('the service process on SIGTERM', () => {
 
   const start = async (env: Record<string, string> = {}) => {
     server = await startServerProcess({ prefix: 'blueline-shutdown-', captureStdout: true, env });
-    const demo = JSON.parse(fs.readFileSync(path.join(server.dataDir, 'demo.json'), 'utf8')) as { admin_token: string };
+    const demo = JSON.parse(fs.readFileSync(path.join(server.dataDir, 'demo.json'), 'utf8')) as { admin_token: string; signing_secret: string; phone_line_ids: string[] };
     const exited = new Promise<{ code: number | null; at: number }>((r) => server!.child.once('exit', (code) => r({ code, at: Date.now() })));
-    return { server, adminToken: demo.admin_token, exited };
+    return { server, adminToken: demo.admin_token, demo, exited };
   };
 
   /** A POST whose headers and first bytes are sent now; the rest is up to the test. */
@@ -107,6 +109,40 @@ describe('the service process on SIGTERM', () => {
       expect(at - signalled).toBeLessThan(8_000);
       expect(server.stdout()).toContain('BLUELINE_SHUTDOWN_GRACE_MS');
       conn.socket.destroy();
+    },
+    SERVICE_TEST_MS,
+  );
+
+  it(
+    'stops at once after a send and a group creation whose line never answers: each was answered 503 / 3002, and nothing waits out the grace',
+    async () => {
+      const { server, demo, exited } = await start({ LOG_LEVEL: 'info' });
+      const post = (p: string, body: object) =>
+        fetch(server.url + p, { method: 'POST', headers: { authorization: `Bearer ${demo.signing_secret}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(
+          async (res) => ({ status: res.status, json: (await res.json()) as any }),
+        );
+      const [lineA, lineB] = demo.phone_line_ids as [string, string];
+      const answers = Promise.all([
+        post('/api/v1/send', { phone: SIMULATOR_RECIPIENTS.stallsBeforeDevice, body: 'never reaches the device', phone_line_id: lineA }),
+        post('/api/v1/chats', { to: [SIMULATOR_RECIPIENTS.stallsAfterDevice, '+14155550778'], message: { parts: [{ type: 'text', value: 'Kickoff' }] }, phone_line_id: lineB }),
+      ]);
+      // Answered at once (the old simulator never answered them); 10 s only bounds a loaded machine.
+      const answered = await Promise.race([answers, sleep(10_000).then(() => undefined)]);
+      expect(answered, 'both requests answered').toBeDefined();
+      const [send, group] = answered!;
+      expect(send.status).toBe(503);
+      expect(send.json).toMatchObject({ code: 3002, retryable: true, message_id: expect.stringMatching(/^msg_/) });
+      expect(group.status).toBe(503);
+      expect(group.json.error).toMatchObject({ code: 3002, retryable: true });
+
+      // Their reconciliation is pending (the message `sending`, the group unrecorded); SIGTERM stops the service at once.
+      const signalled = Date.now();
+      server.child.kill('SIGTERM');
+      const { code, at } = await exited;
+      expect(code).toBe(0);
+      // Not the default 35 s grace (the bound only allows for a loaded machine).
+      expect(at - signalled).toBeLessThan(8_000);
+      expect(server.stdout()).toMatch(/"msg":"stopped"/);
     },
     SERVICE_TEST_MS,
   );

@@ -3,6 +3,7 @@ import { startTestApp, type TestApp } from '../support/app.js';
 import { deviceLog, firstTouch, newRecipient, prepareSandbox, uploadedImage } from '../support/messaging.js';
 import { makeWav16Fast, sine } from '../audio/fixtures.js';
 import { decodeCafToPcm } from '../../src/audio/index.js';
+import { SIMULATOR_RECIPIENTS } from '../../src/drivers/simulator/reserved.js';
 
 const wavB64 = (seconds: number, rate = 44_100, channels = 2) =>
   makeWav16Fast(Math.round(seconds * rate), channels, rate, sine(440, rate)).toString('base64');
@@ -148,5 +149,34 @@ describe('voice notes', () => {
       expect(res.statusCode, p).toBe(200);
       expect(res.rawPayload.equals(before[i]!)).toBe(true);
     }
+  });
+
+  it('says a note its line voided is void, also when a send took it first: one that never left, and one that went out', async () => {
+    const line = (await t.admin('POST', '/admin/v1/lines', { tenant: t.demo.tenant, phone_number: '+14155550961', driver: 'simulator' })).json().phone_line;
+    const restart = async () => expect((await t.admin('POST', `/admin/v1/lines/${line.id}/simulate/restart`)).statusCode).toBe(200);
+    const expectVoid = (res: { statusCode: number; json(): any }, id: string) => {
+      expect(res.statusCode).toBe(404);
+      expect(res.json()).toMatchObject({ code: 5001, retryable: false, reason: `voice note ${id} is void: the line's service restarted since staging, so it can no longer be sent; stage it again` });
+    };
+
+    // Taken by a send whose line never answered (it stays used meanwhile), then the line restarts:
+    // reconciliation fails the send, and the note, void, is not given back.
+    const lost = (await stage({ audio_base64: twoSeconds, phone_line_id: line.id })).json();
+    const unsettled = await sendVoice(SIMULATOR_RECIPIENTS.stallsBeforeDevice, line.id, lost.voice_note_id);
+    expect(unsettled.statusCode, unsettled.body).toBe(503);
+    expect((await sendVoice(SIMULATOR_RECIPIENTS.stallsBeforeDevice, line.id, lost.voice_note_id)).json().reason).toContain('already used');
+    await restart();
+    t.clock.advance(2_000);
+    await t.services.sendReconciler.sweep();
+    expect((await t.api('GET', `/api/v1/messages/${unsettled.json().message_id}`)).json().message).toMatchObject({ status: 'failed', error_code: 4001 });
+    expectVoid(await sendVoice(SIMULATOR_RECIPIENTS.stallsBeforeDevice, line.id, lost.voice_note_id), lost.voice_note_id);
+
+    // Sent, then the line restarts: void too (it can no longer be sent either way).
+    const phone = newRecipient();
+    t.clock.advance(10 * 60_000);
+    const sent = (await stage({ audio_base64: twoSeconds, phone_line_id: line.id })).json();
+    expect((await sendVoice(phone, line.id, sent.voice_note_id)).statusCode).toBe(200);
+    await restart();
+    expectVoid(await sendVoice(phone, line.id, sent.voice_note_id), sent.voice_note_id);
   });
 });

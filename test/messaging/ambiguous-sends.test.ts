@@ -2,8 +2,9 @@
  * Issue 16 item 3: a send is `sending` until its line answers; a service killed in between
  * settles it at the next start from the line itself — the simulator's device log, a
  * BlueBubbles Mac's own messages — to `sent` (it went out) or `failed` (it did not).
- * The sends here never get their answer: the simulator's stalling recipients, and a stand-in
- * Mac holding its answer; the process is SIGKILLed meanwhile.
+ * The sends here never get their line's answer: the simulator's recipients whose answer never
+ * comes (answered 503 / 3002 at once, as a line that timed out) and a stand-in Mac holding its
+ * answer (the request still under way); the process is SIGKILLed before they are settled.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -37,24 +38,28 @@ async function chatOf(s: Running, phone: string) {
 }
 
 describe('a send interrupted by a crash', { timeout: SERVICE_TEST_MS }, () => {
-  it('through the simulator: `sending` meanwhile, then `sent` if the device log has it, `failed` if not', async () => {
+  it('through the simulator: answered 503 and `sending` meanwhile, then `sent` if the device log has it, `failed` if not', async () => {
     const dir = tmp();
     const first = await start(dir);
     const after = SIMULATOR_RECIPIENTS.stallsAfterDevice;
     const before = SIMULATOR_RECIPIENTS.stallsBeforeDevice;
-    // Neither request is ever answered: the process dies under them.
-    void first.api('POST', '/api/v1/send', { phone: after, body: 'reached the device' }).catch(() => {});
-    void first.api('POST', '/api/v1/send', { phone: before, body: 'never left' }).catch(() => {});
-    const pending = await until(
-      async () => [await chatOf(first, after), await chatOf(first, before)],
-      (cs) => cs.every((c) => c?.last_message),
-    );
+    // Both are answered at once, as sends whose line timed out: the message may have gone out.
+    const answers = [
+      await first.api('POST', '/api/v1/send', { phone: after, body: 'reached the device' }),
+      await first.api('POST', '/api/v1/send', { phone: before, body: 'never left' }),
+    ];
+    for (const a of answers) {
+      expect(a.status, JSON.stringify(a.json)).toBe(503);
+      expect(a.json).toMatchObject({ status: 'failed', code: 3002, retryable: true, message_id: expect.stringMatching(/^msg_/) });
+    }
+    const [idAfter, idBefore] = answers.map((a) => a.json.message_id as string);
     // Meanwhile the status says what is known: not sent yet.
-    for (const c of pending) expect(c.last_message.status).toBe('sending');
-    const [idAfter, idBefore] = pending.map((c) => c.last_message.id as string);
+    const pending = [await chatOf(first, after), await chatOf(first, before)];
+    expect(pending.map((c) => [c.last_message.id, c.last_message.status])).toEqual([[idAfter, 'sending'], [idBefore, 'sending']]);
     const one = (await first.api('GET', `/api/v1/messages/${idAfter}`)).json.message;
     expect(one).toMatchObject({ status: 'sending', direction: 'outbound' });
-    await until(async () => (await first.admin('GET', `/admin/v1/lines/${pending[0].chat.phone_line_id}/simulate/sent`)).json.sent, (log) => log.some((e: { to: string }) => e.to === after));
+    expect((await first.admin('GET', `/admin/v1/lines/${pending[0].chat.phone_line_id}/simulate/sent`)).json.sent).toContainEqual(expect.objectContaining({ to: after, ref: idAfter }));
+    // Killed before its reconciler's wake-up at the end of the send window (2 s after the sends).
     await first.kill();
 
     const second = await start(dir);

@@ -150,6 +150,20 @@ describe('chats', () => {
     expect(g[2]).toBe(grouped.json().message.id);
   });
 
+  it('answers no parts as a missing field: 1001 on chat creation (as no message), 1003 on a chat message (as its missing fields)', async () => {
+    for (const message of [undefined, {}, { parts: [] }]) {
+      const res = await t.api('POST', '/api/v1/chats', { to: newRecipient(), ...(message && { message }) });
+      expect(res.statusCode, JSON.stringify(message)).toBe(400);
+      expect(res.json().error, JSON.stringify(message)).toMatchObject({ code: 1001, retryable: false });
+    }
+    const chat = (await createChat({ to: newRecipient(), message: { parts: [text('x')] } })).json().chat;
+    for (const message of [undefined, {}, { parts: [] }]) {
+      const res = await t.api('POST', `/api/v1/chats/${chat.id}/messages`, message ? { message } : {});
+      expect(res.statusCode, JSON.stringify(message)).toBe(400);
+      expect(res.json().error.code, JSON.stringify(message)).toBe(1003);
+    }
+  });
+
   it('checks chat message parts: missing fields 1003, parallel_attachments needs 2+ media, unknown chat 2002', async () => {
     const chat = (await createChat({ to: newRecipient(), message: { parts: [text('x')] } })).json().chat;
     const missing = await t.api('POST', `/api/v1/chats/${chat.id}/messages`, {});

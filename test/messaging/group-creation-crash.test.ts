@@ -1,10 +1,10 @@
 /**
  * A group creation interrupted by a crash: the line created the group, but the service process
- * was SIGKILLed before its answer came, so nothing of the group was recorded. At the next start
+ * was SIGKILLed before the group was recorded (its line's answer had not come). At the next start
  * reconciliation asks the line and records the group once — its participants and first message —
  * and a retry under the same idempotency key answers that group instead of creating another.
- * Through a stand-in BlueBubbles Mac holding its answer, and through the simulator's stalling
- * recipient.
+ * Through a stand-in BlueBubbles Mac holding its answer (the request still under way), and through
+ * the simulator's +15005550007, whose answer never comes (503 / 3002 at once, as a line that timed out).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -100,11 +100,12 @@ describe('a group creation interrupted by a crash', { timeout: SERVICE_TEST_MS }
       ((await s.admin('GET', `/admin/v1/lines/${lineId}/simulate/sent`)).json.sent as { kind: string; handles?: string[] }[]).filter(
         (e) => e.kind === 'create_group' && e.handles?.includes(body.to[1]!),
       );
-    let answered = false;
-    void first.api('POST', '/api/v1/chats', body).then(() => (answered = true), () => {});
-    await until(async () => (await created(first)).length, (n) => n === 1);
+    const answer = await first.api('POST', '/api/v1/chats', body);
+    expect(answer.status, JSON.stringify(answer.json)).toBe(503);
+    expect(answer.json.error).toMatchObject({ code: 3002, retryable: true });
+    expect(await created(first)).toHaveLength(1);
+    // Killed before its reconciler's wake-up at the end of the send window (2 s after the creation).
     await first.kill();
-    expect(answered).toBe(false);
 
     const second = await start(dir);
     await expectRecordedOnce(second, body);

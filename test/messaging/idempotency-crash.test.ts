@@ -1,10 +1,12 @@
 /**
- * A send under an idempotency key whose process was SIGKILLed between claiming the key and
- * recording the outcome. After a restart, once the claim's lease has passed (the test clock is
- * moved past it), a retry with the same key either runs the send (nothing had been recorded) or
- * answers the message the first attempt recorded, once reconciliation settled it — and the
- * line's device log shows exactly one send either way. Before leases, every such retry waited
- * 15 s and answered 409 / 1012 for six hours.
+ * A send under an idempotency key whose process was SIGKILLed before its outcome was settled:
+ * between claiming the key and recording the outcome, or after a line whose answer never came
+ * (the simulator's +15005550006/7 answer 503 / 3002 at once, as a line that timed out) left its
+ * message `sending`. After a restart, once the claim's lease has passed (the test clock is moved
+ * past it), a retry with the same key either runs the send (nothing had been recorded, or the
+ * message never left) or answers the message the first attempt recorded, once reconciliation
+ * settled it — and the line's device log shows exactly one send either way. Before leases, every
+ * such retry waited 15 s and answered 409 / 1012 for six hours.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -74,12 +76,12 @@ describe('a send under an idempotency key interrupted by a crash', { timeout: SE
     const first = await start();
     const lineId = first.demo.phone_line_ids[0]!;
     const body = { phone: SIMULATOR_RECIPIENTS.stallsAfterDevice, body: `stalled after the device (${kind})`, idempotency_key: `crash-after-${kind}`, phone_line_id: lineId };
-    let answered = false;
-    void first.api('POST', '/api/v1/send', body).then(() => (answered = true), () => {});
-    // Recorded `sending`, on the device, and the line's answer never comes: the process dies.
-    await until(() => sendsOf(first, lineId, body.body), (es) => es.length === 1);
+    // Recorded `sending`, on the device, and the line's answer never comes (503 / 3002): the process dies before it is settled.
+    const answer = await first.api('POST', '/api/v1/send', body);
+    expect(answer.status, JSON.stringify(answer.json)).toBe(503);
+    expect(answer.json).toMatchObject({ code: 3002, retryable: true });
+    expect((await sendsOf(first, lineId, body.body)).map((e) => e.ref)).toEqual([answer.json.message_id]);
     await first.kill();
-    expect(answered).toBe(false);
 
     const second = await start();
     await second.admin('POST', '/admin/v1/clock/advance', { ms: PAST_LEASE_MS });
@@ -99,13 +101,11 @@ describe('a send under an idempotency key interrupted by a crash', { timeout: SE
     const first = await start();
     const lineId = first.demo.phone_line_ids[0]!;
     const body = { phone: SIMULATOR_RECIPIENTS.stallsBeforeDevice, body: 'stalled before the device', idempotency_key: 'crash-before-device', phone_line_id: lineId };
-    void first.api('POST', '/api/v1/send', body).catch(() => {});
-    const recorded = await until(
-      async () => (await first.api('GET', '/api/v1/chats?q=' + encodeURIComponent(body.phone))).json.chats as { chat: { id: string } }[],
-      (cs) => cs.length === 1,
-    );
-    const chatId = recorded[0]!.chat.id;
-    await until(async () => (await first.api('GET', `/api/v1/chats/${chatId}/messages`)).json.messages.length, (n) => n === 1);
+    // Recorded `sending`; the line's answer never comes (503 / 3002): the process dies before it is settled.
+    const answer = await first.api('POST', '/api/v1/send', body);
+    expect(answer.status, JSON.stringify(answer.json)).toBe(503);
+    const chatId = answer.json.chat_id as string;
+    expect((await first.api('GET', `/api/v1/chats/${chatId}/messages`)).json.messages.map((m: { id: string }) => m.id)).toEqual([answer.json.message_id]);
     await first.kill();
 
     const second = await start();
@@ -114,9 +114,12 @@ describe('a send under an idempotency key interrupted by a crash', { timeout: SE
     const failed = await until(async () => (await second.api('GET', `/api/v1/chats/${chatId}/messages`)).json.messages as { id: string; status: string }[], (ms) => ms[0]?.status === 'failed');
     // A failed first touch pins nothing: the retry is a first touch again, so it waits for the line's 10-minute gap.
     await second.admin('POST', '/admin/v1/clock/advance', { ms: FIRST_TOUCH_GAP_MS });
-    // The retry sends it as a new message (to a recipient that stalls again, so it stays `sending`).
-    void second.api('POST', '/api/v1/send', body).catch(() => {});
-    const history = await until(async () => (await second.api('GET', `/api/v1/chats/${chatId}/messages`)).json.messages as { id: string; status: string }[], (ms) => ms.length === 2);
+    // The retry sends it as a new message (to a recipient whose answer never comes again, so it stays `sending`).
+    const retried = await second.api('POST', '/api/v1/send', body);
+    expect(retried.status, JSON.stringify(retried.json)).toBe(503);
+    const history = (await second.api('GET', `/api/v1/chats/${chatId}/messages`)).json.messages as { id: string; status: string }[];
+    expect(history).toHaveLength(2);
+    expect(history[0]!.id).toBe(retried.json.message_id);
     expect(history[1]!.id).toBe(failed[0]!.id);
     expect(history[0]!.id).not.toBe(failed[0]!.id);
     expect(history[0]!.status).toBe('sending');

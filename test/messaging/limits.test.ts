@@ -37,6 +37,22 @@ describe('first-touch limits and line selection', () => {
     expect((await send(newRecipient())).statusCode).toBe(200);
   });
 
+  it('speaks of the named line when a first touch names one (phone_line_id) in its gap, of every line otherwise', async () => {
+    const [lineA, lineB] = t.demo.phone_line_ids as [string, string];
+    expect((await t.api('POST', '/api/v1/send', { phone: newRecipient(), body: 'hi', phone_line_id: lineA })).statusCode).toBe(200);
+    // Line B is free, but this send names line A: it waits for A alone.
+    const named = await t.api('POST', '/api/v1/send', { phone: newRecipient(), body: 'hi', phone_line_id: lineA });
+    expect(named.statusCode).toBe(503);
+    expect(named.json()).toMatchObject({ code: 4002, retryable: true, retry_after: 600 });
+    expect(named.json().reason).toBe(`phone line ${lineA} (named by phone_line_id) is at its first-touch limit right now`);
+    // A group creation naming it, likewise.
+    const group = await t.api('POST', '/api/v1/chats', { to: [newRecipient(), newRecipient()], message: { parts: [{ type: 'text', value: 'hi' }] }, phone_line_id: lineA });
+    expect(group.json().error).toMatchObject({ code: 4002, message: `phone line ${lineA} (named by phone_line_id) is at its first-touch limit right now` });
+    expect((await send(newRecipient())).json().phone_line_id).toBe(lineB);
+    const any = await send(newRecipient());
+    expect(any.json()).toMatchObject({ code: 4002, reason: 'every phone line is at its first-touch limit right now' });
+  });
+
   it('lets replies through at once, on the conversation\'s own line', async () => {
     const phone = newRecipient();
     const first = (await send(phone)).json();

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { deviceLog, eventually, firstTouch, newRecipient, prepareSandbox } from '../support/messaging.js';
+import { SIMULATOR_RECIPIENTS } from '../../src/drivers/simulator/reserved.js';
 
 describe('edits, reactions and isolation', () => {
   let t: TestApp;
@@ -144,6 +145,34 @@ describe('edits, reactions and isolation', () => {
       expect((await deviceLog(t, moved.phone_line_id)).length).toBe(logBefore);
     } finally {
       await t.admin('PATCH', `/admin/v1/lines/${moved.phone_line_id}`, { tenant: 'demo' });
+    }
+  });
+
+  it('answers 409 / 1012 to an edit or a tapback on a message still `sending` (look it up first); 4001 once it failed', async () => {
+    const act = (id: string) => [edit(id, { new_text: 'changed my mind' }), t.api('POST', `/api/v1/messages/${id}/react`, { reaction: 'like' })];
+    // The line's answer never comes: `sending` until reconciliation reads the device log.
+    const unsettled = await firstTouch(t, { phone: SIMULATOR_RECIPIENTS.stallsAfterDevice, body: 'did it go out?' });
+    expect(unsettled.statusCode, unsettled.body).toBe(503);
+    const id = unsettled.json().message_id as string;
+    const logBefore = (await deviceLog(t, unsettled.json().phone_line_id)).length;
+    for (const res of await Promise.all(act(id))) {
+      expect(res.statusCode, res.body).toBe(409);
+      expect(res.json().error).toMatchObject({ status: 409, code: 1012, retryable: false });
+      expect(res.json().error.message).toContain(`message ${id} is still being sent`);
+      expect(res.json().error.message).toContain(`GET /api/v1/messages/${id}`);
+    }
+    expect((await deviceLog(t, unsettled.json().phone_line_id)).length).toBe(logBefore);
+    await t.services.sendReconciler.sweep();
+    for (const res of await Promise.all(act(id))) expect(res.statusCode, res.body).toBe(200);
+
+    // One that never left is failed once its window ends: that stays 4001.
+    const lost = await firstTouch(t, { phone: SIMULATOR_RECIPIENTS.stallsBeforeDevice, body: 'this one never left' });
+    expect(lost.statusCode, lost.body).toBe(503);
+    t.clock.advance(2_000);
+    await t.services.sendReconciler.sweep();
+    for (const res of await Promise.all(act(lost.json().message_id))) {
+      expect(res.statusCode, res.body).toBe(502);
+      expect(res.json().error).toMatchObject({ code: 4001, retryable: true, message: expect.stringContaining('was not delivered') });
     }
   });
 });

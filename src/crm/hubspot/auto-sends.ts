@@ -28,7 +28,7 @@ import { HubSpotError, type HubSpotApi } from './client.js';
 import type { TokenKeeper } from './tokens.js';
 import { fromHubSpot } from './errors.js';
 import { contactPhone, propertiesFor, renderTemplate } from './contact.js';
-import { DAILY_CAP_REACHED, isDailyCapReached, isInProgress, sendForCrm, type FirstTouchLimitReached } from './send.js';
+import { DAILY_CAP_REACHED, isDailyCapReached, isInProgress, isUnsettled, sendForCrm, type FirstTouchLimitReached } from './send.js';
 import { MAX_HOLD_MS, heldWaitMs, isHeldLimit } from './held-actions.js';
 import { claimLoop } from '../../jobs/claim-loop.js';
 
@@ -147,7 +147,8 @@ export function autoSends(deps: { store: Store; clock: Clock; api: HubSpotApi; t
   }
 
   /**
-   * Still in progress (1012): a process that died mid-send left the message `sending`; tried again
+   * Still in progress (1012): a process that died mid-send, or a line whose answer never came
+   * (unsettled, 3002), left the message `sending`; tried again
    * once reconciliation may have settled it, with the same phone and text (the same pipeline
    * request), so it is answered from that message; given up, like a wait for time, MAX_HOLD_MS
    * after the contact was created.
@@ -197,7 +198,7 @@ export function autoSends(deps: { store: Store; clock: Clock; api: HubSpotApi; t
       await store.hubspot.settleAutoSend(a.id, { status: 'sent', reason: null, code: null, message_id: sent.messageId }, now());
     } catch (err) {
       if (isHeldLimit(err)) return wait(a, t, err);
-      if (isInProgress(err)) return settling(a, t, err);
+      if (isInProgress(err) || isUnsettled(err)) return settling(a, t, err);
       if (isDailyCapReached(err)) return fail(DAILY_CAP_REACHED, 4002);
       if (err instanceof DomainError) return fail(err.message, Number(err.code));
       throw err;

@@ -14,7 +14,7 @@ import type { TokenKeeper } from './tokens.js';
 import { fromHubSpot, notConnected } from './errors.js';
 import { CONTACT_PROPERTIES, contactPhone, renderTemplate, normalizePhone, type ContactPhone } from './contact.js';
 import { firstTouchPreview, type SendCheck } from './first-touch.js';
-import { recordedSendOutcome, sendForCrm, type CrmSendOutcome } from './send.js';
+import { isUnsettled, recordedSendOutcome, sendForCrm, type CrmSendOutcome } from './send.js';
 import { once, ReplayedFailure, FOREVER, type OnceOutcome } from './once.js';
 import { isHeldLimit, type HeldActions, type Hold } from './held-actions.js';
 
@@ -160,6 +160,9 @@ export function hubspotCrm(deps: { store: Store; clock: Clock; config: HubSpotCo
           if (linksContact) await link(tenant, phone, portalId, objectId);
           return sent;
         } catch (err) {
+          // The line's answer never came: no outcome yet (a FAIL_CONTINUE would end a send that may have gone
+          // out). As 1012, HubSpot retries; the pipeline answers its retry once reconciliation settled the message.
+          if (isUnsettled(err)) throw new DomainError(1012, `still in progress: ${err.message}`);
           if (!isHeldLimit(err)) throw err;
           return { held: (await held.hold(tenant, { portalId, callbackId, objectId, phone, text, linksContact }, err)).reason };
         }

@@ -19,7 +19,8 @@
  * minutes) until the hold ends; HubSpot refusing a completion (4xx) is recorded, not retried.
  * Any other refusal of the pipeline completes FAIL_CONTINUE with what the synchronous answer
  * would have said; only a failure of ours (the database), and "still in progress" (1012: a send a
- * dead process left `sending`, until reconciliation settled it), are tried again.
+ * dead process left `sending`, until reconciliation settled it; and a send whose line's answer never
+ * came, 3002 with its message `sending`), are tried again.
  */
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -32,7 +33,7 @@ import { claimLoop } from '../../jobs/claim-loop.js';
 import { HubSpotError, type HubSpotApi } from './client.js';
 import type { TokenKeeper } from './tokens.js';
 import { crmErrorName } from './errors.js';
-import { DAILY_CAP_REACHED, FirstTouchLimitReached, isInProgress, recordedSendOutcome, sendForCrm, type CrmSendOutcome, type LimitReached } from './send.js';
+import { DAILY_CAP_REACHED, FirstTouchLimitReached, isInProgress, isUnsettled, recordedSendOutcome, sendForCrm, type CrmSendOutcome, type LimitReached } from './send.js';
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;
@@ -146,9 +147,10 @@ export function heldActions(deps: { store: Store; clock: Clock; api: HubSpotApi;
     } catch (err) {
       const later = (ms: number) => ({ retryAt: Math.min(a.send_by, clock.now() + ms), error: (err as Error).message });
       if (isHeldLimit(err)) return { ...later(heldWaitMs(err)), reason: err.limit as Hold['reason'] };
-      // Still in progress (1012): a message an earlier attempt left `sending` (its process died) is being settled
-      // by reconciliation; tried again later, and answered from that message once it is settled, never sent twice.
-      if (isInProgress(err)) return later(backoff(a.attempts));
+      // Still in progress (1012): a message an earlier attempt left `sending` (its process died, or its line's
+      // answer never came: unsettled) is being settled by reconciliation; tried again later, and answered from
+      // that message once it is settled, never sent twice.
+      if (isInProgress(err) || isUnsettled(err)) return later(backoff(a.attempts));
       // Anything else the pipeline says is what the synchronous answer would have said (the daily cap included).
       if (err instanceof DomainError) return fail(err);
       deps.logger?.error({ err, portal_id: a.portal_id, callback_id: a.callback_id }, 'held HubSpot workflow action: send failed unexpectedly; tried again later');

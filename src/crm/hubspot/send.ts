@@ -7,6 +7,7 @@
 import { DomainError } from '../../errors/registry.js';
 import type { Clock } from '../../clock.js';
 import type { Messaging } from '../../domain/messaging/index.js';
+import { DeliveryUnsettled, SendFailed } from '../../domain/messaging/failures.js';
 import { localDayStart, msUntilWindowOpens, nextLocalDayStart } from '../../domain/messaging/limits.js';
 import type { Store, Tenant } from '../../store/index.js';
 
@@ -101,6 +102,14 @@ async function limitReached(deps: { store: Store; clock: Clock }, tenant: Tenant
  * No outcome: tried again later, it is answered from that message (or sends, if it never left).
  */
 export const isInProgress = (err: unknown): err is DomainError => err instanceof DomainError && err.code === 1012;
+
+/**
+ * Whether a sendForCrm failure is a send whose line's answer never came (503 / 3002, a timeout): its
+ * message stays `sending` and may have gone out. No outcome either, as 1012: tried again later under
+ * the same pipeline key, it is answered 1012 until reconciliation settled it, then from that message
+ * (or sent, if it never left). A final failure it is not.
+ */
+export const isUnsettled = (err: unknown): err is DomainError => err instanceof SendFailed && err.cause instanceof DeliveryUnsettled;
 
 /** Whether a sendForCrm failure is the project's daily first-touch cap. */
 export function isDailyCapReached(err: unknown): boolean {

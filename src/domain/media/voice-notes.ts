@@ -53,6 +53,7 @@ function decodeBase64(text: string): Buffer {
 const isVoiceNoteMimeType = (t: string): t is VoiceNoteMimeType => (VOICE_NOTE_MIME_TYPES as readonly string[]).includes(t);
 
 const alreadyUsed = (id: string) => new DomainError(5001, `voice note ${id} was already used for a send; stage it again`);
+const voided = (id: string) => new DomainError(5001, `voice note ${id} is void: the line's service restarted since staging, so it can no longer be sent; stage it again`);
 
 /** An empty (or blank) source is no source: missing (1001), not bytes that failed to decode. */
 const given = (source: string | undefined): source is string => source !== undefined && source.trim() !== '';
@@ -130,11 +131,12 @@ export function voiceNotesService(deps: { store: Store; clock: Clock; blobs: Blo
       if (!vn) throw new DomainError(5001, `voice note ${id} not found`);
       if (vn.line_id !== lineId) throw new DomainError(5001, `voice note ${id} was staged on another line (${vn.line_id}); send with that phone_line_id`);
       if (clock.now() >= vn.expires_at) throw new DomainError(5001, `voice note ${id} expired; stage it again`);
-      if (vn.used_at != null) throw alreadyUsed(id);
       const line = await store.lines.get(lineId);
-      if (!line || (await drivers.forLine(line).serviceEpoch()) !== vn.service_epoch) {
-        throw new DomainError(5001, `voice note ${id} is void: the line's service restarted since staging; stage it again`);
-      }
+      const isVoid = async () => !line || (await drivers.forLine(line).serviceEpoch()) !== vn.service_epoch;
+      // A note its line voided stays used when the send that took it failed after the restart (it is
+      // not given back then): void is said first. A line that cannot tell leaves it "already used".
+      if (vn.used_at != null) throw (await isVoid().catch(() => false)) ? voided(id) : alreadyUsed(id);
+      if (await isVoid()) throw voided(id);
       return { attachmentId: vn.id, filename: `${vn.id}.caf`, mimeType: 'audio/x-caf', sizeBytes: vn.size_bytes, open: () => blobs.open(vn.blob_key) };
     },
 

@@ -140,6 +140,8 @@ export function chatsService(deps: MessagingDeps, lim: Limits, out: Outbound, id
       assertService(req.service);
       assertEffect(req.effect);
       if (req.to.length === 0) throw new DomainError(1001, 'to needs at least one handle');
+      // No parts is as missing as no `message` (1001 here); a part's own missing field is the chat parts' 1003 (parts.ts).
+      if (req.parts.length === 0) throw new DomainError(1001, 'message.parts needs at least one part');
       const handles = [...new Set(req.to.map((h) => {
         const n = normalizeHandle(h);
         if (!n) throw new DomainError(1003, `"${h}" is neither an E.164 number nor an email handle`);

@@ -85,7 +85,9 @@ export function limits(deps: MessagingDeps) {
       }
     }
     const earliest = Math.min(...scored.map((s) => (s.freeAt <= now ? now + 1000 : s.freeAt)));
-    throw new DomainError(4002, 'every phone line is at its first-touch limit right now', {
+    // A request that names its line waits for that line alone: the refusal speaks of it, not of every line.
+    const which = preferred ? `phone line ${preferred.id} (named by phone_line_id) is` : 'every phone line is';
+    throw new DomainError(4002, `${which} at its first-touch limit right now`, {
       retryAfter: Math.max(1, Math.ceil((earliest - now) / 1000)),
     });
   }

@@ -32,6 +32,16 @@ export interface ParticipantAdded {
   participants: string[];
 }
 
+/**
+ * A message still `sending` (its line's answer has not come: reconcile.ts) is neither delivered nor
+ * failed yet: 409 / 1012, not a retryable 4001, since retrying at once cannot help.
+ */
+function assertNotSending(m: Message, done: string): void {
+  if (m.status === 'sending') {
+    throw new DomainError(1012, `message ${m.id} is still being sent (its line has not answered yet), so it cannot be ${done} yet; look it up with GET /api/v1/messages/${m.id} before retrying`);
+  }
+}
+
 export function messageOps(deps: MessagingDeps) {
   const { store, clock, drivers } = deps;
   const reactions = messageReactions(deps);
@@ -70,6 +80,7 @@ export function messageOps(deps: MessagingDeps) {
       if (!driver.capabilities().has('edit')) throw new DomainError(4099, 'editing is not available on this line');
       const now = clock.now();
       if (now - m.sent_at > EDIT_WINDOW_MS) throw new DomainError(4001, 'the 15-minute edit window has passed; the message can no longer be edited');
+      assertNotSending(m, 'edited');
       if (m.status === 'failed' || !m.provider_guid) throw new DomainError(4001, 'the message was not delivered, so it cannot be edited');
       await viaDriver(() => driver.edit(m.provider_guid!, partIndex, newText), 'editing');
       const parts = m.parts.map((p, i) => (i === partIndex ? { type: 'text' as const, value: newText } : p));
@@ -82,6 +93,7 @@ export function messageOps(deps: MessagingDeps) {
         throw new DomainError(1002, `reaction must be one of ${TAPBACKS.join(', ')}`);
       }
       const m = await getOwned(tenant, id);
+      assertNotSending(m, 'reacted to');
       // A message its line failed after accepting it keeps the line's guid; it still reached no one.
       if (m.status === 'failed' || !m.provider_guid) throw new DomainError(4001, 'the message was not delivered, so it cannot be reacted to');
       const line = await lineOf(tenant, m);

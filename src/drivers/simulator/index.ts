@@ -17,7 +17,14 @@ const SEND_WINDOW_MS = 2_000;
 /** Device log entries are searched from a little before the message was recorded (clock steps between the two). */
 const LOOKUP_SLACK_MS = 60_000;
 
-const never = () => new Promise<never>(() => {});
+/**
+ * The answer a line whose reply never comes gets: the service's wait for it times out, as a
+ * BlueBubbles send's does (ambiguous: it may have gone out). The simulator answers so at once
+ * rather than after a real wait, so no request (and no shutdown) waits on it; the message stays
+ * `sending` until reconciliation reads the device log, when the send window (SEND_WINDOW_MS) ends.
+ */
+const noAnswer = (what: 'send' | 'group creation') =>
+  new DriverFailure('ambiguous', `simulated: the line's answer never came; ${what === 'send' ? 'the message may have gone out' : 'the group may have been created'}`);
 
 /** The admin path that serves the exact bytes of a file the device was asked to send. */
 export const deviceContentPath = (lineId: string, attachmentId: string) =>
@@ -52,7 +59,7 @@ export function simulatorDriver(ctx: DriverContext): LineDriver {
 
   async function checkReachable(target: Target) {
     const to = recipientOf(target);
-    if (to === SIMULATOR_RECIPIENTS.stallsBeforeDevice) await never();
+    if (to === SIMULATOR_RECIPIENTS.stallsBeforeDevice) throw noAnswer('send');
     if (to === SIMULATOR_RECIPIENTS.unreachable) throw new DriverFailure('unreachable', `simulated: ${to} is not reachable on iMessage`);
     if (to === SIMULATOR_RECIPIENTS.lineDown) throw new DriverFailure('line_down', 'simulated: the line is down');
   }
@@ -61,8 +68,13 @@ export function simulatorDriver(ctx: DriverContext): LineDriver {
     await ctx.state.appendDeviceLog(logId(), ctx.lineId, { ...entry, at: new Date(ctx.now()).toISOString() }, ctx.now());
   }
 
+  /** After the device got the send: the answer for this recipient never comes (no receipts either). */
+  function answerLost(target: Target) {
+    if (recipientOf(target) === SIMULATOR_RECIPIENTS.stallsAfterDevice) throw noAnswer('send');
+  }
+
   async function scheduleReceipts(target: Target, guid: string) {
-    if (recipientOf(target) === SIMULATOR_RECIPIENTS.stallsAfterDevice) await never();
+    if (recipientOf(target) === SIMULATOR_RECIPIENTS.stallsAfterDevice) return;
     if (recipientOf(target) === SIMULATOR_RECIPIENTS.undelivered) return;
     if (recipientOf(target) === SIMULATOR_RECIPIENTS.failsAfterSend) {
       setTimeout(() => {
@@ -120,6 +132,7 @@ export function simulatorDriver(ctx: DriverContext): LineDriver {
       await checkReachable(target);
       const guid = newGuid();
       await log({ kind: 'text', guid, ...ref(opts.ref), ...describeTarget(target), text, ...(opts.effect && { effect: opts.effect }), ...(opts.richLinkUrl && { rich_link: opts.richLinkUrl }) });
+      answerLost(target);
       await scheduleReceipts(target, guid);
       maybeAutoReply(target);
       return { guid };
@@ -131,6 +144,7 @@ export function simulatorDriver(ctx: DriverContext): LineDriver {
       if (opts.grouped) {
         const guid = newGuid();
         await log({ kind: 'media_group', guid, ...ref(opts.ref), ...describeTarget(target), parts: files.map(describeFile) });
+        answerLost(target);
         await scheduleReceipts(target, guid);
         return { guids: [guid] };
       }
@@ -141,6 +155,7 @@ export function simulatorDriver(ctx: DriverContext): LineDriver {
         await scheduleReceipts(target, guid);
         guids.push(guid);
       }
+      answerLost(target);
       return { guids };
     },
 
@@ -149,6 +164,7 @@ export function simulatorDriver(ctx: DriverContext): LineDriver {
       await checkReachable(target);
       const guid = newGuid();
       await log({ kind: 'voice_note', guid, ...ref(opts.ref), ...describeTarget(target), is_audio_message: true, parts: [describeFile(file)] });
+      answerLost(target);
       await scheduleReceipts(target, guid);
       return { guid };
     },
@@ -202,11 +218,11 @@ export function simulatorDriver(ctx: DriverContext): LineDriver {
       for (const h of handles) {
         if (h === SIMULATOR_RECIPIENTS.unreachable) throw new DriverFailure('unreachable', `simulated: ${h} is not reachable on iMessage`);
       }
-      if (handles.includes(SIMULATOR_RECIPIENTS.stallsBeforeDevice)) await never();
+      if (handles.includes(SIMULATOR_RECIPIENTS.stallsBeforeDevice)) throw noAnswer('group creation');
       const chatKey = `iMessage;+;chat${randomUUID().replace(/-/g, '').slice(0, 18)}`;
       const guid = newGuid();
       await log({ kind: 'create_group', guid, ...ref(opts.ref), chat_key: chatKey, handles, text });
-      if (handles.includes(SIMULATOR_RECIPIENTS.stallsAfterDevice)) await never();
+      if (handles.includes(SIMULATOR_RECIPIENTS.stallsAfterDevice)) throw noAnswer('group creation');
       await scheduleReceipts({ kind: 'group', chatKey }, guid);
       return { chatKey, guid };
     },

@@ -13,9 +13,12 @@ export const SIMULATOR_RECIPIENTS = {
   lineDown: '+15005550004',
   /** Removing this handle from a group is rejected: 502 / 4001. */
   rejectsParticipantRemove: '+15005550005',
-  /** A send (or a group creation with this member) that never answers and never reaches the device (a crash test kills the service meanwhile). */
+  /**
+   * A send (or a group creation with this member) that never reaches the device and whose answer
+   * never comes: 503 / 3002 as a line that timed out, `sending` until reconciliation fails it (no group).
+   */
   stallsBeforeDevice: '+15005550006',
-  /** A send (or a group creation with this member) the device gets but whose answer never comes (likewise). */
+  /** A send (or a group creation with this member) the device gets but whose answer never comes: 503 / 3002, then `sent` (the group recorded). */
   stallsAfterDevice: '+15005550007',
   /** Accepted (`sent`), then the device reports it failed (`failed`, 4001) where a delivery receipt would come. */
   failsAfterSend: '+15005550008',

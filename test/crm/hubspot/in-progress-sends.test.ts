@@ -1,13 +1,15 @@
 /**
- * A process that died mid-send: its line got the text, the line's answer never came, and the
- * message stays `sending` until reconciliation asks the line. Meanwhile the send pipeline answers
- * a retry under the same key "still in progress" (1012). That is no outcome, on any of the three
- * HubSpot send paths: the workflow action answers 429 with Retry-After (HubSpot retries) and keeps
- * no record on its callbackId; a held action and a contact-creation auto-send try again later.
- * Once reconciliation settled the message, the retry is answered from it: `sent`, the dead
- * process's message id, and the text went out once. (Before, 1012 was recorded as the final
- * outcome: replayed for good on the callbackId, completed FAIL_CONTINUE "in progress" at HubSpot,
- * or the auto-send `failed` with no message.)
+ * A send whose line got the text but whose answer never came (the simulator's +15005550007 answers
+ * as a line that timed out: 503 / 3002, its message `sending`; a process that died mid-send leaves
+ * the same) until reconciliation asks the line. Meanwhile the send pipeline answers a retry under
+ * the same key "still in progress" (1012). Neither is an outcome, on any of the three HubSpot send
+ * paths: the workflow action answers 429 with Retry-After (HubSpot retries) and keeps no record on
+ * its callbackId; a held action and a contact-creation auto-send try again later. Once
+ * reconciliation settled the message, the retry is answered from it: `sent`, the first attempt's
+ * message id, and the text went out once. (Before, 1012 was recorded as the final outcome:
+ * replayed for good on the callbackId, completed FAIL_CONTINUE "in progress" at HubSpot, or the
+ * auto-send `failed` with no message; and the line's 3002 was answered FAIL_CONTINUE, completed
+ * FAIL_CONTINUE, or `failed` the auto-send, although the text had gone out.)
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { SIMULATOR_RECIPIENTS } from '../../../src/drivers/simulator/reserved.js';
@@ -18,7 +20,7 @@ import { PORTAL, closeWindowForTwoHours, signed, startHarness, startInstalled, s
 /** The device log's entries of `text`: the line got it this many times. */
 const onDevice = async (h: HubSpotHarness, text: string) => (await allDeviceLogs(h.t)).filter((e: { text?: string }) => e.text === text) as { ref?: string; text?: string }[];
 
-/** Waits until the (stalled) first process's send is on the line's device: its message id. */
+/** The first process's send is on the line's device (its answer never came): its message id. */
 async function stalledOnDevice(h: HubSpotHarness, text: string): Promise<string> {
   const [entry] = await eventually(() => onDevice(h, text), (es) => es.length === 1);
   expect(entry?.ref, `"${text}" reached the line`).toMatch(/^msg_/);
@@ -31,10 +33,10 @@ async function messageStatus(h: HubSpotHarness, id: string) {
   return res.json().message.status as string;
 }
 
-// Two processes on one database: on PostgreSQL, as the other multi-process tests (two SQLite
-// connections in one Node process block each other's event loop: better-sqlite3 waits synchronously
-// on a lock). One process cannot stand in for both: its retry would wait for its own stalled send.
-describe.each(['postgres'] as const)('a send still in progress after a crash (%s)', (kind) => {
+// Two processes on one database (the retry reaches the other one, as after a crash): on PostgreSQL,
+// as the other multi-process tests (two SQLite connections in one Node process block each other's
+// event loop: better-sqlite3 waits synchronously on a lock).
+describe.each(['postgres'] as const)('a send whose line has not answered (%s)', (kind) => {
   let h: HubSpotHarness;
   let h2: HubSpotHarness | undefined;
   afterEach(async () => {
@@ -48,11 +50,16 @@ describe.each(['postgres'] as const)('a send still in progress after a crash (%s
     ({ h, contact } = await startInstalled(kind));
     h2 = await startHarness(kind, {}, h);
     const payload = workflowPayload(PORTAL, contact, 'cb-stalled', { phone: SIMULATOR_RECIPIENTS.stallsAfterDevice, message: 'Hello from a dead process' });
-    // Process 1 takes the action; the line gets the text and its answer never comes (the process is as good as dead).
-    void signed(h, 'POST', '/crm/hubspot/workflow/send', payload).catch(() => {});
+    // Process 1 takes the action; the line gets the text and its answer never comes: no outcome, HubSpot retries.
+    const first = await signed(h, 'POST', '/crm/hubspot/workflow/send', payload);
+    expect(first.statusCode, first.body).toBe(429);
+    expect(first.headers['retry-after']).toBe('30');
+    expect(first.json()).toMatchObject({ ok: false, code: 1012 });
+    expect(first.json().outputFields).toBeUndefined();
     const messageId = await stalledOnDevice(h, 'Hello from a dead process');
+    expect(await messageStatus(h, messageId)).toBe('sending');
 
-    // HubSpot's retry reaches process 2 after the claim's lease: the message is still being confirmed.
+    // HubSpot's retry reaches process 2 (after the claim's lease, as if process 1 had died): the message is still being confirmed.
     h2.t.clock.advance(LEASE_MS + 60_000);
     const retry = await signed(h2, 'POST', '/crm/hubspot/workflow/send', payload);
     expect(retry.statusCode).toBe(429);
@@ -84,8 +91,10 @@ describe.each(['postgres'] as const)('a send still in progress after a crash (%s
     expect(first.json().outputFields.hs_execution_state).toBe('BLOCK');
     // The window opens: process 1's job sends the held action; the line gets it, its answer never comes.
     for (const x of [h, h2]) x.t.clock.advance(2 * 3_600_000 + 60_000);
-    void h.t.services.hubspot!.heldActions.tick().catch(() => {});
+    expect(await h.t.services.hubspot!.heldActions.tick()).toBe(1);
     const messageId = await stalledOnDevice(h, 'Good morning from a dead process');
+    // No outcome: HubSpot is told nothing yet.
+    expect(h.hs.completions).toHaveLength(0);
 
     // Process 2, after the row's lease (two minutes): still in progress, so HubSpot is told nothing yet.
     h2.t.clock.advance(3 * 60_000);
@@ -110,14 +119,16 @@ describe.each(['postgres'] as const)('a send still in progress after a crash (%s
     const contact = h.hs.addContact(PORTAL, { firstname: 'Ada', mobilephone: SIMULATOR_RECIPIENTS.stallsAfterDevice });
     expect((await h.t.api('PATCH', `/api/v1/integrations/hubspot/${PORTAL}`, { auto_send: { enabled: true, template: 'Welcome {{firstname}}, from a dead process' } })).statusCode).toBe(200);
     await signed(h, 'POST', '/crm/hubspot/webhook', [webhookEvent(PORTAL, contact)]);
-    void h.t.services.hubspot!.autoSends.tick().catch(() => {});
+    expect(await h.t.services.hubspot!.autoSends.tick()).toBe(1);
     const messageId = await stalledOnDevice(h, 'Welcome Ada, from a dead process');
+    const autoSends = async () => (await h2!.t.api('GET', `/api/v1/integrations/hubspot/${PORTAL}/auto-sends`)).json().auto_sends as any[];
+    // No outcome: pending, not failed.
+    expect(await autoSends()).toMatchObject([{ object_id: contact, status: 'pending', message_id: null }]);
 
     // The row's lease is on the wall clock (60 s): it is ended here rather than waited for.
     await h.t.testStore.store.database.db.updateTable('hubspot_auto_sends').set({ lease_until: 0 }).execute();
     h2.t.clock.advance(LEASE_MS + 60_000);
     expect(await h2.t.services.hubspot!.autoSends.tick()).toBe(1);
-    const autoSends = async () => (await h2!.t.api('GET', `/api/v1/integrations/hubspot/${PORTAL}/auto-sends`)).json().auto_sends as any[];
     expect(await autoSends()).toMatchObject([{ object_id: contact, status: 'pending', message_id: null }]);
 
     await h2.t.services.sendReconciler.sweep();
