@@ -1,4 +1,4 @@
-/** Issue 16 item 10: /send with a body and attachments names every message it recorded. */
+/** Issue 16 item 10: /send with a body and attachments names every message it recorded (one per bubble). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { deviceLog, firstTouch, newRecipient, prepareSandbox, uploadedImage } from '../support/messaging.js';
@@ -13,18 +13,18 @@ describe('POST /api/v1/send message_ids', () => {
 
   const uploaded = (filename: string) => uploadedImage(t, filename);
 
-  it('keeps message_id (the last) and lists every message in order: the text bubble, then the attachments', async () => {
+  it('keeps message_id (the last) and lists every message in order: the text bubble, then one per attachment', async () => {
     const phone = newRecipient();
     const atts = [await uploaded('a.png'), await uploaded('b.png')];
     const res = await firstTouch(t, { phone, body: 'caption first', attachments: atts, idempotency_key: `ids-${phone}` });
     expect(res.statusCode, res.body).toBe(200);
     const sent = res.json();
-    expect(sent.message_ids).toHaveLength(2);
-    expect(sent.message_ids[1]).toBe(sent.message_id);
+    expect(sent.message_ids).toHaveLength(3);
+    expect(sent.message_ids[2]).toBe(sent.message_id);
 
-    const [text, media] = await Promise.all(sent.message_ids.map(async (id: string) => (await t.api('GET', `/api/v1/messages/${id}`)).json().message));
+    const [text, ...media] = await Promise.all(sent.message_ids.map(async (id: string) => (await t.api('GET', `/api/v1/messages/${id}`)).json().message));
     expect(text.parts).toEqual([{ type: 'text', value: 'caption first' }]);
-    expect(media.parts.map((p: { attachment_id: string }) => p.attachment_id)).toEqual(atts);
+    expect(media.map((m: { parts: { attachment_id: string }[] }) => m.parts.map((p) => p.attachment_id))).toEqual(atts.map((a) => [a]));
     // The device got them in that order.
     const log = (await deviceLog(t, sent.phone_line_id)).reverse();
     const kinds = log.filter((e) => e.to === phone).map((e) => e.kind);
