@@ -339,6 +339,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
   app.addHook('onClose', async () => {
     // Before the store closes: no sweep of interrupted sends starts, the one under way ends.
     await services.sendReconciler.stop();
+    await services.unmatchedReports.stop();
     await services.worker.stop();
     await services.inbound.stop();
     await services.hubspot?.autoSends.stop();

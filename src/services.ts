@@ -15,6 +15,7 @@ import { lineEvents } from './domain/messaging/line-events.js';
 import { messaging, type MediaSource } from './domain/messaging/index.js';
 import { sendReconciler } from './domain/messaging/reconcile.js';
 import { failedEvents } from './domain/messaging/failed-event.js';
+import { unmatchedReports } from './domain/messaging/unmatched-reports.js';
 import { attachmentsService } from './domain/media/attachments.js';
 import { voiceNotesService } from './domain/media/voice-notes.js';
 import { eventBus } from './domain/events/bus.js';
@@ -70,7 +71,12 @@ export function buildServices(deps: ServiceDeps) {
   // A message its line fails after accepting it gives its voice note back through the voice-note
   // service, which needs the drivers these events feed: called only once everything is built.
   const lateFailureMedia = { canGiveBackVoiceNote: (tenantId: string, id: string) => voiceNotes.canGiveBack(tenantId, id) };
-  const lineEventsOnly = lineEvents({ store, clock, blobs, bus, deepLinkTemplate, media: lateFailureMedia });
+  // Receipts and late failures that come before their send's guid is stored, tried again for a while.
+  const unmatched = unmatchedReports({ clock, log: deps.logger });
+  // A late failure can be applied after sendFailed answered (tried again): the domain counts it, not a wrapper.
+  const lineEventsOnly = lineEvents({
+    store, clock, blobs, bus, deepLinkTemplate, media: lateFailureMedia, unmatchedReports: unmatched, onFailedAfterSend: observer?.messageFailedAfterSend.bind(observer),
+  });
   const events = observer ? observeLineEvents(lineEventsOnly, observer) : lineEventsOnly;
   const attempt = { timeoutMs: config.webhookTimeoutMs, allowPrivateNetworks: config.allowPrivateNetworks, brand: config.headerBrand };
   // One attempt asked for now (a replay, a subscription's test), outside the worker's schedule.
@@ -152,6 +158,8 @@ export function buildServices(deps: ServiceDeps) {
     accessCheck: accessCheck({ store, clock }),
     /** Deletes expired rows nothing reads any more, in batches, every few minutes (started with the delivery worker). */
     housekeeping: housekeeping({ store, clock, blobs, logger: deps.logger, onDeleted: observer?.rowsDeleted.bind(observer) }, { blobSweep: config.blobSweep }),
+    /** Receipts and late failures waiting for their send's guid (stopped with the app). */
+    unmatchedReports: unmatched,
     /** Settles sends a crash left `sending` (main starts it). */
     sendReconciler: reconciler,
     messaging: messagingArea,

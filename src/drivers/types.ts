@@ -89,6 +89,7 @@ export interface InboundMessage {
 export interface DriverEvents {
   /** Records a message; false when it was not recorded again (the line reported it before). */
   inbound(lineId: string, message: InboundMessage): Promise<boolean | void>;
+  /** Resolves once stored; one whose guid names no message yet (a send not answered yet) is tried again for a while. */
   receipt(lineId: string, guid: string, kind: 'delivered' | 'read', atMs: number): Promise<void>;
   /** Someone put a tapback on a message of this line or took one back (never a message of its own). */
   reaction(lineId: string, reaction: LineReaction): Promise<void>;
@@ -103,7 +104,8 @@ export interface DriverEvents {
   /**
    * A message the line had accepted (known by `guid`) failed after all: Messages could not deliver
    * it. False when this line has no such message that no receipt reached (unknown, already
-   * delivered or read, or failed); an edited one fails too.
+   * delivered or read, or failed); an edited one fails too. An unknown guid may be a send not
+   * answered yet: the failure is tried again for a while, and may still fail it after this resolves.
    */
   sendFailed(lineId: string, guid: string): Promise<boolean>;
 }

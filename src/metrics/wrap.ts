@@ -45,7 +45,11 @@ export function observeDrivers(registry: DriverRegistry, observer: ServiceObserv
   };
 }
 
-/** Line events with each inbound message counted once it is recorded. */
+/**
+ * Line events with each inbound message counted once it is recorded. A late failure is counted by
+ * the domain (onFailedAfterSend): one reported before its send's guid was stored is applied after
+ * sendFailed answered.
+ */
 export function observeLineEvents<E extends DriverEvents>(events: E, observer: ServiceObserver): E {
   return {
     ...events,
@@ -55,11 +59,6 @@ export function observeLineEvents<E extends DriverEvents>(events: E, observer: S
       const recorded = await events.inbound(lineId, message);
       if (recorded !== false) observer.messageReceived();
       return recorded;
-    },
-    async sendFailed(lineId, guid) {
-      const failed = await events.sendFailed(lineId, guid);
-      if (failed) observer.messageFailedAfterSend();
-      return failed;
     },
   };
 }

@@ -63,10 +63,11 @@ const receiptQ = (kind: 'delivered' | 'read') =>
  * message of the line for each batch.
  */
 const receiptBatchQ = (kind: 'delivered' | 'read') =>
-  prepared<{ lineId: string; guids: string[]; ats: number[] }>(['lineId', 'guids', 'ats'], (_db, p) =>
+  prepared<{ lineId: string; guids: string[]; ats: number[] }, { provider_guid: string }>(['lineId', 'guids', 'ats'], (_db, p) =>
     sql`update messages set ${RECEIPT_SET[kind](sql.ref('r.at'))}
         from unnest(${p.guids}::text[], ${p.ats}::bigint[]) as r(guid, at)
-        where line_id = ${p.lineId} and provider_guid = any(${p.guids}::text[]) and provider_guid = r.guid and ${RECEIPT_WHERE}`,
+        where line_id = ${p.lineId} and provider_guid = any(${p.guids}::text[]) and provider_guid = r.guid and ${RECEIPT_WHERE}
+        returning provider_guid`,
   );
 
 /** Literal, not a parameter: the partial first-touch indexes (migration 005) apply only then. */
@@ -178,22 +179,23 @@ export function messagesRepo(db: Kysely<DB>, dialect: Dialect) {
     },
 
     /**
-     * Applies a delivery or read receipt to the outbound message with this guid, in one
-     * statement: receipts can arrive together, and neither may undo the other. A read
-     * implies delivery; a failed message stays failed.
+     * Applies delivery or read receipts of one kind from one line to the outbound messages with
+     * their guids, a statement per batch: receipts can arrive together, and neither kind may undo
+     * the other. A read implies delivery; a failed message stays failed. Resolves with the guids
+     * that named such a message (the others name none yet, an inbound one or a failed one).
      */
-    /** Receipts of one kind from one line. */
-    async applyReceipts(lineId: string, kind: 'delivered' | 'read', batch: readonly { guid: string; atMs: number }[]): Promise<void> {
-      if (batch.length === 0) return;
+    async applyReceipts(lineId: string, kind: 'delivered' | 'read', batch: readonly { guid: string; atMs: number }[]): Promise<Set<string>> {
+      if (batch.length === 0) return new Set();
       if (dialect === 'postgres') {
         // A message once per statement: its first receipt, as if they had come one by one.
         const firsts = new Map<string, number>();
         for (const r of batch) if (!firsts.has(r.guid)) firsts.set(r.guid, r.atMs);
-        await receiptBatch[kind](db, { lineId, guids: [...firsts.keys()], ats: [...firsts.values()] });
-        return;
+        const { rows } = await receiptBatch[kind](db, { lineId, guids: [...firsts.keys()], ats: [...firsts.values()] });
+        return new Set(rows.map((r) => r.provider_guid));
       }
       // One group commit takes them all.
-      await Promise.all(batch.map((r) => receipt[kind](db, { lineId, guid: r.guid, atMs: r.atMs })));
+      const results = await Promise.all(batch.map((r) => receipt[kind](db, { lineId, guid: r.guid, atMs: r.atMs })));
+      return new Set(batch.filter((_, i) => Number(results[i]!.numAffectedRows ?? 0) > 0).map((r) => r.guid));
     },
 
     /** First-touch sends from a line since `sinceMs`, and the latest one's time. */

@@ -59,11 +59,25 @@ describe.each(STORE_KINDS)('receipts on %s', (kind) => {
     statements = 0;
     const first = writer.apply('line-a', 'b0', 'delivered', 5_000);
     // Reported on a later turn, while the first batch is still being written.
-    const second = new Promise<void>((resolve, reject) => setImmediate(() => writer.apply('line-b', 'b1', 'delivered', 6_000).then(resolve, reject)));
+    const second = new Promise<boolean>((resolve, reject) => setImmediate(() => writer.apply('line-b', 'b1', 'delivered', 6_000).then(resolve, reject)));
     await Promise.all([first, second]);
     expect(statements).toBe(2);
     expect(await ts.store.messages.get('ten_r', 'msg_b0')).toMatchObject({ status: 'delivered', delivered_at: 5_000 });
     expect(await ts.store.messages.get('ten_r', 'msg_b1')).toMatchObject({ status: 'delivered', delivered_at: 6_000 });
+  });
+
+  it('tells each caller whether its guid named an outbound message: not an unknown, inbound or failed one', async () => {
+    await insertSent(2, 'd');
+    const other = { tenant_id: 'ten_r', chat_id: 'chat_r', line_id: 'line-a', sender_handle: '+14155550100', parts: [{ type: 'text' as const, value: 'hi' }], effect: null, first_touch: false, sent_at: 1_000, delivered_at: null, read_at: null, edited_at: null };
+    await ts.store.messages.insert({ ...other, id: 'msg_d_in', direction: 'inbound', status: 'received', provider_guid: 'd-in', error_code: null });
+    await ts.store.messages.insert({ ...other, id: 'msg_d_failed', direction: 'outbound', status: 'failed', provider_guid: 'd-failed', error_code: 4001 });
+    const writer = receiptWriter(ts.store);
+    statements = 0;
+    const matched = await Promise.all(['d0', 'd-unknown', 'd-in', 'd-failed', 'd0'].map((guid) => writer.apply('line-a', guid, 'delivered', 9_000)));
+    expect(matched).toEqual([true, false, false, false, true]);
+    expect(statements).toBe(1);
+    expect(await writer.apply('line-b', 'd1', 'read', 9_500)).toBe(true);
+    expect(await writer.apply('line-a', 'd1', 'read', 9_500)).toBe(false); // another line's message
   });
 
   it("a batch the store refuses fails each of its callers, and the next batch is written", async () => {

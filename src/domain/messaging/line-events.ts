@@ -1,9 +1,10 @@
 /**
- * What drivers report. Receipts update outbound messages. An inbound message
- * is stored with its media (`in_…` attachments), its lead and chat, its
- * `message.received` event and one delivery job per matching subscription —
- * all in one transaction (the event log is written before any delivery
- * attempt), then the worker and streams are woken.
+ * What drivers report. Receipts and late failures update outbound messages; one whose guid names
+ * no message yet (its send's answer not stored yet) is tried again for a while (unmatched-reports.ts).
+ * An inbound message is stored with its media (`in_…` attachments), its lead and chat, its
+ * `message.received` event and one delivery job per matching subscription — all in one
+ * transaction (the event log is written before any delivery attempt), then the worker and
+ * streams are woken.
  */
 import type { DriverEvents, InboundMessage } from '../../drivers/types.js';
 import type { Store, Repos, Chat, Tenant, MessagePart, PhoneLine } from '../../store/index.js';
@@ -20,6 +21,7 @@ import { inboundRecord } from './inbound-record.js';
 import { recordDirectInbound } from './inbound-direct.js';
 import { failUndelivered, NOT_SENT_CODE, type UndeliveredDeps } from './undelivered.js';
 import { failedEvents } from './failed-event.js';
+import type { UnmatchedReports } from './unmatched-reports.js';
 
 /**
  * The largest inbound file kept. The spec limits uploads (100 MB per PUT), not inbound files; a
@@ -39,6 +41,10 @@ export interface LineEventsDeps {
   deepLinkTemplate: string;
   /** Gives back the staged voice note of a message its line failed after accepting it. */
   media?: UndeliveredDeps['media'];
+  /** Holds receipts and late failures whose guid names no message yet, and tries them again. */
+  unmatchedReports: UnmatchedReports;
+  /** Told of each message failed after its line accepted it, also when that comes from a report tried again (metrics). */
+  onFailedAfterSend?: () => void;
 }
 
 /**
@@ -79,13 +85,28 @@ export function lineEvents(deps: LineEventsDeps): DriverEvents {
   const receipts = receiptWriter(store);
   const reactions = messageReactions({ store });
   const announceFailed = failedEvents({ clock, bus, deepLinkTemplate: deps.deepLinkTemplate });
+  const { unmatchedReports } = deps;
+
+  /** 'unknown' when the line has no message by this guid (yet); else whether the late failure changed it. */
+  async function failLate(lineId: string, guid: string): Promise<boolean | 'unknown'> {
+    const m = await store.messages.byProviderGuid(lineId, guid);
+    if (!m) return 'unknown';
+    if (m.direction !== 'outbound') return false;
+    // Which states a late failure may still change is failAfterSend's rule (store), checked as it writes.
+    const failed = await failUndelivered({ store, media: deps.media, failedEvents: announceFailed }, m, (tx) => tx.messages.failAfterSend(m.id, NOT_SENT_CODE));
+    if (failed) deps.onFailedAfterSend?.();
+    return failed;
+  }
 
   return {
     async reaction(lineId, r) {
       await reactions.fromLine(lineId, r);
     },
 
-    receipt: (lineId, guid, kind, atMs) => receipts.apply(lineId, guid, kind, atMs),
+    async receipt(lineId, guid, kind, atMs) {
+      if (await receipts.apply(lineId, guid, kind, atMs)) return;
+      unmatchedReports.hold(kind, lineId, guid, () => receipts.apply(lineId, guid, kind, atMs));
+    },
 
     async sendMatched(lineId, provisionalGuid, realGuid) {
       if (provisionalGuid !== realGuid && (await store.messages.renameProviderGuid(lineId, provisionalGuid, realGuid))) return true;
@@ -93,10 +114,10 @@ export function lineEvents(deps: LineEventsDeps): DriverEvents {
     },
 
     async sendFailed(lineId, guid) {
-      const m = await store.messages.byProviderGuid(lineId, guid);
-      if (!m || m.direction !== 'outbound') return false;
-      // Which states a late failure may still change is failAfterSend's rule (store), checked as it writes.
-      return failUndelivered({ store, media: deps.media, failedEvents: announceFailed }, m, (tx) => tx.messages.failAfterSend(m.id, NOT_SENT_CODE));
+      const failed = await failLate(lineId, guid);
+      if (failed !== 'unknown') return failed;
+      unmatchedReports.hold('failed', lineId, guid, async () => (await failLate(lineId, guid)) !== 'unknown');
+      return false;
     },
 
     async edited(lineId, guid, text, atMs) {

@@ -5,7 +5,7 @@
  * that arrive while a batch is being written wait and go together in the next one (one
  * statement per line and kind), the way group commit batches SQLite's commits: under load a
  * batch grows, alone a receipt goes at once. Each caller still learns when its own receipt is
- * stored, or why it failed.
+ * stored (and whether its guid named a message), or why it failed.
  */
 import type { Store } from '../../store/index.js';
 
@@ -16,7 +16,7 @@ interface Pending {
   kind: Kind;
   guid: string;
   atMs: number;
-  resolve(): void;
+  resolve(matched: boolean): void;
   reject(err: unknown): void;
 }
 
@@ -45,8 +45,8 @@ export function receiptWriter(store: Pick<Store, 'messages'>) {
       const chunk = group.slice(i, i + MAX_BATCH);
       const { lineId, kind } = chunk[0]!;
       try {
-        await store.messages.applyReceipts(lineId, kind, chunk);
-        for (const r of chunk) r.resolve();
+        const matched = await store.messages.applyReceipts(lineId, kind, chunk);
+        for (const r of chunk) r.resolve(matched.has(r.guid));
       } catch (err) {
         for (const r of chunk) r.reject(err);
       }
@@ -54,9 +54,9 @@ export function receiptWriter(store: Pick<Store, 'messages'>) {
   }
 
   return {
-    /** Stores one receipt; resolves once it (and its batch) is written. */
-    apply(lineId: string, guid: string, kind: Kind, atMs: number): Promise<void> {
-      return new Promise<void>((resolve, reject) => {
+    /** Stores one receipt; resolves once it (and its batch) is written: false when its guid named no message of ours. */
+    apply(lineId: string, guid: string, kind: Kind, atMs: number): Promise<boolean> {
+      return new Promise<boolean>((resolve, reject) => {
         pending.push({ lineId, kind, guid, atMs, resolve, reject });
         // On the next turn, so receipts reported together (timers, a webhook burst) share a batch.
         if (!writing) {

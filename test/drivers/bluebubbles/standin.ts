@@ -180,6 +180,8 @@ interface StoredMessage {
 /**
  * `storeThenHangMs`: the Mac does the work (a send is stored) but the answer is held that long,
  * as when the service dies between its request and BlueBubbles' answer.
+ * `storeThenAnswerWhen`: the Mac does the work, and its answer waits until the promise settles
+ * (a slow answer: the message's webhooks can come first).
  */
 /** ServerError (responses/errors.ts): its default message, and the error the controller names. */
 const serverErrorThrown = (error: string) => ({ status: 500, body: { status: 500, message: 'The server has encountered an error', error: { type: 'Server Error', message: error } } });
@@ -204,6 +206,7 @@ type Injected =
   | { status: number; body: unknown }
   | { hangMs: number }
   | { storeThenHangMs: number }
+  | { storeThenAnswerWhen: Promise<unknown> }
   | { reset: true }
   | { html: number }
   | { redirect: string }
@@ -596,6 +599,12 @@ export class StandIn {
         await new Promise((r) => setTimeout(r, injected.storeThenHangMs));
         if (!res.destroyed) res.destroy();
         return;
+      }
+      if ('storeThenAnswerWhen' in injected) {
+        const answer = this.route(rec);
+        await injected.storeThenAnswerWhen.catch(() => {});
+        if (res.destroyed || !answer || 'file' in answer) return;
+        return this.reply(res, answer);
       }
       if ('hangMs' in injected) {
         await new Promise((r) => setTimeout(r, injected.hangMs));
