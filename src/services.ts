@@ -14,7 +14,7 @@ import { linesService } from './domain/lines/service.js';
 import { lineEvents } from './domain/messaging/line-events.js';
 import { messaging, type MediaSource } from './domain/messaging/index.js';
 import { sendReconciler } from './domain/messaging/reconcile.js';
-import { failedEvents } from './domain/messaging/failed-event.js';
+import { statusEvents } from './domain/messaging/status-events.js';
 import { unmatchedReports } from './domain/messaging/unmatched-reports.js';
 import { attachmentsService } from './domain/media/attachments.js';
 import { voiceNotesService } from './domain/media/voice-notes.js';
@@ -73,9 +73,11 @@ export function buildServices(deps: ServiceDeps) {
   const lateFailureMedia = { canGiveBackVoiceNote: (tenantId: string, id: string) => voiceNotes.canGiveBack(tenantId, id) };
   // Receipts and late failures that come before their send's guid is stored, tried again for a while.
   const unmatched = unmatchedReports({ clock, log: deps.logger });
+  // message.delivered, message.read and message.failed, for the projects that subscribe to them.
+  const announce = statusEvents({ store, clock, bus, deepLinkTemplate });
   // A late failure can be applied after sendFailed answered (tried again): the domain counts it, not a wrapper.
   const lineEventsOnly = lineEvents({
-    store, clock, blobs, bus, deepLinkTemplate, media: lateFailureMedia, unmatchedReports: unmatched, onFailedAfterSend: observer?.messageFailedAfterSend.bind(observer),
+    store, clock, blobs, bus, deepLinkTemplate, media: lateFailureMedia, statusEvents: announce, unmatchedReports: unmatched, onFailedAfterSend: observer?.messageFailedAfterSend.bind(observer),
   });
   const events = observer ? observeLineEvents(lineEventsOnly, observer) : lineEventsOnly;
   const attempt = { timeoutMs: config.webhookTimeoutMs, allowPrivateNetworks: config.allowPrivateNetworks, brand: config.headerBrand };
@@ -123,7 +125,7 @@ export function buildServices(deps: ServiceDeps) {
     canGiveBackVoiceNote: (tenantId, id) => voiceNotes.canGiveBack(tenantId, id),
   };
   const reconciler = sendReconciler({
-    store, clock, drivers, media, log: deps.logger, onSettled: observer?.messageSent.bind(observer), failedEvents: failedEvents({ clock, bus, deepLinkTemplate }),
+    store, clock, drivers, media, log: deps.logger, onSettled: observer?.messageSent.bind(observer), statusEvents: announce,
   });
   // A send or group creation whose line's answer never came wakes the reconciler for its window's end.
   const messagingArea = messaging({ store, clock, drivers, media, settling: reconciler });

@@ -1,6 +1,6 @@
 /**
  * What an event says in a line, for lists: its message's text (media as [media]) and who it is
- * from, or for a message.failed whom the failed message was to.
+ * from, or for an outbound status event (delivered, read, failed) whom the message was to.
  */
 type Payload = {
   event_type?: string;
@@ -18,7 +18,7 @@ export function textOf(e: { payload: unknown }): string {
 
 export function senderOf(e: { payload: unknown }): string {
   const p = e.payload as Payload;
-  if (p.event_type === 'message.failed') {
+  if (p.event_type !== undefined && p.event_type !== 'message.received') {
     const to = (p.data?.chat?.handles ?? []).filter((h) => !h.is_me).map((h) => h.handle);
     return to.length ? `to ${to.join(', ')}` : '';
   }

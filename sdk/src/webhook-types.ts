@@ -10,16 +10,20 @@ type MessageReceivedDelivery = NonNullable<webhooks['message.received']['post']>
 /** The envelope POSTed to a subscription (and each event record's `payload`). Dedup on `event_id`. */
 export type MessageReceivedEvent = MessageReceivedDelivery['requestBody']['content']['application/json'];
 
-type MessageFailedDelivery = NonNullable<webhooks['message.failed']['post']>;
+/** The body of the webhook `E`. */
+type Body<E extends keyof webhooks> = NonNullable<webhooks[E]['post']>['requestBody']['content']['application/json'];
 
 /**
- * An outbound message its line failed after the send was answered (for subscriptions that list
- * `message.failed`): `data.message` is the message as `messages.get` shows it, now `failed`.
+ * What happened to a message you sent, after its send was answered (for subscriptions that list
+ * the type): `data.message` is the message as `messages.get` shows it.
  */
-export type MessageFailedEvent = MessageFailedDelivery['requestBody']['content']['application/json'];
+export type MessageDeliveredEvent = Body<'message.delivered'>;
+export type MessageReadEvent = Body<'message.read'>;
+/** Failed after the send was answered: `data.message.status` is `failed`, with its `error_code`. */
+export type MessageFailedEvent = Body<'message.failed'>;
 
 /** Any delivery: narrow on `event_type`. */
-export type WebhookEvent = MessageReceivedEvent | MessageFailedEvent;
+export type WebhookEvent = MessageReceivedEvent | MessageDeliveredEvent | MessageReadEvent | MessageFailedEvent;
 
 /** A chat member: the sender, another member, or the receiving line (`is_me`). */
 export type WebhookHandle = MessageReceivedEvent['data']['message']['sender_handle'];

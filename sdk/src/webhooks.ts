@@ -25,7 +25,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { WebhookEvent } from './webhook-types.js';
 
-export type { MessageReceivedEvent, MessageFailedEvent, WebhookEvent, WebhookHandle, InboundPart, WebhookDeliveryHeaders } from './webhook-types.js';
+export type { MessageReceivedEvent, MessageDeliveredEvent, MessageReadEvent, MessageFailedEvent, WebhookEvent, WebhookHandle, InboundPart, WebhookDeliveryHeaders } from './webhook-types.js';
 
 const VERIFICATION_BRAND = Symbol.for('@blueline/sdk:WebhookVerificationError');
 

@@ -14,7 +14,7 @@ import { DeliveryAttempt, EventRecord, EventStatus } from './event.js';
 import { Attachment } from './attachment.js';
 import { EventType, WebhookSubscription } from './webhook-subscription.js';
 import { InboundPart, MessageReceived, WebhookHandle } from './webhook-message-received.js';
-import { MessageFailed } from './webhook-message-failed.js';
+import { MessageDelivered, MessageFailed, MessageRead } from './webhook-message-status.js';
 import { Account } from './account.js';
 import { Tenant, TenantStatus } from './tenant.js';
 import { AdminPhoneLine, LineDriver } from './admin-line.js';
@@ -35,6 +35,8 @@ export const NAMED_SCHEMAS: Readonly<Record<string, TSchema>> = {
   EventStatus,
   DeliveryAttempt,
   MessageReceived,
+  MessageDelivered,
+  MessageRead,
   MessageFailed,
   WebhookHandle,
   InboundPart,

@@ -8,7 +8,7 @@ import { Badge, Card, Empty, ErrorBanner, Notice, Page, SecretOnce, Spinner, ago
 import { senderOf, textOf } from '../event-summary.js';
 
 type EventType = CreateSubscriptionRequest['events'][number];
-const EVENT_TYPES: readonly EventType[] = ['message.received', 'message.failed'];
+const EVENT_TYPES: readonly EventType[] = ['message.received', 'message.delivered', 'message.read', 'message.failed'];
 
 const OVERLAPS = [
   { hours: 0, label: 'none: every earlier secret stops now' },

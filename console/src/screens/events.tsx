@@ -157,6 +157,8 @@ export function Events() {
             <select value={filters.type} onChange={set('type')}>
               <option value="">Any type</option>
               <option value="message.received">message.received</option>
+              <option value="message.delivered">message.delivered</option>
+              <option value="message.read">message.read</option>
               <option value="message.failed">message.failed</option>
             </select>
           </label>

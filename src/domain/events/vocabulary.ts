@@ -7,11 +7,14 @@
 export const DEV_INBOX_URL = 'https://dev-inbox';
 
 /**
- * The event types a subscription may name. The spec shows message.received; message.failed (an
- * outbound message its line failed after the send was answered) is recorded only for a project
- * with a subscription to it.
+ * What happened to a message the project sent, after its send was answered: an addition to the
+ * spec's events, recorded only for a project with a subscription to it (status-events.ts).
  */
-export const EVENT_TYPES = ['message.received', 'message.failed'] as const;
+export const STATUS_EVENT_TYPES = ['message.delivered', 'message.read', 'message.failed'] as const;
+export type StatusEventType = (typeof STATUS_EVENT_TYPES)[number];
+
+/** The event types a subscription may name: the spec's message.received, and the status events. */
+export const EVENT_TYPES = ['message.received', ...STATUS_EVENT_TYPES] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** An event's delivery state (spec: States). */

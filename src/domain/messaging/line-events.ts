@@ -20,7 +20,7 @@ import type { InboundPart } from '../events/envelope.js';
 import { inboundRecord } from './inbound-record.js';
 import { recordDirectInbound } from './inbound-direct.js';
 import { failUndelivered, NOT_SENT_CODE, type UndeliveredDeps } from './undelivered.js';
-import { failedEvents } from './failed-event.js';
+import type { StatusEvents } from './status-events.js';
 import type { UnmatchedReports } from './unmatched-reports.js';
 
 /**
@@ -41,6 +41,8 @@ export interface LineEventsDeps {
   deepLinkTemplate: string;
   /** Gives back the staged voice note of a message its line failed after accepting it. */
   media?: UndeliveredDeps['media'];
+  /** Records the status events (delivered, read, failed) for the projects that subscribe to them. */
+  statusEvents?: StatusEvents;
   /** Holds receipts and late failures whose guid names no message yet, and tries them again. */
   unmatchedReports: UnmatchedReports;
   /** Told of each message failed after its line accepted it, also when that comes from a report tried again (metrics). */
@@ -82,9 +84,8 @@ async function chatFor(
 
 export function lineEvents(deps: LineEventsDeps): DriverEvents {
   const { store, clock, blobs, bus } = deps;
-  const receipts = receiptWriter(store);
+  const receipts = receiptWriter(store, deps.statusEvents);
   const reactions = messageReactions({ store });
-  const announceFailed = failedEvents({ clock, bus, deepLinkTemplate: deps.deepLinkTemplate });
   const { unmatchedReports } = deps;
 
   /** 'unknown' when the line has no message by this guid (yet); else whether the late failure changed it. */
@@ -93,7 +94,7 @@ export function lineEvents(deps: LineEventsDeps): DriverEvents {
     if (!m) return 'unknown';
     if (m.direction !== 'outbound') return false;
     // Which states a late failure may still change is failAfterSend's rule (store), checked as it writes.
-    const failed = await failUndelivered({ store, media: deps.media, failedEvents: announceFailed }, m, (tx) => tx.messages.failAfterSend(m.id, NOT_SENT_CODE));
+    const failed = await failUndelivered({ store, media: deps.media, statusEvents: deps.statusEvents }, m, (tx) => tx.messages.failAfterSend(m.id, NOT_SENT_CODE));
     if (failed) deps.onFailedAfterSend?.();
     return failed;
   }

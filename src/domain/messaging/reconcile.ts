@@ -36,7 +36,7 @@ import { loadOfMessage, sendWindowEnd } from './send-window.js';
 import { FIRST_TOUCH_DAYS_KEPT_MS } from './limits.js';
 import { sweepPending, type OnSendSettled } from './sweep.js';
 import { failUndelivered, NOT_SENT_CODE } from './undelivered.js';
-import type { FailedEvents } from './failed-event.js';
+import type { StatusEvents } from './status-events.js';
 
 export const SWEEP_INTERVAL_MS = 60_000;
 /** A wake-up is never sooner than this (real ms), and comes this long after the window it waits for ends. */
@@ -77,7 +77,7 @@ export function sendReconciler(deps: {
   /** A send settled here (its own call counted nothing: the line never answered it). */
   onSettled?: OnSendSettled;
   /** Records `message.failed` for a send failed here, for the projects that subscribe to it. */
-  failedEvents?: FailedEvents;
+  statusEvents?: StatusEvents;
 }) {
   const { store, clock, drivers } = deps;
   const groups = groupCreations(deps);

@@ -9,7 +9,7 @@
  */
 import type { Message, Repos, Store } from '../../store/index.js';
 import type { MediaSource } from './deps.js';
-import type { FailedEvents } from './failed-event.js';
+import type { StatusEvents } from './status-events.js';
 
 /** Why a message its line did not deliver failed: delivery failed downstream (retryable). */
 export const NOT_SENT_CODE = 4001;
@@ -18,7 +18,7 @@ export interface UndeliveredDeps {
   store: Store;
   media?: Pick<MediaSource, 'canGiveBackVoiceNote'>;
   /** Records `message.failed` for the projects that subscribe to it. */
-  failedEvents?: FailedEvents;
+  statusEvents?: Pick<StatusEvents, 'record' | 'recorded'>;
   log?: { warn(obj: object, msg: string): void };
 }
 
@@ -48,9 +48,9 @@ export async function failUndelivered(deps: UndeliveredDeps, m: Message, settle:
       const chat = await tx.chats.getChat(m.tenant_id, m.chat_id);
       if (chat && !chat.is_group) await tx.chats.releaseLine(m.chat_id, m.line_id);
     }
-    announced = (await deps.failedEvents?.record(tx, { ...m, status: 'failed', error_code: NOT_SENT_CODE })) ?? false;
+    announced = (await deps.statusEvents?.record(tx, 'message.failed', { ...m, status: 'failed', error_code: NOT_SENT_CODE })) ?? false;
     return true;
   });
-  if (announced) deps.failedEvents!.recorded(m.tenant_id);
+  if (announced) deps.statusEvents!.recorded(m.tenant_id);
   return failed;
 }

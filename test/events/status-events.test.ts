@@ -1,10 +1,11 @@
 /**
- * `message.failed`: a project that subscribes to it hears, as a signed webhook (and in its event
- * log, stream and dev inbox), of an outbound message its line failed after the send was
- * answered: Messages gave up on it (the simulator's +15005550008), or reconciliation found that a
- * send whose answer never came never left (a BlueBubbles Mac that never got it). The envelope
- * matches the contract; a subscription to message.received alone gets nothing, and a project
- * with no subscription to it records nothing.
+ * The outbound status events. A project that subscribes to them hears, as signed webhooks (and
+ * in its event log, stream and dev inbox), what happened to a message it sent after the send was
+ * answered: `message.delivered` and `message.read` from the line's receipts, `message.failed`
+ * when Messages gave up on it (the simulator's +15005550008) or reconciliation found that a send
+ * whose answer never came never left (a BlueBubbles Mac that never got it). Each envelope matches
+ * the contract; a subscription to message.received alone gets none of them, and a project with
+ * no subscription to them records none.
  */
 import { randomBytes } from 'node:crypto';
 import { Ajv } from 'ajv';
@@ -13,10 +14,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { STORE_KINDS } from '../support/stores.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
-import { eventually, firstTouch, prepareSandbox } from '../support/messaging.js';
+import { eventually, firstTouch, newRecipient, prepareSandbox, FIRST_TOUCH_GAP_MS } from '../support/messaging.js';
 import { appWithBlueBubblesLine } from '../support/bluebubbles-line.js';
 import { SIMULATOR_RECIPIENTS } from '../../src/drivers/simulator/reserved.js';
-import { MessageFailed, type MessageFailed as MessageFailedEnvelope } from '../../src/contract/webhook-message-failed.js';
+import { MessageDelivered, MessageFailed, MessageRead, type MessageFailed as MessageFailedEnvelope } from '../../src/contract/webhook-message-status.js';
+import { WANTED_TTL_MS } from '../../src/domain/messaging/status-events.js';
 import { webhookHeaders } from '../../src/contract/webhook-message-received.js';
 import { verifyWebhook } from '../../src/index.js';
 import type { StandIn } from '../drivers/bluebubbles/standin.js';
@@ -31,14 +33,15 @@ function closed(schema: unknown): unknown {
   const out = Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, closed(v)]));
   return 'properties' in out ? { ...out, additionalProperties: false } : out;
 }
-const validateBody = ajv.compile(closed(MessageFailed) as object);
+const validators = { 'message.delivered': ajv.compile(closed(MessageDelivered) as object), 'message.read': ajv.compile(closed(MessageRead) as object), 'message.failed': ajv.compile(closed(MessageFailed) as object) };
 
-function expectContract(envelope: unknown): MessageFailedEnvelope {
-  if (!validateBody(envelope)) throw new Error(`message.failed does not match the contract: ${ajv.errorsText(validateBody.errors)}`);
+function expectContract(envelope: unknown, type: keyof typeof validators = 'message.failed'): MessageFailedEnvelope {
+  const validate = validators[type];
+  if (!validate(envelope)) throw new Error(`${type} does not match the contract: ${ajv.errorsText(validate.errors)}`);
   return envelope as MessageFailedEnvelope;
 }
 
-describe.each(STORE_KINDS)('message.failed through the simulator (%s)', (kind) => {
+describe.each(STORE_KINDS)('status events through the simulator (%s)', (kind) => {
   let t: TestApp;
   let both: Receiver;
   let receivedOnly: Receiver;
@@ -94,6 +97,36 @@ describe.each(STORE_KINDS)('message.failed through the simulator (%s)', (kind) =
     expect(receivedOnly.received).toHaveLength(0);
   });
 
+  it('delivered and read: one event each for a subscription that lists them, the message as its lookup shows it then', async () => {
+    const rx = await startReceiver();
+    try {
+      const sub = await t.api('POST', '/api/v1/webhook-subscriptions', { url: rx.url, events: ['message.delivered', 'message.read'] });
+      expect(sub.statusCode, sub.body).toBe(201);
+      // What a line's project wants is read at most once a WANTED_TTL_MS.
+      t.clock.advance(WANTED_TTL_MS);
+      const before = both.received.length;
+      const sent = await firstTouch(t, { phone: newRecipient(), body: 'track me' });
+      expect(sent.statusCode, sent.body).toBe(200);
+      const id = sent.json().message_id as string;
+      const got = await rx.waitFor(2);
+      const byType = new Map(got.map((g) => [g.headers['x-webhook-event'] as string, g]));
+      expect([...byType.keys()].sort()).toEqual(['message.delivered', 'message.read']);
+      for (const [type, g] of byType) {
+        expect(verifyWebhook({ rawBody: g.body, headers: g.headers, secret: sub.json().secret }).ok).toBe(true);
+        const env = expectContract(JSON.parse(g.body.toString('utf8')), type as 'message.delivered' | 'message.read');
+        expect(env.event_id).toBe(`imessage:${type.slice('message.'.length)}:${id}`);
+        expect(env.data.message).toMatchObject({ id, direction: 'outbound', status: type === 'message.read' ? 'read' : expect.stringMatching(/^(delivered|read)$/), delivered_at: expect.any(String) });
+        if (type === 'message.read') expect(env.data.message.read_at).toEqual(expect.any(String));
+      }
+      // Once each: nothing more comes, and the subscription to received and failed got none of them.
+      await new Promise((r) => setTimeout(r, 300));
+      expect(rx.received).toHaveLength(2);
+      expect(both.received.length).toBe(before);
+    } finally {
+      await rx.close();
+    }
+  });
+
   it('nothing is recorded for a project without a subscription to it', async () => {
     const other = (await t.admin('POST', '/admin/v1/accounts', { name: `No failed events ${kind}` })).json();
     const slug = `nofail-${randomBytes(3).toString('hex')}`;
@@ -104,6 +137,11 @@ describe.each(STORE_KINDS)('message.failed through the simulator (%s)', (kind) =
     const sent = await t.api('POST', '/api/v1/send', { phone: SIMULATOR_RECIPIENTS.failsAfterSend, body: 'fails unheard', phone_line_id: line.id }, as);
     expect(sent.statusCode, sent.body).toBe(200);
     await eventually(async () => (await t.api('GET', `/api/v1/messages/${sent.json().message_id}`, undefined, as)).json().message.status, (s) => s === 'failed');
+    // Nor for one delivered and read (past the line's first-touch gap).
+    t.clock.advance(FIRST_TOUCH_GAP_MS);
+    const read = await t.api('POST', '/api/v1/send', { phone: newRecipient(), body: 'read unheard', phone_line_id: line.id }, as);
+    expect(read.statusCode, read.body).toBe(200);
+    await eventually(async () => (await t.api('GET', `/api/v1/messages/${read.json().message_id}`, undefined, as)).json().message.status, (s) => s === 'read');
     expect((await t.api('GET', '/api/v1/events', undefined, as)).json().events).toEqual([]);
   });
 });

@@ -1,17 +1,19 @@
 /**
- * The `message.failed` envelope: an outbound message its line failed after the send was answered
- * (Messages gave up on it, or reconciliation found it never left). Its wire shape is
- * src/contract/webhook-message-failed.ts. The common fields are message.received's; data.message
- * is the message resource as GET /api/v1/messages/{id} shows it, now `failed` with its error_code.
+ * The envelopes of the outbound status events (`message.delivered`, `message.read`,
+ * `message.failed`): what happened to a message the project sent, after its send was answered.
+ * Their wire shape is src/contract/webhook-message-status.ts. The common fields are
+ * message.received's; data.message is the message resource as GET /api/v1/messages/{id} shows it.
  */
 import type { Chat, Message, PhoneLine, Tenant } from '../../store/index.js';
 import { messageView } from '../messaging/message-view.js';
 import { API_VERSION, EVENT_NAMESPACE, WEBHOOK_VERSION, deepLink, handle } from './envelope.js';
+import type { StatusEventType } from './vocabulary.js';
 
-/** One per message: a message fails once. */
-export const messageFailedEventId = (messageId: string) => `${EVENT_NAMESPACE}:failed:${messageId}`;
+/** One per message and type: a message is delivered, read or failed once. */
+export const statusEventId = (type: StatusEventType, messageId: string) => `${EVENT_NAMESPACE}:${type.slice('message.'.length)}:${messageId}`;
 
-export function messageFailedEnvelope(args: {
+export function statusEnvelope(args: {
+  type: StatusEventType;
   tenant: Pick<Tenant, 'slug'>;
   line: Pick<PhoneLine, 'phone_number'>;
   chat: Pick<Chat, 'id' | 'is_group'>;
@@ -21,11 +23,11 @@ export function messageFailedEnvelope(args: {
   nowMs: number;
   deepLinkTemplate: string;
 }) {
-  const { tenant, line, chat, message } = args;
+  const { type, tenant, line, chat, message } = args;
   return {
-    event: 'message.failed' as const,
-    event_type: 'message.failed' as const,
-    event_id: messageFailedEventId(message.id),
+    event: type,
+    event_type: type,
+    event_id: statusEventId(type, message.id),
     timestamp: new Date(args.nowMs).toISOString(),
     api_version: API_VERSION,
     webhook_version: WEBHOOK_VERSION,
@@ -44,5 +46,3 @@ export function messageFailedEnvelope(args: {
     },
   };
 }
-
-export type MessageFailedEnvelope = ReturnType<typeof messageFailedEnvelope>;

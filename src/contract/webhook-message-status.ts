@@ -1,0 +1,86 @@
+/**
+ * The outbound status webhooks, an addition to the spec's events: `message.delivered`,
+ * `message.read` and `message.failed`, what happened to a message the project sent after its send
+ * was answered. One envelope (src/domain/events/status-envelope.ts) with the type as its literal;
+ * its common fields and delivery are message.received's.
+ */
+import { Type, type Static } from 'typebox';
+import { DateTime } from './common.js';
+import { webhook } from './webhook.js';
+import { Message } from './message.js';
+import { WEBHOOK_RESPONSES, WebhookHandle, webhookHeaders } from './webhook-message-received.js';
+import type { StatusEventType } from '../domain/events/vocabulary.js';
+
+const WHAT: Record<StatusEventType, { message: string; summary: string; envelope: string }> = {
+  'message.delivered': {
+    message: 'status delivered (or read, or edited, when that came first), delivered_at set',
+    summary: 'An outbound message reached the recipient\'s device',
+    envelope: 'its line reported it delivered (a read receipt that came first counts as delivery too)',
+  },
+  'message.read': {
+    message: 'status read (or edited), read_at set',
+    summary: 'An outbound message was read',
+    envelope: 'its line reported it read (only where the recipient sends read receipts)',
+  },
+  'message.failed': {
+    message: 'status failed, error_code 4001 (retryable: send it again under a new idempotency key)',
+    summary: 'An outbound message failed after its send was answered',
+    envelope:
+      'its line accepted it (the send answered `sent`, or `sending` after a timeout) and then failed it: Messages could not deliver it, ' +
+      'or reconciliation found it never left. A refusal the send itself answered fires none',
+  },
+};
+
+const statusBody = (type: StatusEventType) =>
+  Type.Object(
+    {
+      event: Type.Literal(type),
+      event_type: Type.Literal(type),
+      event_id: Type.String({ description: `dedup key: <namespace>:${type.slice('message.'.length)}:<message id>, once per message; delivery is at least once` }),
+      timestamp: DateTime('when the event was recorded'),
+      api_version: Type.Literal('v1'),
+      webhook_version: Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description: 'date-shaped, e.g. 2025-06-01' }),
+      trace_id: Type.String({ description: 'tr_…' }),
+      partner_id: Type.String({ description: 'the tenant slug' }),
+      data: Type.Object({
+        chat: Type.Object({
+          id: Type.String({ description: 'for /api/v1/chats/{id}/…' }),
+          is_group: Type.Boolean(),
+          handles: Type.Array(WebhookHandle, { description: 'the recipients, then the sending line' }),
+          owner_handle: Type.Object(WebhookHandle.properties, { description: 'the line the message went out on (is_me true)' }),
+        }),
+        message: Type.Object(Message.properties, { description: `the message as GET /api/v1/messages/{id} shows it: direction outbound, ${WHAT[type].message}` }),
+        crm_deep_link: Type.String({ format: 'uri', description: 'BLUELINE_DEEP_LINK_TEMPLATE filled in, else the chat\'s messages' }),
+      }),
+    },
+    {
+      description:
+        `The ${type} envelope: a message the project sent, after its send was answered: ${WHAT[type].envelope}. ` +
+        `Delivered, signed and retried exactly as message.received, with X-Webhook-Event ${type}.`,
+    },
+  );
+
+const statusWebhook = <T extends StatusEventType, B extends ReturnType<typeof statusBody>>(type: T, operationId: string, body: B) =>
+  webhook({
+    event: type,
+    operationId,
+    summary: WHAT[type].summary,
+    description:
+      `Recorded only for a project with a subscription (webhook or dev inbox) whose events include ${type}, and POSTed to each enabled one. ` +
+      'Delivery is at least once: dedup on event_id. The body is the event\'s stored bytes, the same on every attempt and replay; each attempt is signed afresh.',
+    tags: ['webhooks'],
+    body,
+    headers: webhookHeaders(type),
+    responses: WEBHOOK_RESPONSES,
+  });
+
+export const MessageDelivered = statusBody('message.delivered');
+export type MessageDelivered = Static<typeof MessageDelivered>;
+export const MessageRead = statusBody('message.read');
+export type MessageRead = Static<typeof MessageRead>;
+export const MessageFailed = statusBody('message.failed');
+export type MessageFailed = Static<typeof MessageFailed>;
+
+export const messageDelivered = statusWebhook('message.delivered', 'messageDelivered', MessageDelivered);
+export const messageRead = statusWebhook('message.read', 'messageRead', MessageRead);
+export const messageFailed = statusWebhook('message.failed', 'messageFailed', MessageFailed);

@@ -1,0 +1,65 @@
+/**
+ * The outbound status events (`message.delivered`, `message.read`, `message.failed`): each
+ * recorded in the transaction that changes the message, with one delivery per subscription to
+ * it. Unlike message.received (recorded `failed` for a project with no destination, so it can be
+ * replayed), nothing is recorded for a project that did not ask: the types are additions to the
+ * spec's events, and their subscribers opt in.
+ */
+import type { Clock } from '../../clock.js';
+import type { Message, Repos, Store } from '../../store/index.js';
+import type { EventBus } from '../events/bus.js';
+import { destinations } from '../events/destinations.js';
+import { statusEnvelope, statusEventId } from '../events/status-envelope.js';
+import { STATUS_EVENT_TYPES, type StatusEventType } from '../events/vocabulary.js';
+import { ids, newEventId } from '../ids.js';
+
+/** How long a line's answer to "which status events does its project want" is kept (business ms). */
+export const WANTED_TTL_MS = 1_000;
+
+export interface StatusEvents {
+  /** Records `type` for `message` (as it is now), if a subscription wants it; whether it did. */
+  record(tx: Repos, type: StatusEventType, message: Message): Promise<boolean>;
+  /** After the commit: wakes the delivery worker and the event streams. */
+  recorded(tenantId: string): void;
+  /**
+   * The status events the project of `lineId` subscribes to, read at most once a WANTED_TTL_MS:
+   * receipts are as many as sends, and most projects want none. A subscription made or changed
+   * is seen within that time, in every process.
+   */
+  wantedFor(lineId: string): Promise<ReadonlySet<StatusEventType>>;
+}
+
+export function statusEvents(deps: { store: Pick<Store, 'lines' | 'events'>; clock: Clock; bus: EventBus; deepLinkTemplate: string }): StatusEvents {
+  const wanted = new Map<string, { at: number; types: ReadonlySet<StatusEventType> }>();
+  return {
+    async record(tx, type, message) {
+      const now = deps.clock.now();
+      const eventRef = newEventId(now);
+      const { subscribed, status, devInbox, jobs } = destinations(await tx.events.subscriptions(message.tenant_id), type, eventRef, message.tenant_id, now);
+      if (!subscribed || !message.line_id) return false;
+      const [tenant, line, chat] = [await tx.tenants.getById(message.tenant_id), await tx.lines.get(message.line_id), await tx.chats.getChat(message.tenant_id, message.chat_id)];
+      if (!tenant || !line || !chat) return false;
+      const envelope = statusEnvelope({
+        type, tenant, line, chat, participants: await tx.chats.participants(chat.id), message, traceId: ids.trace(), nowMs: now, deepLinkTemplate: deps.deepLinkTemplate,
+      });
+      const event = {
+        id: eventRef, tenant_id: tenant.id, type, event_id: statusEventId(type, message.id), lead_id: chat.lead_id,
+        convo_id: chat.convo_id, payload: JSON.stringify(envelope), status, dev_inbox: devInbox, delivered_at: null, created_at: now,
+      };
+      if (!(await tx.events.insertEvent(event))) return false;
+      await tx.events.insertJobs(jobs);
+      return true;
+    },
+    recorded: (tenantId) => deps.bus.eventRecorded(tenantId),
+    async wantedFor(lineId) {
+      const now = deps.clock.now();
+      const known = wanted.get(lineId);
+      if (known && now - known.at < WANTED_TTL_MS && now >= known.at) return known.types;
+      const line = await deps.store.lines.get(lineId);
+      const subs = line ? await deps.store.events.subscriptions(line.tenant_id) : [];
+      const types = new Set(STATUS_EVENT_TYPES.filter((t) => subs.some((s) => s.enabled && s.events.includes(t))));
+      wanted.set(lineId, { at: now, types });
+      return types;
+    },
+  };
+}
