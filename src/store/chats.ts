@@ -1,5 +1,5 @@
 /** Leads, chats (direct and group) and group participants. */
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { DB } from './schema.js';
 import { columnsOf, first, inserted, prepared, preparedInsert } from './prepared.js';
 import { LINE_COLUMNS, type PhoneLine } from './lines.js';
@@ -131,6 +131,15 @@ export function chatsRepo(db: Kysely<DB>, lineFromRow: (r: DB['phone_lines']) =>
     },
 
     /** Undoes claimLine (the first touch failed), unless the chat has moved on since. */
+    /**
+     * Holds the chat's row until the transaction ends, so two transactions that each decide from
+     * the chat's other messages run one after the other (PostgreSQL; SQLite's already do). An
+     * update that changes nothing: both stores take it, where `for update` is PostgreSQL's only.
+     */
+    async hold(chatId: string): Promise<void> {
+      await db.updateTable('chats').set({ line_id: sql`line_id` }).where('id', '=', chatId).execute();
+    },
+
     async releaseLine(chatId: string, lineId: string): Promise<void> {
       await db.updateTable('chats').set({ line_id: null }).where('id', '=', chatId).where('line_id', '=', lineId).execute();
     },

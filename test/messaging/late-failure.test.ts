@@ -102,6 +102,21 @@ describe.each(STORE_KINDS)('a message its line fails after accepting it (%s)', (
     expect((await sentTo(FAILS)).some((e) => e.kind === 'reaction')).toBe(false);
   });
 
+  it('bubbles of one first touch failed at the same moment still leave the chat pinning no line', async () => {
+    const tenant = (await t.testStore.store.tenants.getBySlug('demo'))!;
+    for (let round = 0; round < 5; round++) {
+      t.clock.advance(FIRST_TOUCH_GAP_MS);
+      // Never delivered, so nothing outranks the failures; each bubble failed in its own transaction, at once.
+      const photos = [await uploadedImage(t, 'a.png'), await uploadedImage(t, 'b.png')];
+      const sent = await firstTouch(t, { phone: SIMULATOR_RECIPIENTS.undelivered, body: `round ${round}`, attachments: photos });
+      expect(sent.statusCode, sent.body).toBe(200);
+      const guids = (await deviceLog(t, sent.json().phone_line_id)).slice(0, 3).map((e) => e.guid as string);
+      const failed = await Promise.all(guids.map((g) => t.services.events.sendFailed(sent.json().phone_line_id, g)));
+      expect(failed).toEqual([true, true, true]);
+      expect((await t.testStore.store.chats.getChat(tenant.id, sent.json().chat_id))?.line_id, `round ${round}`).toBeNull();
+    }
+  });
+
   it('an edit made before the failure arrived does not hide it', async () => {
     for (const id of t.demo.phone_line_ids) await t.admin('PATCH', `/admin/v1/lines/${id}`, { driver_config: { receipt_delay_ms: 1_500 } });
     try {

@@ -38,6 +38,9 @@ export async function failUndelivered(deps: UndeliveredDeps, m: Message, settle:
   }
   let announced = false;
   const failed = await deps.store.transaction(async (tx) => {
+    // Two bubbles of one chat failing at once would each see the other still live and neither
+    // unpin the chat: the chat's row makes them take turns (the second sees the first failed).
+    await tx.chats.hold(m.chat_id);
     if (!(await settle(tx))) return false;
     for (const id of giveBack) await tx.media.releaseVoiceNote(id);
     // A person's chat whose every message failed pins nothing (as when the line refuses a first
