@@ -57,16 +57,21 @@ export const webhookHeaders = (event: string) => (brand = 'service') =>
 
 export const MessageReceivedHeaders = webhookHeaders('message.received');
 
+/** The fields every envelope begins with: its type (twice), its dedup key, when, which versions, and whose. */
+export const envelopeHead = <const T extends string>(type: T, eventId: string) => ({
+  event: Type.Literal(type),
+  event_type: Type.Literal(type),
+  event_id: Type.String({ description: eventId }),
+  timestamp: DateTime('when the event was recorded'),
+  api_version: Type.Literal('v1'),
+  webhook_version: Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description: 'date-shaped, e.g. 2025-06-01' }),
+  trace_id: Type.String({ description: 'tr_…' }),
+  partner_id: Type.String({ description: 'the tenant slug' }),
+});
+
 export const MessageReceived = Type.Object(
   {
-    event: Type.Literal('message.received'),
-    event_type: Type.Literal('message.received'),
-    event_id: Type.String({ description: 'dedup key: <namespace>:msg:<message guid>; delivery is at least once' }),
-    timestamp: DateTime('when the event was recorded'),
-    api_version: Type.Literal('v1'),
-    webhook_version: Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description: 'date-shaped, e.g. 2025-06-01' }),
-    trace_id: Type.String({ description: 'tr_…' }),
-    partner_id: Type.String({ description: 'the tenant slug' }),
+    ...envelopeHead('message.received', 'dedup key: <namespace>:msg:<message guid>; delivery is at least once'),
     data: Type.Object({
       chat: Type.Object({
         id: Type.String({ description: 'for /api/v1/chats/{id}/…' }),

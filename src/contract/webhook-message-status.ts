@@ -5,10 +5,9 @@
  * its common fields and delivery are message.received's.
  */
 import { Type, type Static } from 'typebox';
-import { DateTime } from './common.js';
 import { webhook } from './webhook.js';
 import { Message } from './message.js';
-import { WEBHOOK_RESPONSES, WebhookHandle, webhookHeaders } from './webhook-message-received.js';
+import { WEBHOOK_RESPONSES, WebhookHandle, envelopeHead, webhookHeaders } from './webhook-message-received.js';
 import type { StatusEventType } from '../domain/events/vocabulary.js';
 
 const WHAT: Record<StatusEventType, { message: string; summary: string; envelope: string }> = {
@@ -34,14 +33,7 @@ const WHAT: Record<StatusEventType, { message: string; summary: string; envelope
 const statusBody = (type: StatusEventType) =>
   Type.Object(
     {
-      event: Type.Literal(type),
-      event_type: Type.Literal(type),
-      event_id: Type.String({ description: `dedup key: <namespace>:${type.slice('message.'.length)}:<message id>, once per message; delivery is at least once` }),
-      timestamp: DateTime('when the event was recorded'),
-      api_version: Type.Literal('v1'),
-      webhook_version: Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description: 'date-shaped, e.g. 2025-06-01' }),
-      trace_id: Type.String({ description: 'tr_…' }),
-      partner_id: Type.String({ description: 'the tenant slug' }),
+      ...envelopeHead(type, `dedup key: <namespace>:${type.slice('message.'.length)}:<message id>, once per message; delivery is at least once`),
       data: Type.Object({
         chat: Type.Object({
           id: Type.String({ description: 'for /api/v1/chats/{id}/…' }),

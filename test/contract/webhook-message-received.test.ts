@@ -6,35 +6,14 @@
  * declared one that is missing or mistyped.
  */
 import { randomBytes } from 'node:crypto';
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import type { ValidateFunction } from 'ajv';
+import { ajv, closed, lowercased } from '../support/contract-check.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { STORE_KINDS } from '../support/stores.js';
 import { startReceiver, type Received, type Receiver } from '../support/receiver.js';
 import { prepareSandbox } from '../support/messaging.js';
 import { MessageReceived, MessageReceivedHeaders } from '../../src/contract/webhook-message-received.js';
-
-// ajv-formats ships CommonJS; under NodeNext its default import is the module object.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
-const ajv = addFormats(new Ajv({ strict: false, allErrors: true }));
-
-/** The schema with every object closed (additionalProperties: false), unions included. */
-function closed(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(closed);
-  if (!schema || typeof schema !== 'object') return schema;
-  const out = Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, closed(v)]));
-  return 'properties' in out ? { ...out, additionalProperties: false } : out;
-}
-
-/** Header names are case-insensitive: node gives them lowercased. */
-function lowercased(schema: { properties: Record<string, unknown>; required?: string[] }) {
-  return {
-    ...schema,
-    properties: Object.fromEntries(Object.entries(schema.properties).map(([k, v]) => [k.toLowerCase(), v])),
-    required: (schema.required ?? []).map((k) => k.toLowerCase()),
-  };
-}
 
 function check(validate: ValidateFunction, value: unknown, what: string) {
   if (!validate(value)) throw new Error(`${what} does not match the contract: ${ajv.errorsText(validate.errors)}; ${JSON.stringify(value).slice(0, 800)}`);

@@ -20,6 +20,18 @@ export const messageEventId = (guid: string) => `${EVENT_NAMESPACE}:msg:${guid}`
 export const deepLink = (template: string, chatId: string, tenantSlug: string) =>
   template.replaceAll('{chat_id}', encodeURIComponent(chatId)).replaceAll('{tenant}', encodeURIComponent(tenantSlug));
 
+/** The fields every envelope begins with (the contract's envelopeHead). */
+export const envelopeHead = <const T extends string>(type: T, eventId: string, a: { traceId: string; nowMs: number; tenantSlug: string }) => ({
+  event: type,
+  event_type: type,
+  event_id: eventId,
+  timestamp: new Date(a.nowMs).toISOString(),
+  api_version: API_VERSION,
+  webhook_version: WEBHOOK_VERSION,
+  trace_id: a.traceId,
+  partner_id: a.tenantSlug,
+});
+
 export const handle = (value: string, isMe: boolean) => ({ handle: value, service: 'imessage' as const, is_me: isMe });
 
 /** What the envelope reads of each record (the test delivery builds its sample from these alone). */
@@ -39,14 +51,7 @@ export function messageReceivedEnvelope(args: {
   const sender = message.sender_handle ?? '';
   const text = message.parts.filter((p) => p.type === 'text').map((p) => (p as { value: string }).value).join('\n');
   return {
-    event: 'message.received' as const,
-    event_type: 'message.received' as const,
-    event_id: messageEventId(guid),
-    timestamp: new Date(args.nowMs).toISOString(),
-    api_version: API_VERSION,
-    webhook_version: WEBHOOK_VERSION,
-    trace_id: args.traceId,
-    partner_id: tenant.slug,
+    ...envelopeHead('message.received', messageEventId(guid), { traceId: args.traceId, nowMs: args.nowMs, tenantSlug: tenant.slug }),
     data: {
       chat: {
         id: chat.id,

@@ -6,7 +6,7 @@
  */
 import type { Chat, Message, PhoneLine, Tenant } from '../../store/index.js';
 import { messageView } from '../messaging/message-view.js';
-import { API_VERSION, EVENT_NAMESPACE, WEBHOOK_VERSION, deepLink, handle } from './envelope.js';
+import { EVENT_NAMESPACE, deepLink, envelopeHead, handle } from './envelope.js';
 import type { StatusEventType } from './vocabulary.js';
 
 /** One per message and type: a message is delivered, read or failed once. */
@@ -25,14 +25,7 @@ export function statusEnvelope(args: {
 }) {
   const { type, tenant, line, chat, message } = args;
   return {
-    event: type,
-    event_type: type,
-    event_id: statusEventId(type, message.id),
-    timestamp: new Date(args.nowMs).toISOString(),
-    api_version: API_VERSION,
-    webhook_version: WEBHOOK_VERSION,
-    trace_id: args.traceId,
-    partner_id: tenant.slug,
+    ...envelopeHead(type, statusEventId(type, message.id), { traceId: args.traceId, nowMs: args.nowMs, tenantSlug: tenant.slug }),
     data: {
       chat: {
         id: chat.id,
