@@ -99,6 +99,12 @@ export function lineEvents(deps: LineEventsDeps): DriverEvents {
     return failed;
   }
 
+  /** The send known by `provisionalGuid` (its tempGuid) is known by `realGuid` from now on; false while neither names one. */
+  async function matchSend(lineId: string, provisionalGuid: string, realGuid: string): Promise<boolean> {
+    if (provisionalGuid !== realGuid && (await store.messages.renameProviderGuid(lineId, provisionalGuid, realGuid))) return true;
+    return (await store.messages.byProviderGuid(lineId, realGuid)) !== undefined;
+  }
+
   return {
     async reaction(lineId, r) {
       await reactions.fromLine(lineId, r);
@@ -110,8 +116,11 @@ export function lineEvents(deps: LineEventsDeps): DriverEvents {
     },
 
     async sendMatched(lineId, provisionalGuid, realGuid) {
-      if (provisionalGuid !== realGuid && (await store.messages.renameProviderGuid(lineId, provisionalGuid, realGuid))) return true;
-      return (await store.messages.byProviderGuid(lineId, realGuid)) !== undefined;
+      if (await matchSend(lineId, provisionalGuid, realGuid)) return true;
+      // The send's answer (its tempGuid) may not be stored yet: tried again, as a receipt is. Its
+      // receipts under the real guid, held meanwhile, match once the rename is done.
+      if (provisionalGuid !== realGuid) unmatchedReports.hold('matched', lineId, provisionalGuid, () => matchSend(lineId, provisionalGuid, realGuid));
+      return false;
     },
 
     async sendFailed(lineId, guid) {

@@ -25,7 +25,8 @@ export const MAX_HELD = 10_000;
  */
 const MAX_WAIT_MS = 1_000;
 
-export type ReportKind = 'delivered' | 'read' | 'failed';
+/** `matched`: BlueBubbles naming the real guid of a send we know by its tempGuid (sendMatched). */
+export type ReportKind = 'delivered' | 'read' | 'failed' | 'matched';
 
 export interface UnmatchedReportsLog {
   debug(obj: object, msg: string): void;

@@ -56,6 +56,25 @@ describe("BlueBubbles webhooks that overtake their send's answer", () => {
     expect(await eventually(() => status(id), (m) => m.status === 'read')).toMatchObject({ status: 'read', delivered_at: expect.any(String), read_at: expect.any(String) });
   });
 
+  it("our own message with its tempGuid, when the answer names no guid (the send is known by its tempGuid only once the answer is stored)", async () => {
+    bb.omitGuidInSendAnswers = true;
+    try {
+      const id = await sendOvertaken('matched before the answer', async (guid) => {
+        const { tempGuid } = bb.lastTo('POST', '/api/v1/message/text').json as { tempGuid: string };
+        await webhook(bb.ownMessageEvent(guid, tempGuid));
+        bb.markDelivered(guid);
+        bb.markRead(guid);
+        await webhook(bb.webhookEvent('updated-message', guid));
+      });
+      // Renamed to the Mac's guid once the answer stored the tempGuid; its receipts then match too.
+      expect(await eventually(() => status(id), (m) => m.status === 'read')).toMatchObject({ status: 'read', read_at: expect.any(String) });
+      const stored = [...bb.messages.values()].find((m) => m.text === 'matched before the answer')!;
+      expect((await t.testStore.store.messages.byProviderGuid(lineId, stored.guid))?.id).toBe(id);
+    } finally {
+      bb.omitGuidInSendAnswers = false;
+    }
+  });
+
   it('a send error (message-send-error)', async () => {
     const id = await sendOvertaken('the failure overtakes the answer', async (guid) => webhook(bb.failSent(guid, 22)));
     expect(await eventually(() => status(id), (m) => m.status === 'failed')).toMatchObject({ status: 'failed', error_code: 4001 });
