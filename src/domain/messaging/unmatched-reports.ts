@@ -79,9 +79,10 @@ export function unmatchedReports(deps: { clock: Clock; log?: UnmatchedReportsLog
   async function tryDue(): Promise<void> {
     const now = clock.now();
     const due = [...held.values()].filter((h) => h.dueAt <= now);
-    // Together: receipts tried again go in one batch (receipts.ts).
-    await Promise.all(
-      due.map(async (h) => {
+    // One after another, in the order they came: a delivered receipt tried again before the read
+    // one of the same message keeps its own time (a read applied first would set both).
+    for (const h of due) {
+      await (async () => {
         let matched = false;
         try {
           matched = await h.retry();
@@ -94,8 +95,8 @@ export function unmatchedReports(deps: { clock: Clock; log?: UnmatchedReportsLog
         if (matched) held.delete(h.key);
         else if (next === undefined) giveUp(h, 'gave up a report on a guid none of the line\'s messages has');
         else h.dueAt = next;
-      }),
-    );
+      })();
+    }
   }
 
   return {
