@@ -5,7 +5,7 @@ import { operation } from './operation.js';
 import { Tenant } from './tenant.js';
 
 export const TenantSelfSettings = Type.Object({
-  timezone: Type.String({ description: 'IANA time zone of the sending window and of "today" for the caps' }),
+  timezone: Type.String({ description: 'IANA time zone of the sending window and of "today" for the caps; taken in any letter case, a zone\'s name stored in its own ("america/new_york" is "America/New_York"), a link (US/Eastern) as given' }),
   sending_window: Tenant.properties.sending_window,
   daily_first_touch_cap: Type.Integer({ description: 'first touches per day across the project' }),
   first_touches_per_line_per_day: Type.Integer({ description: 'fixed by the service (30)' }),

@@ -2,7 +2,8 @@
  * PATCH /api/v1/settings: the project's timezone and sending window. Invalid values are 400 with
  * 1002 (1001 for a window missing a field) and change nothing; IANA names in any letter case, its
  * links (US/Eastern) and its Etc/GMT±N zones (sign inverted: Etc/GMT+5 is UTC-5) are taken and
- * computed in; names the runtime takes that are not IANA's (Java's "BST" is Asia/Dhaka, SystemV/…)
+ * computed in, a zone's name stored in its own letter case (America/New_York), a link as given
+ * (Asia/Kolkata, not ICU's Asia/Calcutta); names the runtime takes that are not IANA's (Java's "BST" is Asia/Dhaka, SystemV/…)
  * are refused as a new setting, while a project saved with one before keeps working.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -47,16 +48,20 @@ describe('PATCH /api/v1/settings: timezone and sending window', () => {
     expect(await settings()).toEqual(before);
   });
 
-  it('takes "utc", "Etc/GMT+5" (UTC-5) and "US/Eastern" as given, and computes the window in them', async () => {
+  it('takes "utc", "etc/gmt+5" (UTC-5) and "US/Eastern", zones in their own letter case and links as given, and computes the window in them', async () => {
     toNext0800Utc();
-    for (const [timezone, retryAfter] of [
-      ['utc', 3600], // 08:00: opens at 09:00
-      ['Etc/GMT+5', 6 * 3600], // 03:00 at UTC-5
-      ['Etc/GMT-5', 20 * 3600], // 13:00 at UTC+5: closed at 12:00, opens at 09:00 tomorrow
+    for (const [timezone, canonical, retryAfter] of [
+      ['utc', 'UTC', 3600], // 08:00: opens at 09:00
+      ['etc/gmt+5', 'Etc/GMT+5', 6 * 3600], // 03:00 at UTC-5
+      ['Etc/GMT-5', 'Etc/GMT-5', 20 * 3600], // 13:00 at UTC+5: closed at 12:00, opens at 09:00 tomorrow
+      ['america/new_york', 'America/New_York', 0], // checked below, across a change of its clocks
+      ['Asia/Kolkata', 'Asia/Kolkata', 0], // a link the runtime's data would name Asia/Calcutta
     ] as const) {
       const res = await patch({ timezone, sending_window: { start: '09:00', end: '12:00' } });
       expect(res.statusCode, res.body).toBe(200);
-      expect(res.json().settings).toMatchObject({ timezone, sending_window: { start: '09:00', end: '12:00' } });
+      expect(res.json().settings).toMatchObject({ timezone: canonical, sending_window: { start: '09:00', end: '12:00' } });
+      expect((await settings()).timezone).toBe(canonical);
+      if (!retryAfter) continue;
       const refused = await send();
       expect(refused.json(), timezone).toMatchObject({ code: 4002, retry_after: retryAfter });
     }

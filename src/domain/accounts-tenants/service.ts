@@ -7,7 +7,7 @@ import type { Clock } from '../../clock.js';
 import type { Store, Account, Tenant } from '../../store/index.js';
 import { ids } from '../ids.js';
 import type { Credential } from './auth.js';
-import { TENANT_DEFAULTS, assertRateLimit, assertSendingWindow, assertSlug, assertTimezone, quotedSlug } from './settings.js';
+import { TENANT_DEFAULTS, assertRateLimit, assertSendingWindow, assertSlug, canonicalTimezone, quotedSlug } from './settings.js';
 
 export interface TenantSettingsInput {
   name?: string;
@@ -40,7 +40,7 @@ export function accountsService(deps: {
       ...(s.status !== undefined && { status: s.status }),
       ...(s.crm_install_slots !== undefined && { crm_install_slots: s.crm_install_slots }),
     };
-    assertTimezone(next.timezone, s.timezone !== undefined);
+    next.timezone = canonicalTimezone(next.timezone, s.timezone !== undefined);
     assertSendingWindow(next.sending_window);
     assertRateLimit(next.rate_limit);
     if (!Number.isInteger(next.daily_first_touch_cap) || next.daily_first_touch_cap < 0) {

@@ -33,19 +33,26 @@ export function assertSlug(slug: string): void {
 const NOT_IANA = new Set(['ACT', 'AET', 'AGT', 'ART', 'AST', 'BET', 'BST', 'CAT', 'CNT', 'CST', 'CTT', 'EAT', 'ECT', 'IET', 'IST', 'JST', 'MIT', 'NET', 'NST', 'PLT', 'PNT', 'PRT', 'PST', 'SST', 'VST']);
 
 /**
- * A time zone the service can compute in. `asNewSetting`: it is being set now, so it must also be
- * an IANA name (a zone saved before this rule keeps working, and other settings can still change).
+ * A time zone the service can compute in, as it is stored and shown: a zone's name in the letter
+ * case the runtime's time zone data gives it ("america/new_york" is "America/New_York", "utc"
+ * "UTC"). A link is kept as given: the runtime would name it by ICU's canonical zone, which is
+ * sometimes the zone's old name ("Asia/Kolkata" would become "Asia/Calcutta", "Europe/Kyiv"
+ * "Europe/Kiev"). `asNewSetting`: it is being set now, so it must also be an IANA name (a zone
+ * saved before this rule keeps working, as it was saved, and other settings can still change).
  */
-export function assertTimezone(tz: string, asNewSetting = true): void {
+export function canonicalTimezone(tz: string, asNewSetting = true): string {
   const invalid = () => new DomainError(1002, `timezone "${tz}" is not an IANA time zone (e.g. "America/New_York")`);
+  let canonical: string;
   try {
-    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    canonical = new Intl.DateTimeFormat('en-US', { timeZone: tz }).resolvedOptions().timeZone;
   } catch {
     throw invalid();
   }
+  if (!asNewSetting) return tz;
   // An offset ("+05:00") names no zone's rules; Node 24's Intl takes it (ECMA-402 offset time
   // zones), Node 20's does not.
-  if (asNewSetting && (NOT_IANA.has(tz.toUpperCase()) || /^systemv\//i.test(tz) || /^[+\-\u2212]/.test(tz))) throw invalid();
+  if (NOT_IANA.has(tz.toUpperCase()) || /^systemv\//i.test(tz) || /^[+\-\u2212]/.test(tz)) throw invalid();
+  return canonical.toLowerCase() === tz.toLowerCase() ? canonical : tz;
 }
 
 export function assertSendingWindow(w: { start: string; end: string }): void {
