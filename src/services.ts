@@ -73,7 +73,7 @@ export function buildServices(deps: ServiceDeps) {
   const lateFailureMedia = { canGiveBackVoiceNote: (tenantId: string, id: string) => voiceNotes.canGiveBack(tenantId, id) };
   // Receipts and late failures that come before their send's guid is stored, tried again for a while.
   const unmatched = unmatchedReports({ clock, log: deps.logger });
-  // message.delivered, message.read and message.failed, for the projects that subscribe to them.
+  // message.sent, message.delivered, message.read and message.failed, for the projects that subscribe to them.
   const announce = statusEvents({ store, clock, bus, deepLinkTemplate });
   // A late failure can be applied after sendFailed answered (tried again): the domain counts it, not a wrapper.
   const lineEventsOnly = lineEvents({
@@ -128,7 +128,7 @@ export function buildServices(deps: ServiceDeps) {
     store, clock, drivers, media, log: deps.logger, onSettled: observer?.messageSent.bind(observer), statusEvents: announce,
   });
   // A send or group creation whose line's answer never came wakes the reconciler for its window's end.
-  const messagingArea = messaging({ store, clock, drivers, media, settling: reconciler });
+  const messagingArea = messaging({ store, clock, drivers, media, settling: reconciler, statusEvents: announce });
   return {
     accounts: accountsService({ store, clock, secretOverlapMs: config.secretOverlapMs, onChange: auth.invalidate }),
     lines: linesService({ store, clock, onLineSaved: connectLine }),

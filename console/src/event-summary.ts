@@ -1,7 +1,13 @@
 /**
  * What an event says in a line, for lists: its message's text (media as [media]) and who it is
- * from, or for an outbound status event (delivered, read, failed) whom the message was to.
+ * from, or for an outbound status event (sent, delivered, read, failed) whom the message was to.
  */
+import type { CreateSubscriptionRequest } from '@blueline/sdk';
+
+export type EventType = CreateSubscriptionRequest['events'][number];
+/** The event types, as a subscription names them and the Events filter offers them. */
+export const EVENT_TYPES: readonly EventType[] = ['message.received', 'message.sent', 'message.delivered', 'message.read', 'message.failed'];
+
 type Payload = {
   event_type?: string;
   from?: string;

@@ -14,16 +14,18 @@ export type MessageReceivedEvent = MessageReceivedDelivery['requestBody']['conte
 type Body<E extends keyof webhooks> = NonNullable<webhooks[E]['post']>['requestBody']['content']['application/json'];
 
 /**
- * What happened to a message you sent, after its send was answered (for subscriptions that list
- * the type): `data.message` is the message as `messages.get` shows it.
+ * What happened to a message you sent (for subscriptions that list the type): `data.message` is
+ * the message as `messages.get` shows it. Sent: it went out on its line, whatever sent it (the
+ * API, the console, HubSpot), or a send answered 3002 was found to have gone out.
  */
+export type MessageSentEvent = Body<'message.sent'>;
 export type MessageDeliveredEvent = Body<'message.delivered'>;
 export type MessageReadEvent = Body<'message.read'>;
 /** Failed after the send was answered: `data.message.status` is `failed`, with its `error_code`. */
 export type MessageFailedEvent = Body<'message.failed'>;
 
 /** Any delivery: narrow on `event_type`. */
-export type WebhookEvent = MessageReceivedEvent | MessageDeliveredEvent | MessageReadEvent | MessageFailedEvent;
+export type WebhookEvent = MessageReceivedEvent | MessageSentEvent | MessageDeliveredEvent | MessageReadEvent | MessageFailedEvent;
 
 /** A chat member: the sender, another member, or the receiving line (`is_me`). */
 export type WebhookHandle = MessageReceivedEvent['data']['message']['sender_handle'];

@@ -1,7 +1,7 @@
 /**
- * The outbound status webhooks, an addition to the spec's events: `message.delivered`,
- * `message.read` and `message.failed`, what happened to a message the project sent after its send
- * was answered. One envelope (src/domain/events/status-envelope.ts) with the type as its literal;
+ * The outbound status webhooks, an addition to the spec's events: `message.sent`,
+ * `message.delivered`, `message.read` and `message.failed`, what happened to a message the project
+ * sent. One envelope (src/domain/events/status-envelope.ts) with the type as its literal;
  * its common fields and delivery are message.received's.
  */
 import { Type, type Static } from 'typebox';
@@ -11,6 +11,13 @@ import { WEBHOOK_RESPONSES, WebhookHandle, envelopeHead, webhookHeaders } from '
 import type { StatusEventType } from '../domain/events/vocabulary.js';
 
 const WHAT: Record<StatusEventType, { message: string; summary: string; envelope: string }> = {
+  'message.sent': {
+    message: 'status sent (or a later state, when a receipt came first), provider guid set',
+    summary: 'An outbound message went out on its line',
+    envelope:
+      'its line accepted it, whatever sent it (the API, the console, a HubSpot workflow action or auto-send): when the send was answered, ' +
+      'or, for a send answered 3002 (`sending` after a timeout), when reconciliation found it went out. A message the line refused at once fires none',
+  },
   'message.delivered': {
     message: 'status delivered (or read, or edited, when that came first), delivered_at set',
     summary: 'An outbound message reached the recipient\'s device',
@@ -47,7 +54,7 @@ const statusBody = (type: StatusEventType) =>
     },
     {
       description:
-        `The ${type} envelope: a message the project sent, after its send was answered: ${WHAT[type].envelope}. ` +
+        `The ${type} envelope: a message the project sent: ${WHAT[type].envelope}. ` +
         `Delivered, signed and retried exactly as message.received, with X-Webhook-Event ${type}.`,
     },
   );
@@ -66,6 +73,8 @@ const statusWebhook = <T extends StatusEventType, B extends ReturnType<typeof st
     responses: WEBHOOK_RESPONSES,
   });
 
+export const MessageSent = statusBody('message.sent');
+export type MessageSent = Static<typeof MessageSent>;
 export const MessageDelivered = statusBody('message.delivered');
 export type MessageDelivered = Static<typeof MessageDelivered>;
 export const MessageRead = statusBody('message.read');
@@ -73,6 +82,7 @@ export type MessageRead = Static<typeof MessageRead>;
 export const MessageFailed = statusBody('message.failed');
 export type MessageFailed = Static<typeof MessageFailed>;
 
+export const messageSent = statusWebhook('message.sent', 'messageSent', MessageSent);
 export const messageDelivered = statusWebhook('message.delivered', 'messageDelivered', MessageDelivered);
 export const messageRead = statusWebhook('message.read', 'messageRead', MessageRead);
 export const messageFailed = statusWebhook('message.failed', 'messageFailed', MessageFailed);

@@ -166,11 +166,15 @@ describe.skipIf(skip)('console in Chromium', { timeout: 60_000 }, () => {
     await page.getByRole('button', { name: 'Start live tail' }).click();
     await page.waitForTimeout(300);
     expect((await inject('Is the blue one in stock?')).status).toBe(202);
-    await page.locator('.tail-row', { hasText: 'Is the blue one in stock?' }).waitFor({ timeout: 10_000 });
+    const tailRow = page.locator('.tail-row', { hasText: 'Is the blue one in stock?' });
+    await tailRow.waitFor({ timeout: 10_000 });
+    // Each row says whom the event is from.
+    expect(await tailRow.innerText()).toContain(CONTACT);
     await receiver.waitFor(1, 10_000);
     await page.reload();
     const row = page.locator('tr[data-event-id]', { hasText: 'Is the blue one in stock?' });
     await row.waitFor();
+    expect(await row.locator('td').nth(3).innerText()).toBe(CONTACT);
     await expectAccessible('events');
     await row.getByRole('link').click();
     await page.getByRole('heading', { name: 'Attempts (1)' }).waitFor();

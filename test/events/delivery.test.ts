@@ -346,7 +346,7 @@ describe.each(STORE_KINDS)('inbound → event log → signed webhook on %s', (ki
 
   it('validates subscriptions: event types, URL rules', async () => {
     const bad = async (body: object, code: number) => expect((await t.api('POST', '/api/v1/webhook-subscriptions', body)).json().error?.code, JSON.stringify(body)).toBe(code);
-    await bad({ url: rx.url, events: ['message.sent'] }, 1002);
+    await bad({ url: rx.url, events: ['message.bounced'] }, 1002);
     await bad({ url: 'ftp://example.com/x', events: ['message.received'] }, 1002);
     await bad({ url: 'https://user:pw@example.com/x', events: ['message.received'] }, 1002);
     await bad({ events: ['message.received'] }, 1001);

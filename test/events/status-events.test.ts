@@ -1,7 +1,8 @@
 /**
  * The outbound status events. A project that subscribes to them hears, as signed webhooks (and
- * in its event log, stream and dev inbox), what happened to a message it sent after the send was
- * answered: `message.delivered` and `message.read` from the line's receipts, `message.failed`
+ * in its event log, stream and dev inbox), what happened to a message it sent: `message.sent` when
+ * its line accepted it (at the send's answer, or when reconciliation finds a send answered 3002
+ * went out), `message.delivered` and `message.read` from the line's receipts, `message.failed`
  * when Messages gave up on it (the simulator's +15005550008) or reconciliation found that a send
  * whose answer never came never left (a BlueBubbles Mac that never got it). Each envelope matches
  * the contract; a subscription to message.received alone gets none of them, and a project with
@@ -16,13 +17,13 @@ import { startReceiver, type Receiver } from '../support/receiver.js';
 import { eventually, firstTouch, newRecipient, prepareSandbox, FIRST_TOUCH_GAP_MS } from '../support/messaging.js';
 import { appWithBlueBubblesLine } from '../support/bluebubbles-line.js';
 import { SIMULATOR_RECIPIENTS } from '../../src/drivers/simulator/reserved.js';
-import { MessageDelivered, MessageFailed, MessageRead, type MessageFailed as MessageFailedEnvelope } from '../../src/contract/webhook-message-status.js';
+import { MessageDelivered, MessageFailed, MessageRead, MessageSent, type MessageFailed as MessageFailedEnvelope } from '../../src/contract/webhook-message-status.js';
 import { WANTED_TTL_MS } from '../../src/domain/messaging/status-events.js';
 import { webhookHeaders } from '../../src/contract/webhook-message-received.js';
 import { verifyWebhook } from '../../src/index.js';
 import type { StandIn } from '../drivers/bluebubbles/standin.js';
 
-const validators = { 'message.delivered': ajv.compile(closed(MessageDelivered) as object), 'message.read': ajv.compile(closed(MessageRead) as object), 'message.failed': ajv.compile(closed(MessageFailed) as object) };
+const validators = { 'message.sent': ajv.compile(closed(MessageSent) as object), 'message.delivered': ajv.compile(closed(MessageDelivered) as object), 'message.read': ajv.compile(closed(MessageRead) as object), 'message.failed': ajv.compile(closed(MessageFailed) as object) };
 
 function expectContract(envelope: unknown, type: keyof typeof validators = 'message.failed'): MessageFailedEnvelope {
   const validate = validators[type];
@@ -129,6 +130,86 @@ describe.each(STORE_KINDS)('status events through the simulator (%s)', (kind) =>
     expect(read.statusCode, read.body).toBe(200);
     await eventually(async () => (await t.api('GET', `/api/v1/messages/${read.json().message_id}`, undefined, as)).json().message.status, (s) => s === 'read');
     expect((await t.api('GET', '/api/v1/events', undefined, as)).json().events).toEqual([]);
+  });
+});
+
+describe.each(STORE_KINDS)('message.sent through the simulator (%s)', (kind) => {
+  let t: TestApp;
+  let rx: Receiver;
+  let secret: string;
+  let as: { secret: string; tenant: string };
+  let lineId: string;
+  beforeAll(async () => {
+    t = await startTestApp(kind, { BLUELINE_ALLOW_PRIVATE_NETWORKS: '1' });
+    const account = (await t.admin('POST', '/admin/v1/accounts', { name: `Sent events ${kind}` })).json();
+    const slug = `sent-${randomBytes(3).toString('hex')}`;
+    expect((await t.admin('POST', '/admin/v1/tenants', { account_id: account.account.id, slug })).statusCode).toBe(201);
+    lineId = (await t.admin('POST', '/admin/v1/lines', { tenant: slug, phone_number: '+14155550911', driver: 'simulator' })).json().phone_line.id;
+    as = { secret: account.signing_secret, tenant: slug };
+    rx = await startReceiver();
+    const sub = await t.api('POST', '/api/v1/webhook-subscriptions', { url: rx.url, events: ['message.sent'] }, as);
+    expect(sub.statusCode, sub.body).toBe(201);
+    secret = sub.json().secret;
+  });
+  afterAll(async () => {
+    await rx?.close();
+    await t?.close();
+  });
+
+  /** The message.sent deliveries so far, by message id, each checked: signed, its contract, its dedup key. */
+  const sentEvents = () =>
+    new Map(
+      rx.received.map((g) => {
+        expect(g.headers['x-webhook-event']).toBe('message.sent');
+        expect(verifyWebhook({ rawBody: g.body, headers: g.headers, secret }).ok).toBe(true);
+        const envelope = expectContract(JSON.parse(g.body.toString('utf8')), 'message.sent');
+        expect(envelope.event_id).toBe(`imessage:sent:${envelope.data.message.id}`);
+        return [envelope.data.message.id, envelope] as const;
+      }),
+    );
+  const send = (phone: string, body: string) => {
+    t.clock.advance(FIRST_TOUCH_GAP_MS + 1_000);
+    return t.api('POST', '/api/v1/send', { phone, body, phone_line_id: lineId }, as);
+  };
+
+  it('every message its line accepted, once, as it was then; a refusal at once fires none, a 3002 only once reconciliation finds it went out', async () => {
+    const sent = await send(newRecipient(), 'went out');
+    expect(sent.statusCode, sent.body).toBe(200);
+    const id = sent.json().message_id as string;
+    await rx.waitFor(1);
+    expect(sentEvents().get(id)).toMatchObject({
+      event_type: 'message.sent',
+      data: { chat: { id: sent.json().chat_id, is_group: false }, message: { id, direction: 'outbound', status: 'sent', parts: [{ type: 'text', value: 'went out' }] } },
+    });
+
+    // The line refuses it at once: the answer said so, no event. A send answered 3002: none yet.
+    expect((await send(SIMULATOR_RECIPIENTS.unreachable, 'refused')).statusCode).toBe(502);
+    const stalled = await send(SIMULATOR_RECIPIENTS.stallsAfterDevice, 'answer lost');
+    expect(stalled.statusCode, stalled.body).toBe(503);
+    const stalledId = stalled.json().message_id as string;
+    await new Promise((r) => setTimeout(r, 300));
+    expect([...sentEvents().keys()]).toEqual([id]);
+
+    // Reconciliation finds it on the device: sent, and now the event, once however often it looks.
+    expect(await t.services.sendReconciler.sweep()).toMatchObject({ sent: 1 });
+    await rx.waitFor(2);
+    expect(sentEvents().get(stalledId)?.data.message).toMatchObject({ id: stalledId, status: 'sent', parts: [{ type: 'text', value: 'answer lost' }] });
+    await t.services.sendReconciler.sweep();
+    await new Promise((r) => setTimeout(r, 300));
+    expect([...sentEvents().keys()].sort()).toEqual([id, stalledId].sort());
+    const listed = (await t.api('GET', '/api/v1/events?type=message.sent', undefined, as)).json().events as { event_id: string }[];
+    expect(listed.map((e) => e.event_id).sort()).toEqual([`imessage:sent:${id}`, `imessage:sent:${stalledId}`].sort());
+  });
+
+  it("a new group's first message, when the group is recorded", async () => {
+    const before = rx.received.length;
+    t.clock.advance(FIRST_TOUCH_GAP_MS + 1_000);
+    const created = await t.api('POST', '/api/v1/chats', { to: [newRecipient(), newRecipient()], message: { parts: [{ type: 'text', value: 'Kickoff' }] }, phone_line_id: lineId }, as);
+    expect(created.statusCode, created.body).toBe(201);
+    await rx.waitFor(before + 1);
+    expect(sentEvents().get(created.json().message.id)).toMatchObject({
+      data: { chat: { id: created.json().chat.id, is_group: true }, message: { status: 'sent', parts: [{ type: 'text', value: 'Kickoff' }] } },
+    });
   });
 });
 

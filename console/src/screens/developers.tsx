@@ -1,14 +1,11 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
-import { DEV_INBOX_URL, type CreateSubscriptionRequest, type Subscription, type SubscriptionTestResult } from '@blueline/sdk';
+import { DEV_INBOX_URL, type Subscription, type SubscriptionTestResult } from '@blueline/sdk';
 import { client, describeError } from '../api.js';
 import { useSession } from '../session.js';
 import { Badge, Card, Empty, ErrorBanner, Notice, Page, SecretOnce, Spinner, ago, time } from '../ui.js';
-import { senderOf, textOf } from '../event-summary.js';
-
-type EventType = CreateSubscriptionRequest['events'][number];
-const EVENT_TYPES: readonly EventType[] = ['message.received', 'message.delivered', 'message.read', 'message.failed'];
+import { EVENT_TYPES, senderOf, textOf, type EventType } from '../event-summary.js';
 
 const OVERLAPS = [
   { hours: 0, label: 'none: every earlier secret stops now' },

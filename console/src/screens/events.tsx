@@ -4,7 +4,7 @@ import { Link, useNavigate, useSearch } from '@tanstack/react-router';
 import type { EventRecord, EventsQuery, StreamEvent } from '@blueline/sdk';
 import { client, describeError } from '../api.js';
 import { Badge, Card, Empty, ErrorBanner, Notice, Page, Spinner, shortTime, statusTone, time } from '../ui.js';
-import { textOf } from '../event-summary.js';
+import { EVENT_TYPES, senderOf, textOf } from '../event-summary.js';
 
 const PAGE = 50;
 /** Rows the live tail keeps on screen; older ones drop off (the list below pages through everything). */
@@ -76,6 +76,7 @@ function LiveTail() {
             <li key={e.id} className="tail-row" data-event-id={e.id}>
               <span className="mono muted">{shortTime(e.created_at)}</span>
               <Badge>{e.type}</Badge>
+              <bdi className="mono ellipsis">{senderOf(e)}</bdi>
               <bdi className="ellipsis" dir="auto">{textOf(e)}</bdi>
               <Link to="/events/$eventId" params={{ eventId: e.id }} className="small">
                 Details
@@ -156,10 +157,9 @@ export function Events() {
             Type
             <select value={filters.type} onChange={set('type')}>
               <option value="">Any type</option>
-              <option value="message.received">message.received</option>
-              <option value="message.delivered">message.delivered</option>
-              <option value="message.read">message.read</option>
-              <option value="message.failed">message.failed</option>
+              {EVENT_TYPES.map((t) => (
+                <option key={t} value={t}>{t}</option>
+              ))}
             </select>
           </label>
           <label>
@@ -206,6 +206,7 @@ export function Events() {
                 <th scope="col">Time</th>
                 <th scope="col">Type</th>
                 <th scope="col">Delivery</th>
+                <th scope="col">From / to</th>
                 <th scope="col">Message</th>
                 <th scope="col">Attempts</th>
               </tr>
@@ -220,6 +221,7 @@ export function Events() {
                   <td>
                     <Badge tone={statusTone(e.delivery.status)}>{e.delivery.status}</Badge>
                   </td>
+                  <td className="nowrap"><bdi className="mono">{senderOf(e)}</bdi></td>
                   <td className="ellipsis max40"><bdi dir="auto">{textOf(e)}</bdi></td>
                   <td>{e.delivery.attempts.length}</td>
                 </tr>

@@ -1,6 +1,6 @@
 /**
- * The envelopes of the outbound status events (`message.delivered`, `message.read`,
- * `message.failed`): what happened to a message the project sent, after its send was answered.
+ * The envelopes of the outbound status events (`message.sent`, `message.delivered`,
+ * `message.read`, `message.failed`): what happened to a message the project sent.
  * Their wire shape is src/contract/webhook-message-status.ts. The common fields are
  * message.received's; data.message is the message resource as GET /api/v1/messages/{id} shows it.
  */
@@ -9,7 +9,7 @@ import { messageView } from '../messaging/message-view.js';
 import { EVENT_NAMESPACE, deepLink, envelopeHead, handle } from './envelope.js';
 import type { StatusEventType } from './vocabulary.js';
 
-/** One per message and type: a message is delivered, read or failed once. */
+/** One per message and type: a message is sent, delivered, read or failed once. */
 export const statusEventId = (type: StatusEventType, messageId: string) => `${EVENT_NAMESPACE}:${type.slice('message.'.length)}:${messageId}`;
 
 export function statusEnvelope(args: {

@@ -2,6 +2,7 @@ import type { Clock } from '../../clock.js';
 import type { Store } from '../../store/index.js';
 import type { DriverRegistry } from '../../drivers/registry.js';
 import type { OutboundFile } from '../../drivers/types.js';
+import type { StatusEvents } from './status-events.js';
 
 /**
  * Where outbound media and staged voice notes come from (the media area
@@ -34,4 +35,6 @@ export interface MessagingDeps {
   media: MediaSource;
   /** Absent where nothing sweeps (the sweep at start, then every minute, still settles everything). */
   settling?: SettleWakeup;
+  /** Records message.sent (and a group's late failure) for the projects that subscribe to them. */
+  statusEvents?: StatusEvents;
 }

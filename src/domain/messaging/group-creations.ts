@@ -25,6 +25,7 @@ import { DriverFailure, NO_FILES } from '../../drivers/types.js';
 import type { ChatOpened } from './chats.js';
 import type { Claim } from './idempotency.js';
 import type { SettleWakeup } from './deps.js';
+import type { StatusEvents } from './status-events.js';
 import type { FirstTouchReservation } from './limits.js';
 import { recordedResult } from './idempotency.js';
 import { newMessageId } from './outbound.js';
@@ -110,7 +111,7 @@ export interface GroupSweepLog {
   warn(obj: object, msg: string): void;
 }
 
-export function groupCreations(deps: { store: Store; clock: Clock; drivers: DriverRegistry; settling?: SettleWakeup; onSettled?: OnSendSettled }) {
+export function groupCreations(deps: { store: Store; clock: Clock; drivers: DriverRegistry; settling?: SettleWakeup; onSettled?: OnSendSettled; statusEvents?: StatusEvents }) {
   const { store, clock, drivers } = deps;
 
   const toRecord = (g: GroupCreation, line: PhoneLine): GroupToRecord => ({
@@ -136,11 +137,15 @@ export function groupCreations(deps: { store: Store; clock: Clock; drivers: Driv
 
   /**
    * Records the group and settles its intent in one transaction; a group recorded already (by its
-   * request or a sweep) is answered as it is (`recordedHere` false).
+   * request or a sweep) is answered as it is (`recordedHere` false). Its first message's
+   * message.sent is recorded with it, and, when a sweep records it (the request was answered 3002),
+   * so is a message.failed: no answer said that.
    */
-  async function record(g: GroupCreation, line: PhoneLine, created: CreatedGroup): Promise<{ opened: ChatOpened; recordedHere: boolean }> {
+  async function record(g: GroupCreation, line: PhoneLine, created: CreatedGroup, bySweep: boolean): Promise<{ opened: ChatOpened; recordedHere: boolean }> {
     g = await nameOnDevice(g, line, created);
-    return store.transaction(async (tx) => {
+    const wanted = deps.statusEvents ? await deps.statusEvents.wantedFor(line.id) : undefined;
+    let announced = false;
+    const recorded = await store.transaction(async (tx) => {
       // The removal first: of two settling the same intent at once, the second waits here for the first.
       const open = await tx.groupCreations.remove(g.id);
       const already = await tx.messages.get(g.tenant_id, g.message_id);
@@ -151,8 +156,12 @@ export function groupCreations(deps: { store: Store; clock: Clock; drivers: Driv
       }
       const opened = await recordGroup(tx, toRecord(g, line), created);
       if (open && g.idempotency_key) await tx.idempotency.settle({ tenant_id: g.tenant_id, route: CHATS_ROUTE, key: g.idempotency_key }, recordedResult(opened));
+      const type = opened.message.status === 'sent' ? 'message.sent' : bySweep ? 'message.failed' : undefined;
+      if (type && wanted?.has(type)) announced = await deps.statusEvents!.record(tx, type, opened.message);
       return { opened, recordedHere: true };
     });
+    if (announced) deps.statusEvents!.recorded(g.tenant_id);
+    return recorded;
   }
 
   /** The line has no such group: the intent goes, the idempotency key is free again, the reservation given back. */
@@ -184,7 +193,7 @@ export function groupCreations(deps: { store: Store; clock: Clock; drivers: Driv
       isClaimed: async (guid) => (await store.messages.byProviderGuid(line.id, guid)) !== undefined,
     });
     if (found.state === 'created') {
-      if ((await record(g, line, found)).recordedHere) deps.onSettled?.('group', 'sent');
+      if ((await record(g, line, found, true)).recordedHere) deps.onSettled?.('group', 'sent');
       return 'recorded';
     }
     const until = g.created_at + driver.sendWindowMs(NO_FILES);
@@ -236,7 +245,7 @@ export function groupCreations(deps: { store: Store; clock: Clock; drivers: Driv
       }
       // The group exists from here: if recording it fails, the sweep records it, and the key waits for that.
       claim.keep();
-      return (await record(g, line, created)).opened;
+      return (await record(g, line, created, false)).opened;
     },
 
     /** Whether a creation under this idempotency key is still to be settled. */

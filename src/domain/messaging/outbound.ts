@@ -8,7 +8,7 @@
  * crash leaves `sending` is settled at the next start (reconcile.ts).
  */
 import { DomainError } from '../../errors/registry.js';
-import type { Chat, Message, MessagePart, PhoneLine, Tenant } from '../../store/index.js';
+import type { Chat, Message, MessagePart, PhoneLine, Repos, Tenant } from '../../store/index.js';
 import { DriverFailure, NO_FILES, type DriverCapability, type LineDriver, type OutboundFile, type SendLoad, type Target } from '../../drivers/types.js';
 import { timeSortableId } from '../ids.js';
 import type { MessagingDeps } from './deps.js';
@@ -193,7 +193,11 @@ export function outbound(deps: MessagingDeps, lim: Limits) {
       : { kind: 'direct', handle: opts.recipient ?? (await store.chats.participants(chat.id))[0] ?? '' };
     try {
       const guid = await deliver(drivers.forLine(line), target, content, message.id);
-      await store.messages.markSent(message.id, guid);
+      const markSent = async (repos: Repos) => {
+        await repos.messages.markSent(message.id, guid);
+        return true;
+      };
+      await (deps.statusEvents ? deps.statusEvents.announce('message.sent', message, markSent) : markSent(store));
       message.provider_guid = guid;
       message.status = 'sent';
     } catch (err) {

@@ -26,7 +26,7 @@
  * The same sweep settles group creations a crash or a lost answer left (group-creations.ts), and
  * deletes the projects' daily first-touch counts of days long over (FIRST_TOUCH_DAYS_KEPT_MS).
  */
-import type { Message, Store } from '../../store/index.js';
+import type { Message, Repos, Store } from '../../store/index.js';
 import type { Clock } from '../../clock.js';
 import type { DriverRegistry } from '../../drivers/registry.js';
 import type { SendProbe, Target } from '../../drivers/types.js';
@@ -76,7 +76,7 @@ export function sendReconciler(deps: {
   log?: ReconcileLog;
   /** A send settled here (its own call counted nothing: the line never answered it). */
   onSettled?: OnSendSettled;
-  /** Records `message.failed` for a send failed here, for the projects that subscribe to it. */
+  /** Records `message.sent` or `message.failed` for a send settled here, for the projects that subscribe to them. */
   statusEvents?: StatusEvents;
 }) {
   const { store, clock, drivers } = deps;
@@ -133,7 +133,8 @@ export function sendReconciler(deps: {
     const driver = drivers.forLine(line);
     const found = await driver.lookupSend(m.id, probeOf(m, target, line.id));
     if (found.state === 'sent') {
-      if (await store.messages.settleSending(m.id, { status: 'sent', provider_guid: found.guid })) deps.onSettled?.(kindOf(m), 'sent');
+      const settleSent = (repos: Repos) => repos.messages.settleSending(m.id, { status: 'sent', provider_guid: found.guid });
+      if (await (deps.statusEvents ? deps.statusEvents.announce('message.sent', m, settleSent) : settleSent(store))) deps.onSettled?.(kindOf(m), 'sent');
       return 'sent';
     }
     if (found.state === 'failed') {

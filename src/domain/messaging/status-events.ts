@@ -1,7 +1,7 @@
 /**
- * The outbound status events (`message.delivered`, `message.read`, `message.failed`): each
- * recorded in the transaction that changes the message, with one delivery per subscription to
- * it. Unlike message.received (recorded `failed` for a project with no destination, so it can be
+ * The outbound status events (`message.sent`, `message.delivered`, `message.read`,
+ * `message.failed`): each recorded in the transaction that changes the message, with one delivery
+ * per subscription to it. Unlike message.received (recorded `failed` for a project with no destination, so it can be
  * replayed), nothing is recorded for a project that did not ask: the types are additions to the
  * spec's events, and their subscribers opt in.
  */
@@ -22,6 +22,12 @@ export interface StatusEvents {
   /** After the commit: wakes the delivery worker and the event streams. */
   recorded(tenantId: string): void;
   /**
+   * Runs `change` (the update that moves `message` on; false when it did not) and, if the
+   * project wants `type`, records it in the same transaction, with the message as the change left
+   * it. For a project that does not, the change runs alone: a send pays one cached lookup.
+   */
+  announce(type: StatusEventType, message: Message, change: (repos: Repos) => Promise<boolean>): Promise<boolean>;
+  /**
    * The status events the project of `lineId` subscribes to, read at most once a WANTED_TTL_MS:
    * receipts are as many as sends, and most projects want none. A subscription made or changed
    * is seen within that time, in every process.
@@ -29,9 +35,9 @@ export interface StatusEvents {
   wantedFor(lineId: string): Promise<ReadonlySet<StatusEventType>>;
 }
 
-export function statusEvents(deps: { store: Pick<Store, 'lines' | 'events'>; clock: Clock; bus: EventBus; deepLinkTemplate: string }): StatusEvents {
+export function statusEvents(deps: { store: Store; clock: Clock; bus: EventBus; deepLinkTemplate: string }): StatusEvents {
   const wanted = new Map<string, { at: number; types: ReadonlySet<StatusEventType> }>();
-  return {
+  const self: StatusEvents = {
     async record(tx, type, message) {
       const now = deps.clock.now();
       const eventRef = newEventId(now);
@@ -51,6 +57,18 @@ export function statusEvents(deps: { store: Pick<Store, 'lines' | 'events'>; clo
       return true;
     },
     recorded: (tenantId) => deps.bus.eventRecorded(tenantId),
+    async announce(type, message, change) {
+      if (!message.line_id || !(await self.wantedFor(message.line_id)).has(type)) return change(deps.store);
+      let recorded = false;
+      const changed = await deps.store.transaction(async (tx) => {
+        if (!(await change(tx))) return false;
+        const now = await tx.messages.get(message.tenant_id, message.id);
+        recorded = now !== undefined && (await self.record(tx, type, now));
+        return true;
+      });
+      if (recorded) self.recorded(message.tenant_id);
+      return changed;
+    },
     async wantedFor(lineId) {
       const now = deps.clock.now();
       const known = wanted.get(lineId);
@@ -62,4 +80,5 @@ export function statusEvents(deps: { store: Pick<Store, 'lines' | 'events'>; clo
       return types;
     },
   };
+  return self;
 }
