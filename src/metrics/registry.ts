@@ -47,6 +47,12 @@ export function createMetrics(opts: { hubspot?: boolean } = {}) {
   // friends (by type) carry the same figures.
   for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) registry.removeSingleMetric(name);
   const registers = [registry];
+  // What each scrape reads from the database: shown only once this process has read it. Before
+  // that (the database down since the start) zeros would pass for figures; after, a failed read
+  // keeps the last ones, and blueline_database_up says they are not fresh.
+  const databaseRegistry = new Registry();
+  const fromDatabase = [databaseRegistry];
+  let databaseRead = false;
 
   const http = httpStats({ requests: 'blueline_http_requests_total', duration: 'blueline_http_request_duration_seconds' });
   const messagesSent = new Counter({
@@ -84,20 +90,20 @@ export function createMetrics(opts: { hubspot?: boolean } = {}) {
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600],
     registers,
   });
-  const pending = new Gauge({ name: 'blueline_webhook_deliveries_pending', help: 'Webhook deliveries not yet made (due now or awaiting a retry)', registers });
-  const oldestPending = new Gauge({ name: 'blueline_webhook_oldest_pending_age_seconds', help: 'Age of the oldest pending webhook delivery (0 when none)', registers });
+  const pending = new Gauge({ name: 'blueline_webhook_deliveries_pending', help: 'Webhook deliveries not yet made (due now or awaiting a retry)', registers: fromDatabase });
+  const oldestPending = new Gauge({ name: 'blueline_webhook_oldest_pending_age_seconds', help: 'Age of the oldest pending webhook delivery (0 when none)', registers: fromDatabase });
   const sse = new Gauge({ name: 'blueline_sse_connections', help: 'Open event streams (SSE) on this process', registers });
   const lines = new Gauge({
     name: 'blueline_phone_lines',
     help: "Phone lines by state: up, down (its service is not answering), unknown (no answer within 2 s), inactive (turned off or not sending)",
     labelNames: ['state'] as const,
-    registers,
+    registers: fromDatabase,
   });
-  const ftUsed = new Gauge({ name: 'blueline_first_touches_used', help: "First touches sent today, each tenant's local day, all tenants", registers });
-  const ftCap = new Gauge({ name: 'blueline_first_touches_cap', help: 'Sum of the active tenants’ daily first-touch caps', registers });
-  const ftTenantsAtCap = new Gauge({ name: 'blueline_tenants_at_first_touch_cap', help: 'Active tenants whose daily first-touch cap is used up', registers });
-  const ftLineCapacity = new Gauge({ name: 'blueline_line_first_touch_capacity', help: `First touches the sending lines can make in a day (${FIRST_TOUCH_PER_LINE_PER_DAY} each)`, registers });
-  const ftLinesAtLimit = new Gauge({ name: 'blueline_lines_at_first_touch_limit', help: `Sending lines that made their ${FIRST_TOUCH_PER_LINE_PER_DAY} first touches today`, registers });
+  const ftUsed = new Gauge({ name: 'blueline_first_touches_used', help: "First touches sent today, each tenant's local day, all tenants", registers: fromDatabase });
+  const ftCap = new Gauge({ name: 'blueline_first_touches_cap', help: 'Sum of the active tenants’ daily first-touch caps', registers: fromDatabase });
+  const ftTenantsAtCap = new Gauge({ name: 'blueline_tenants_at_first_touch_cap', help: 'Active tenants whose daily first-touch cap is used up', registers: fromDatabase });
+  const ftLineCapacity = new Gauge({ name: 'blueline_line_first_touch_capacity', help: `First touches the sending lines can make in a day (${FIRST_TOUCH_PER_LINE_PER_DAY} each)`, registers: fromDatabase });
+  const ftLinesAtLimit = new Gauge({ name: 'blueline_lines_at_first_touch_limit', help: `Sending lines that made their ${FIRST_TOUCH_PER_LINE_PER_DAY} first touches today`, registers: fromDatabase });
   const rowsDeleted = new Counter({
     name: 'blueline_housekeeping_deleted_rows_total',
     help: 'Expired rows the housekeeping pass deleted, by kind (idempotency_record, upload_slot, voice_note, hubspot_install_state, console_session); attachment_file counts files deleted (their rows kept), partial_upload temporaries a killed process left, orphan_blob blobs no row names',
@@ -113,15 +119,20 @@ export function createMetrics(opts: { hubspot?: boolean } = {}) {
   const pushBreakers = new Gauge({
     name: 'blueline_hubspot_push_breakers_open',
     help: "Projects with HubSpot installed whose reply push breaker is open (five pushes failed in a row: one probe a run until one succeeds)",
-    registers,
+    registers: fromDatabase,
   });
-  const repliesWaiting = new Gauge({ name: 'blueline_hubspot_replies_waiting', help: 'Replies queued for HubSpot timelines and not pushed yet (over active installs)', registers });
+  const repliesWaiting = new Gauge({ name: 'blueline_hubspot_replies_waiting', help: 'Replies queued for HubSpot timelines and not pushed yet (over active installs)', registers: fromDatabase });
   const oldestWaitingReply = new Gauge({
     name: 'blueline_hubspot_oldest_waiting_reply_age_seconds',
     help: 'Time since the oldest reply waiting for HubSpot was queued (0 when none)',
-    registers,
+    registers: fromDatabase,
   });
   const scrapeErrors = new Counter({ name: 'blueline_metrics_scrape_errors_total', help: 'Scrapes whose database reads failed (their gauges keep the previous values)', registers });
+  const databaseUp = new Gauge({
+    name: 'blueline_database_up',
+    help: "Whether this scrape's database reads succeeded (0: the database's figures are the last this process read, or absent when it has read none)",
+    registers,
+  });
 
   // Every series of a fixed label set exists from the start, at 0. A counter series born at its
   // first increment is invisible to rate() and increase() (no earlier sample to rise from): the
@@ -201,11 +212,14 @@ export function createMetrics(opts: { hubspot?: boolean } = {}) {
     async scrape(src: ScrapeSources, onError?: (err: Error) => void): Promise<string> {
       try {
         await refresh(src);
+        databaseRead = true;
+        databaseUp.set(1);
       } catch (err) {
         scrapeErrors.inc();
+        databaseUp.set(0);
         onError?.(err as Error);
       }
-      return (await registry.metrics()) + http.render();
+      return (await registry.metrics()) + (databaseRead ? await databaseRegistry.metrics() : '') + http.render();
     },
   };
 }
