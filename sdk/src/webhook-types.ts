@@ -23,9 +23,11 @@ export type MessageDeliveredEvent = Body<'message.delivered'>;
 export type MessageReadEvent = Body<'message.read'>;
 /** Failed after the send was answered: `data.message.status` is `failed`, with its `error_code`. */
 export type MessageFailedEvent = Body<'message.failed'>;
+/** A tapback put on (`data.reaction.removed` false) or taken off a message of the chat, by a member or on the line's Mac. */
+export type MessageReactedEvent = Body<'message.reacted'>;
 
 /** Any delivery: narrow on `event_type`. */
-export type WebhookEvent = MessageReceivedEvent | MessageSentEvent | MessageDeliveredEvent | MessageReadEvent | MessageFailedEvent;
+export type WebhookEvent = MessageReceivedEvent | MessageSentEvent | MessageDeliveredEvent | MessageReadEvent | MessageFailedEvent | MessageReactedEvent;
 
 /** A chat member: the sender, another member, or the receiving line (`is_me`). */
 export type WebhookHandle = MessageReceivedEvent['data']['message']['sender_handle'];

@@ -13,20 +13,22 @@ export interface MessageReaction {
 export function reactionsRepo(db: Kysely<DB>) {
   return {
     /** The sender's tapback on the message is now `reaction` (replacing any other of theirs). */
-    async set(r: MessageReaction): Promise<void> {
+    async set(r: MessageReaction): Promise<true> {
       await db
         .insertInto('message_reactions')
         .values({ message_id: r.messageId, sender: r.sender, reaction: r.reaction, reacted_at: r.at })
         .onConflict((oc) => oc.columns(['message_id', 'sender']).doUpdateSet({ reaction: r.reaction, reacted_at: r.at }))
         .execute();
+      return true;
     },
 
     /**
-     * Takes the sender's `reaction` back. Another tapback of theirs stays: a late removal of the
-     * one it replaced must not delete it.
+     * Takes the sender's `reaction` back; false when they did not have it. Another tapback of
+     * theirs stays: a late removal of the one it replaced must not delete it.
      */
-    async remove(messageId: string, sender: string, reaction: string): Promise<void> {
-      await db.deleteFrom('message_reactions').where('message_id', '=', messageId).where('sender', '=', sender).where('reaction', '=', reaction).execute();
+    async remove(messageId: string, sender: string, reaction: string): Promise<boolean> {
+      const r = await db.deleteFrom('message_reactions').where('message_id', '=', messageId).where('sender', '=', sender).where('reaction', '=', reaction).executeTakeFirst();
+      return Number(r.numDeletedRows) > 0;
     },
 
     /** The tapbacks on these messages, oldest first. */

@@ -30,7 +30,7 @@ const skip = !chromiumPath();
 describe.skipIf(skip)('the console in daily use, in Chromium', { timeout: 60_000 }, () => {
   beforeAll(async () => {
     ensureConsoleBuilt();
-    server = await startServerProcess({ prefix: 'blueline-console-daily-', env: { ADMIN_TOKEN: ADMIN } });
+    server = await startServerProcess({ prefix: 'blueline-console-daily-', env: { ADMIN_TOKEN: ADMIN, BLUELINE_TEST_CLOCK: '1' } });
     demo = demoOf(server.dataDir);
     await inject({ from: CONTACT, text: 'Do you ship to Canada?' });
     browser = await launch();
@@ -72,7 +72,7 @@ describe.skipIf(skip)('the console in daily use, in Chromium', { timeout: 60_000
     // The endpoint form offers every event type.
     const pick = page.getByRole('group', { name: 'Events' });
     await pick.getByRole('checkbox', { name: 'message.failed' }).waitFor();
-    expect((await pick.locator('label').allInnerTexts()).map((l) => l.trim())).toEqual(['message.received', 'message.sent', 'message.delivered', 'message.read', 'message.failed']);
+    expect((await pick.locator('label').allInnerTexts()).map((l) => l.trim())).toEqual(['message.received', 'message.sent', 'message.delivered', 'message.read', 'message.failed', 'message.reacted']);
 
     const subs = (await (await call('GET', '/api/v1/webhook-subscriptions', undefined, demo.signing_secret)).json()) as { subscriptions: { id: string; url: string }[] };
     const inboxSub = subs.subscriptions.find((s) => s.url === 'https://dev-inbox')!;
@@ -84,6 +84,22 @@ describe.skipIf(skip)('the console in daily use, in Chromium', { timeout: 60_000
     await row.waitFor({ timeout: 10_000 });
     expect(await row.locator('.badge').innerText()).toBe('failed');
     expect(await row.innerText()).toContain('to +15005550008');
+  });
+
+  it("dev inbox: a contact's tapback reads as Messages says it, from the contact, once the endpoint asks for message.reacted", async () => {
+    await page.goto(`${server.url}/console/developers`);
+    const subs = (await (await call('GET', '/api/v1/webhook-subscriptions', undefined, demo.signing_secret)).json()) as { subscriptions: { id: string; url: string }[] };
+    const inboxSub = subs.subscriptions.find((s) => s.url === 'https://dev-inbox')!;
+    expect((await call('PATCH', `/api/v1/webhook-subscriptions/${inboxSub.id}`, { events: ['message.received', 'message.reacted'] }, demo.signing_secret)).status).toBe(200);
+    // What a line's project subscribes to is read at most once a second (of the service's clock).
+    expect((await call('POST', '/admin/v1/clock/advance', { ms: 1_000 }, ADMIN)).status).toBe(200);
+    const sent = await call('POST', '/api/v1/send', { phone: CONTACT, body: 'Blue it is' }, demo.signing_secret);
+    expect(sent.status).toBe(200);
+    const { message_id: id } = (await sent.json()) as { message_id: string };
+    await inject({ from: CONTACT, reaction: { message_id: id, reaction: 'love' } });
+    const row = page.getByRole('list', { name: 'Dev inbox events, newest first' }).getByRole('listitem').filter({ hasText: 'Loved “Blue it is”' });
+    await row.waitFor({ timeout: 10_000 });
+    expect(await row.innerText()).toContain(CONTACT);
   });
 
   it('group thread: each message from the group names who wrote it', async () => {

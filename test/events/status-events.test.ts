@@ -4,7 +4,8 @@
  * its line accepted it (at the send's answer, or when reconciliation finds a send answered 3002
  * went out), `message.delivered` and `message.read` from the line's receipts, `message.failed`
  * when Messages gave up on it (the simulator's +15005550008) or reconciliation found that a send
- * whose answer never came never left (a BlueBubbles Mac that never got it). Each envelope matches
+ * whose answer never came never left (a BlueBubbles Mac that never got it); and `message.reacted`
+ * when a line reports a tapback put on or taken off a message. Each envelope matches
  * the contract; a subscription to message.received alone gets none of them, and a project with
  * no subscription to them records none.
  */
@@ -17,13 +18,13 @@ import { startReceiver, type Receiver } from '../support/receiver.js';
 import { eventually, firstTouch, newRecipient, prepareSandbox, FIRST_TOUCH_GAP_MS } from '../support/messaging.js';
 import { appWithBlueBubblesLine } from '../support/bluebubbles-line.js';
 import { SIMULATOR_RECIPIENTS } from '../../src/drivers/simulator/reserved.js';
-import { MessageDelivered, MessageFailed, MessageRead, MessageSent, type MessageFailed as MessageFailedEnvelope } from '../../src/contract/webhook-message-status.js';
+import { MessageDelivered, MessageFailed, MessageReacted, MessageRead, MessageSent, type MessageFailed as MessageFailedEnvelope, type MessageReacted as MessageReactedEnvelope } from '../../src/contract/webhook-message-status.js';
 import { WANTED_TTL_MS } from '../../src/domain/messaging/status-events.js';
 import { webhookHeaders } from '../../src/contract/webhook-message-received.js';
 import { verifyWebhook } from '../../src/index.js';
 import type { StandIn } from '../drivers/bluebubbles/standin.js';
 
-const validators = { 'message.sent': ajv.compile(closed(MessageSent) as object), 'message.delivered': ajv.compile(closed(MessageDelivered) as object), 'message.read': ajv.compile(closed(MessageRead) as object), 'message.failed': ajv.compile(closed(MessageFailed) as object) };
+const validators = { 'message.reacted': ajv.compile(closed(MessageReacted) as object), 'message.sent': ajv.compile(closed(MessageSent) as object), 'message.delivered': ajv.compile(closed(MessageDelivered) as object), 'message.read': ajv.compile(closed(MessageRead) as object), 'message.failed': ajv.compile(closed(MessageFailed) as object) };
 
 function expectContract(envelope: unknown, type: keyof typeof validators = 'message.failed'): MessageFailedEnvelope {
   const validate = validators[type];
@@ -199,6 +200,58 @@ describe.each(STORE_KINDS)('message.sent through the simulator (%s)', (kind) => 
     expect([...sentEvents().keys()].sort()).toEqual([id, stalledId].sort());
     const listed = (await t.api('GET', '/api/v1/events?type=message.sent', undefined, as)).json().events as { event_id: string }[];
     expect(listed.map((e) => e.event_id).sort()).toEqual([`imessage:sent:${id}`, `imessage:sent:${stalledId}`].sort());
+  });
+
+  it("message.reacted: a contact's tapback put on and taken off, once each; the same report twice, a removal of one they do not have, and the project's own fire none", async () => {
+    const reacted = await startReceiver();
+    try {
+      const sub = await t.api('POST', '/api/v1/webhook-subscriptions', { url: reacted.url, events: ['message.reacted'] }, as);
+      expect(sub.statusCode, sub.body).toBe(201);
+      t.clock.advance(WANTED_TTL_MS);
+      const contact = newRecipient();
+      const sent = await send(contact, 'Shall I hold one?');
+      expect(sent.statusCode, sent.body).toBe(200);
+      const id = sent.json().message_id as string;
+      const inject = (reaction: Record<string, unknown>) => t.admin('POST', `/admin/v1/lines/${lineId}/simulate/inbound`, { from: contact, reaction: { message_id: id, ...reaction } });
+      const envelopes = () =>
+        reacted.received.map((g) => {
+          expect(g.headers['x-webhook-event']).toBe('message.reacted');
+          expect(verifyWebhook({ rawBody: g.body, headers: g.headers, secret: sub.json().secret }).ok).toBe(true);
+          return expectContract(JSON.parse(g.body.toString('utf8')), 'message.reacted') as unknown as MessageReactedEnvelope;
+        });
+
+      const before = t.clock.now();
+      expect((await inject({ reaction: 'love' })).statusCode).toBe(202);
+      await reacted.waitFor(1);
+      const [put] = envelopes();
+      expect(put!.data.reaction).toEqual({ reaction: 'love', removed: false, from: { handle: contact, service: 'imessage', is_me: false }, at: expect.any(String) });
+      const at = Date.parse(put!.data.reaction.at);
+      expect(at).toBeGreaterThanOrEqual(before);
+      // The line reporting the same tapback again (a retried webhook, a catch-up) is the same event.
+      const tenantId = (await t.testStore.store.lines.get(lineId))!.tenant_id;
+      const { provider_guid: guid } = (await t.testStore.store.messages.get(tenantId, id))!;
+      await t.services.events.reaction(lineId, { targetGuid: guid!, reaction: 'love', remove: false, from: contact, atMs: at });
+      expect(put!.data.message).toMatchObject({ id, direction: 'outbound', parts: [{ type: 'text', value: 'Shall I hold one?' }] });
+      expect(put!.data.chat).toMatchObject({ id: sent.json().chat_id, is_group: false });
+      expect(put!.event_id).toMatch(new RegExp(`^imessage:reacted:${id}:`));
+
+      // A removal of a tapback the contact does not have changes nothing; the project's own tapback was answered to its caller.
+      t.clock.advance(1_000);
+      expect((await inject({ reaction: 'like', remove: true })).statusCode).toBe(202);
+      expect((await t.api('POST', `/api/v1/messages/${id}/react`, { reaction: 'emphasize' }, as)).statusCode).toBe(200);
+      t.clock.advance(1_000);
+      expect((await inject({ reaction: 'love', remove: true })).statusCode).toBe(202);
+      await reacted.waitFor(2);
+      await new Promise((r) => setTimeout(r, 300));
+      const all = envelopes();
+      expect(all).toHaveLength(2);
+      expect(all[1]!.data.reaction).toMatchObject({ reaction: 'love', removed: true, from: { handle: contact, is_me: false } });
+      expect(all[1]!.event_id).not.toBe(all[0]!.event_id);
+      // The message.sent subscription heard none of them (sentEvents checks every delivery is message.sent).
+      sentEvents();
+    } finally {
+      await reacted.close();
+    }
   });
 
   it("a new group's first message, when the group is recorded", async () => {

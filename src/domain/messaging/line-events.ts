@@ -85,7 +85,7 @@ async function chatFor(
 export function lineEvents(deps: LineEventsDeps): DriverEvents {
   const { store, clock, blobs, bus } = deps;
   const receipts = receiptWriter(store, deps.statusEvents);
-  const reactions = messageReactions({ store });
+  const reactions = messageReactions({ store, statusEvents: deps.statusEvents });
   const { unmatchedReports } = deps;
 
   /** 'unknown' when the line has no message by this guid (yet); else whether the late failure changed it. */

@@ -2,11 +2,12 @@
  * Tapbacks on messages, as the thread view shows them: the tenant's own (sent through
  * POST /messages/{id}/react, recorded as `me`) and the ones a line reports (a contact's, by
  * handle; one made on the line's Mac, as `me`). A person has one tapback on a message at a time.
- * Recording one emits no event: the spec's webhook is message.received, and a tapback is not a
- * message.
+ * A tapback is not a message: no message.received. One a line reports is `message.reacted` for a
+ * project that subscribes to it (the project's own were answered to whoever made them).
  */
-import type { Store } from '../../store/index.js';
+import type { Repos, Store } from '../../store/index.js';
 import { TAPBACKS, type LineReaction, type Tapback } from '../../drivers/types.js';
+import type { StatusEvents } from './status-events.js';
 
 /** The sender of the tenant's own tapbacks. */
 export const OWN = 'me';
@@ -18,20 +19,25 @@ export interface ReactionView {
   at: number;
 }
 
-export function messageReactions(deps: { store: Pick<Store, 'messages' | 'reactions'> }) {
+export function messageReactions(deps: { store: Pick<Store, 'messages' | 'reactions'>; statusEvents?: StatusEvents }) {
   const { store } = deps;
-  const apply = (messageId: string, sender: string, reaction: Tapback, remove: boolean, at: number) =>
-    remove ? store.reactions.remove(messageId, sender, reaction) : store.reactions.set({ messageId, sender, reaction, at });
+  /** Whether the tapbacks changed (a removal of one the sender does not have changes nothing). */
+  const apply = (repos: Pick<Repos, 'reactions'>, messageId: string, sender: string, reaction: Tapback, remove: boolean, at: number) =>
+    remove ? repos.reactions.remove(messageId, sender, reaction) : repos.reactions.set({ messageId, sender, reaction, at });
 
   return {
     /** The tenant's own tapback, once its line took it. */
-    recordOwn: (messageId: string, reaction: Tapback, remove: boolean, at: number) => apply(messageId, OWN, reaction, remove, at),
+    recordOwn: async (messageId: string, reaction: Tapback, remove: boolean, at: number) => {
+      await apply(store, messageId, OWN, reaction, remove, at);
+    },
 
     /** A tapback the line reported; false when it is on a message this service does not know. */
     async fromLine(lineId: string, r: LineReaction): Promise<boolean> {
       const target = await store.messages.byProviderGuid(lineId, r.targetGuid);
       if (!target) return false;
-      await apply(target.id, r.from ?? OWN, r.reaction, r.remove, r.atMs);
+      const change = (repos: Pick<Repos, 'reactions'>) => apply(repos, target.id, r.from ?? OWN, r.reaction, r.remove, r.atMs);
+      if (deps.statusEvents) await deps.statusEvents.announce('message.reacted', target, change, r);
+      else await change(store);
       return true;
     },
 
