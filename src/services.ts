@@ -73,7 +73,7 @@ export function buildServices(deps: ServiceDeps) {
   const lateFailureMedia = { canGiveBackVoiceNote: (tenantId: string, id: string) => voiceNotes.canGiveBack(tenantId, id) };
   // Receipts and late failures that come before their send's guid is stored, tried again for a while.
   const unmatched = unmatchedReports({ clock, log: deps.logger });
-  // message.sent, .delivered, .read, .failed and .reacted, for the projects that subscribe to them.
+  // message.sent, .delivered, .read, .failed, .reacted and .edited, for the projects that subscribe to them.
   const announce = statusEvents({ store, clock, bus, deepLinkTemplate });
   // A late failure can be applied after sendFailed answered (tried again): the domain counts it, not a wrapper.
   const lineEventsOnly = lineEvents({

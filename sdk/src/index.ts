@@ -38,6 +38,6 @@ export type { StageOptions, VoiceNoteSource } from './resources/voice-notes.js';
 export type { StreamEvent, StreamOptions } from './sse.js';
 export type { UploadSource, UploadContentType } from './sources.js';
 export { UPLOAD_ACCEPT, UPLOAD_CONTENT_TYPES, uploadContentTypeOf } from './sources.js';
-export type { MessageReceivedEvent, MessageSentEvent, MessageDeliveredEvent, MessageReadEvent, MessageFailedEvent, MessageReactedEvent, WebhookEvent, WebhookHandle, InboundPart, WebhookDeliveryHeaders } from './webhook-types.js';
+export type { MessageReceivedEvent, MessageSentEvent, MessageDeliveredEvent, MessageReadEvent, MessageFailedEvent, MessageReactedEvent, MessageEditedEvent, WebhookEvent, WebhookHandle, InboundPart, WebhookDeliveryHeaders } from './webhook-types.js';
 export type * from './types.js';
 export type { paths, operations } from './generated/openapi.js';

@@ -25,9 +25,11 @@ export type MessageReadEvent = Body<'message.read'>;
 export type MessageFailedEvent = Body<'message.failed'>;
 /** A tapback put on (`data.reaction.removed` false) or taken off a message of the chat, by a member or on the line's Mac. */
 export type MessageReactedEvent = Body<'message.reacted'>;
+/** A contact edited a message they sent: `data.message` has the new text and `edited_at`. */
+export type MessageEditedEvent = Body<'message.edited'>;
 
 /** Any delivery: narrow on `event_type`. */
-export type WebhookEvent = MessageReceivedEvent | MessageSentEvent | MessageDeliveredEvent | MessageReadEvent | MessageFailedEvent | MessageReactedEvent;
+export type WebhookEvent = MessageReceivedEvent | MessageSentEvent | MessageDeliveredEvent | MessageReadEvent | MessageFailedEvent | MessageReactedEvent | MessageEditedEvent;
 
 /** A chat member: the sender, another member, or the receiving line (`is_me`). */
 export type WebhookHandle = MessageReceivedEvent['data']['message']['sender_handle'];

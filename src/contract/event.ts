@@ -2,13 +2,13 @@
 import { Type, type Static } from 'typebox';
 import { DateTime, Nullable } from './common.js';
 import { MessageReceived } from './webhook-message-received.js';
-import { MessageDelivered, MessageFailed, MessageReacted, MessageRead, MessageSent } from './webhook-message-status.js';
+import { MessageDelivered, MessageEdited, MessageFailed, MessageReacted, MessageRead, MessageSent } from './webhook-message-status.js';
 import { EVENT_STATUSES } from '../domain/events/vocabulary.js';
 
 export const EventStatus = Type.Enum(EVENT_STATUSES, { type: 'string', description: 'pending → delivered or failed; dev_inbox when recorded for the dev inbox' });
 
 /** An event's payload: the webhook envelope as recorded and delivered (its headers are the webhook's, not the record's). */
-const Payload = Type.Union([MessageReceived, MessageSent, MessageDelivered, MessageRead, MessageFailed, MessageReacted], { description: 'The webhook envelope, of the event type `type` says' });
+const Payload = Type.Union([MessageReceived, MessageSent, MessageDelivered, MessageRead, MessageFailed, MessageReacted, MessageEdited], { description: 'The webhook envelope, of the event type `type` says' });
 
 export const DeliveryAttempt = Type.Object({
   at: DateTime('when the attempt was sent'),
@@ -20,7 +20,7 @@ export const DeliveryAttempt = Type.Object({
 
 export const EventRecord = Type.Object({
   id: Type.String({ description: 'evt_…' }),
-  type: Type.String({ description: 'message.received; message.sent, message.delivered, message.read, message.failed or message.reacted for a project that subscribes to them' }),
+  type: Type.String({ description: 'message.received; message.sent, message.delivered, message.read, message.failed, message.reacted or message.edited for a project that subscribes to them' }),
   event_id: Type.String({ description: 'dedup key' }),
   lead_id: Nullable(Type.String()),
   convo_id: Nullable(Type.String({ description: 'the chat’s compatibility id' })),

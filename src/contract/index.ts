@@ -5,7 +5,7 @@
 import type { OperationSpec } from './operation.js';
 import type { WebhookSpec } from './webhook.js';
 import { messageReceived } from './webhook-message-received.js';
-import { messageDelivered, messageFailed, messageReacted, messageRead, messageSent } from './webhook-message-status.js';
+import { messageDelivered, messageEdited, messageFailed, messageReacted, messageRead, messageSent } from './webhook-message-status.js';
 import { listPhoneNumbers } from './phone-numbers-list.js';
 import { sendMessage } from './messages-send.js';
 import { getMessage } from './messages-get.js';
@@ -153,6 +153,6 @@ export const operations: readonly OperationSpec[] = [
 ];
 
 /** Every webhook the service sends to subscribers (OpenAPI `webhooks`). */
-export const webhooks: readonly WebhookSpec[] = [messageReceived, messageSent, messageDelivered, messageRead, messageFailed, messageReacted];
+export const webhooks: readonly WebhookSpec[] = [messageReceived, messageSent, messageDelivered, messageRead, messageFailed, messageReacted, messageEdited];
 
 export * from './operation.js';

@@ -14,7 +14,7 @@ import { DeliveryAttempt, EventRecord, EventStatus } from './event.js';
 import { Attachment } from './attachment.js';
 import { EventType, WebhookSubscription } from './webhook-subscription.js';
 import { InboundPart, MessageReceived, WebhookHandle } from './webhook-message-received.js';
-import { MessageDelivered, MessageFailed, MessageReacted, MessageRead, MessageSent } from './webhook-message-status.js';
+import { MessageDelivered, MessageEdited, MessageFailed, MessageReacted, MessageRead, MessageSent } from './webhook-message-status.js';
 import { Account } from './account.js';
 import { Tenant, TenantStatus } from './tenant.js';
 import { AdminPhoneLine, LineDriver } from './admin-line.js';
@@ -40,6 +40,7 @@ export const NAMED_SCHEMAS: Readonly<Record<string, TSchema>> = {
   MessageRead,
   MessageFailed,
   MessageReacted,
+  MessageEdited,
   WebhookHandle,
   InboundPart,
   Attachment,

@@ -1,7 +1,8 @@
 /**
  * The status webhooks, an addition to the spec's events: `message.sent`, `message.delivered`,
  * `message.read` and `message.failed`, what happened to a message the project sent, and
- * `message.reacted`, a tapback a line reported on a message of the chat. One envelope (src/domain/events/status-envelope.ts) with the type as its literal;
+ * `message.reacted`, a tapback a line reported on a message of the chat, and `message.edited`, a
+ * contact's edit of a message they sent. One envelope (src/domain/events/status-envelope.ts) with the type as its literal;
  * its common fields and delivery are message.received's.
  */
 import { Type, type Static, type TProperties } from 'typebox';
@@ -13,6 +14,13 @@ import { WEBHOOK_RESPONSES, WebhookHandle, envelopeHead, webhookHeaders } from '
 import type { StatusEventType } from '../domain/events/vocabulary.js';
 
 const WHAT: Record<StatusEventType, { message: string; summary: string; envelope: string }> = {
+  'message.edited': {
+    message: 'direction inbound, its parts with the new text, edited_at set',
+    summary: 'A contact edited a message they sent',
+    envelope:
+      'its line reported that the sender edited a message they sent (Messages lets them, for 15 minutes, up to five times): data.message has the new text. ' +
+      'The project\'s own edits (POST /api/v1/messages/{id}/edit) fire none: the call answered them',
+  },
   'message.reacted': {
     message: 'the message the tapback is on, either direction (its tapbacks are on GET /api/v1/messages/{id})',
     summary: 'A tapback was put on or taken off a message',
@@ -55,14 +63,16 @@ const ReactionNews = Type.Object({
 });
 
 const statusBody = <const Extra extends TProperties = {}>(type: StatusEventType, extra?: Extra) => {
-  const outbound = type !== 'message.reacted';
+  const outbound = type !== 'message.reacted' && type !== 'message.edited';
+  const dedup: Partial<Record<StatusEventType, string>> = {
+    'message.reacted': '<namespace>:reacted:<message id>:<from>:<tapback, - before it for a removal>:<the line\'s time in ms>, once per tapback the line reported',
+    'message.edited': '<namespace>:edited:<message id>:<edited_at in ms>, once per edit',
+  };
   return Type.Object(
     {
       ...envelopeHead(
         type,
-        outbound
-          ? `dedup key: <namespace>:${type.slice('message.'.length)}:<message id>, once per message; delivery is at least once`
-          : 'dedup key: <namespace>:reacted:<message id>:<from>:<tapback, - before it for a removal>:<the line\'s time in ms>, once per tapback the line reported; delivery is at least once',
+        `dedup key: ${dedup[type] ?? `<namespace>:${type.slice('message.'.length)}:<message id>, once per message`}; delivery is at least once`,
       ),
       data: Type.Object({
         chat: Type.Object({
@@ -109,8 +119,11 @@ export type MessageFailed = Static<typeof MessageFailed>;
 
 export const MessageReacted = statusBody('message.reacted', { reaction: ReactionNews });
 export type MessageReacted = Static<typeof MessageReacted>;
+export const MessageEdited = statusBody('message.edited');
+export type MessageEdited = Static<typeof MessageEdited>;
 
 export const messageReacted = statusWebhook('message.reacted', 'messageReacted', MessageReacted);
+export const messageEdited = statusWebhook('message.edited', 'messageEdited', MessageEdited);
 export const messageSent = statusWebhook('message.sent', 'messageSent', MessageSent);
 export const messageDelivered = statusWebhook('message.delivered', 'messageDelivered', MessageDelivered);
 export const messageRead = statusWebhook('message.read', 'messageRead', MessageRead);

@@ -3,7 +3,7 @@ import { Type, type Static } from 'typebox';
 import { DateTime } from './common.js';
 import { EVENT_TYPES } from '../domain/events/vocabulary.js';
 
-export const EventType = Type.Enum(EVENT_TYPES, { type: 'string', description: 'an event type: message.received (the spec\'s), or a status event (message.sent, message.delivered, message.read, message.failed of an outbound message; message.reacted, a tapback a line reported; recorded only for projects subscribed to them)' });
+export const EventType = Type.Enum(EVENT_TYPES, { type: 'string', description: 'an event type: message.received (the spec\'s), or a status event (message.sent, message.delivered, message.read, message.failed of an outbound message; message.reacted, a tapback a line reported; message.edited, a contact\'s edit; recorded only for projects subscribed to them)' });
 
 export const WebhookSubscription = Type.Object({
   id: Type.String({ description: 'sub_…' }),

@@ -72,7 +72,7 @@ describe.skipIf(skip)('the console in daily use, in Chromium', { timeout: 60_000
     // The endpoint form offers every event type.
     const pick = page.getByRole('group', { name: 'Events' });
     await pick.getByRole('checkbox', { name: 'message.failed' }).waitFor();
-    expect((await pick.locator('label').allInnerTexts()).map((l) => l.trim())).toEqual(['message.received', 'message.sent', 'message.delivered', 'message.read', 'message.failed', 'message.reacted']);
+    expect((await pick.locator('label').allInnerTexts()).map((l) => l.trim())).toEqual(['message.received', 'message.sent', 'message.delivered', 'message.read', 'message.failed', 'message.reacted', 'message.edited']);
 
     const subs = (await (await call('GET', '/api/v1/webhook-subscriptions', undefined, demo.signing_secret)).json()) as { subscriptions: { id: string; url: string }[] };
     const inboxSub = subs.subscriptions.find((s) => s.url === 'https://dev-inbox')!;

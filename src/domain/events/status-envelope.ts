@@ -1,7 +1,8 @@
 /**
  * The envelopes of the status events: what happened to a message. `message.sent`,
  * `message.delivered`, `message.read`, `message.failed` for one the project sent;
- * `message.reacted` for a tapback a line reported on any message of the chat.
+ * `message.reacted` for a tapback a line reported on any message of the chat; `message.edited`
+ * for a contact's edit of a message they sent.
  * Their wire shape is src/contract/webhook-message-status.ts. The common fields are
  * message.received's; data.message is the message resource as GET /api/v1/messages/{id} shows it.
  */
@@ -15,11 +16,13 @@ import type { StatusEventType } from './vocabulary.js';
 /**
  * One per message and type: a message is sent, delivered, read or failed once. A tapback, which
  * a person may put on, take off and put on again, by its sender, tapback and time as the line
- * reported them (the same report made twice is one event).
+ * reported them; an edit (a message may be edited several times) by its time. The same report
+ * made twice is one event.
  */
-export const statusEventId = (type: StatusEventType, messageId: string, reaction?: Pick<LineReaction, 'from' | 'reaction' | 'remove' | 'atMs'>) =>
-  `${EVENT_NAMESPACE}:${type.slice('message.'.length)}:${messageId}` +
-  (reaction ? `:${reaction.from ?? 'me'}:${reaction.remove ? '-' : ''}${reaction.reaction}:${reaction.atMs}` : '');
+export const statusEventId = (type: StatusEventType, message: Pick<Message, 'id' | 'edited_at'>, reaction?: Pick<LineReaction, 'from' | 'reaction' | 'remove' | 'atMs'>) =>
+  `${EVENT_NAMESPACE}:${type.slice('message.'.length)}:${message.id}` +
+  (reaction ? `:${reaction.from ?? 'me'}:${reaction.remove ? '-' : ''}${reaction.reaction}:${reaction.atMs}` : '') +
+  (type === 'message.edited' ? `:${message.edited_at}` : '');
 
 export function statusEnvelope(args: {
   type: StatusEventType;
@@ -36,7 +39,7 @@ export function statusEnvelope(args: {
 }) {
   const { type, tenant, line, chat, message, reaction } = args;
   return {
-    ...envelopeHead(type, statusEventId(type, message.id, reaction), { traceId: args.traceId, nowMs: args.nowMs, tenantSlug: tenant.slug }),
+    ...envelopeHead(type, statusEventId(type, message, reaction), { traceId: args.traceId, nowMs: args.nowMs, tenantSlug: tenant.slug }),
     data: {
       chat: {
         id: chat.id,

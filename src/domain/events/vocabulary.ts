@@ -9,10 +9,10 @@ export const DEV_INBOX_URL = 'https://dev-inbox';
 /**
  * What happened to a message: one the project sent went out, was delivered, read, or failed
  * after its line accepted it; a tapback was put on or taken off one (a contact's, or one made on
- * the line's Mac). Additions to the spec's events, recorded only for a project with a
+ * the line's Mac); a contact edited one they sent. Additions to the spec's events, recorded only for a project with a
  * subscription to them (status-events.ts).
  */
-export const STATUS_EVENT_TYPES = ['message.sent', 'message.delivered', 'message.read', 'message.failed', 'message.reacted'] as const;
+export const STATUS_EVENT_TYPES = ['message.sent', 'message.delivered', 'message.read', 'message.failed', 'message.reacted', 'message.edited'] as const;
 export type StatusEventType = (typeof STATUS_EVENT_TYPES)[number];
 
 /** The event types a subscription may name: the spec's message.received, and the status events. */

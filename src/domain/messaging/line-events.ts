@@ -142,7 +142,11 @@ export function lineEvents(deps: LineEventsDeps): DriverEvents {
         return [{ type: 'text' as const, value: text }];
       });
       if (!replaced && text) parts.unshift({ type: 'text', value: text });
-      await store.messages.update(m.id, { parts, edited_at: atMs });
+      const change = async (repos: Repos) => {
+        await repos.messages.update(m.id, { parts, edited_at: atMs });
+        return true;
+      };
+      await (deps.statusEvents ? deps.statusEvents.announce('message.edited', m, change) : change(store));
     },
 
     async inbound(lineId, msg) {

@@ -5,6 +5,9 @@ import { eventually, prepareSandbox } from '../../support/messaging.js';
 import { startStandIn, type StandIn } from './standin.js';
 import { verifyWebhook } from '../../../src/index.js';
 import { freePort } from '../../support/ports.js';
+import { ajv, closed } from '../../support/contract-check.js';
+import { MessageEdited } from '../../../src/contract/webhook-message-status.js';
+import { WANTED_TTL_MS } from '../../../src/domain/messaging/status-events.js';
 
 describe('a BlueBubbles line, end to end', () => {
   let t: TestApp;
@@ -56,7 +59,11 @@ describe('a BlueBubbles line, end to end', () => {
     expect(rx.received.length).toBe(before + 1);
   });
 
-  it('applies an edit the sender makes to an inbound message', async () => {
+  it('applies an edit the sender makes to an inbound message, and a subscription to message.edited hears it once', async () => {
+    const edits = await startReceiver();
+    const sub = await t.api('POST', '/api/v1/webhook-subscriptions', { url: edits.url, events: ['message.edited'] });
+    expect(sub.statusCode, sub.body).toBe(201);
+    t.clock.advance(WANTED_TTL_MS);
     const msg = bb.addIncoming({ from: '+14155550778', text: 'Meet at 5' });
     const before = rx.received.length;
     await bb.post(bb.webhooks[0]!.url, bb.webhookEvent('new-message', msg.guid));
@@ -70,6 +77,23 @@ describe('a BlueBubbles line, end to end', () => {
       (x) => x.edited_at !== null,
     );
     expect(m).toMatchObject({ direction: 'inbound', parts: [{ type: 'text', value: 'Meet at 6' }] });
+
+    const [got] = await edits.waitFor(1);
+    expect(got!.headers['x-webhook-event']).toBe('message.edited');
+    expect(verifyWebhook({ rawBody: got!.body, headers: got!.headers, secret: sub.json().secret }).ok).toBe(true);
+    const envelope = JSON.parse(got!.body.toString());
+    const validate = ajv.compile(closed(MessageEdited) as object);
+    expect(validate(envelope), ajv.errorsText(validate.errors)).toBe(true);
+    const { reactions: _reactions, ...asLookedUp } = m;
+    expect(envelope.data.message).toEqual(asLookedUp);
+    expect(envelope.data.message.sender_handle).toBe('+14155550778');
+    expect(envelope.event_id).toBe(`imessage:edited:${m.id}:${Date.parse(m.edited_at)}`);
+    // The Mac posting the same update again is the same edit: no second event. The message.received subscription got none.
+    await bb.post(bb.webhooks[0]!.url, bb.webhookEvent('updated-message', msg.guid));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(edits.received).toHaveLength(1);
+    expect(rx.received.slice(before).map((r) => r.headers['x-webhook-event'])).toEqual(['message.received']);
+    await edits.close();
   });
 
   it('keeps the text of an inbound message its sender unsends, in whole or in part (BlueBubbles posts the unsend as an update)', async () => {
