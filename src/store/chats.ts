@@ -130,7 +130,6 @@ export function chatsRepo(db: Kysely<DB>, lineFromRow: (r: DB['phone_lines']) =>
       return Number(r.numUpdatedRows) === 1;
     },
 
-    /** Undoes claimLine (the first touch failed), unless the chat has moved on since. */
     /**
      * Holds the chat's row until the transaction ends, so two transactions that each decide from
      * the chat's other messages run one after the other (PostgreSQL; SQLite's already do). An
@@ -140,6 +139,7 @@ export function chatsRepo(db: Kysely<DB>, lineFromRow: (r: DB['phone_lines']) =>
       await db.updateTable('chats').set({ line_id: sql`line_id` }).where('id', '=', chatId).execute();
     },
 
+    /** Undoes claimLine (the first touch failed), unless the chat has moved on since. */
     async releaseLine(chatId: string, lineId: string): Promise<void> {
       await db.updateTable('chats').set({ line_id: null }).where('id', '=', chatId).where('line_id', '=', lineId).execute();
     },

@@ -20,7 +20,7 @@ import type { InboundPart } from '../events/envelope.js';
 import { inboundRecord } from './inbound-record.js';
 import { recordDirectInbound } from './inbound-direct.js';
 import { failUndelivered, NOT_SENT_CODE, type UndeliveredDeps } from './undelivered.js';
-import type { StatusEvents } from './status-events.js';
+import { changeAnnounced, type StatusEvents } from './status-events.js';
 import type { UnmatchedReports } from './unmatched-reports.js';
 
 /**
@@ -146,7 +146,7 @@ export function lineEvents(deps: LineEventsDeps): DriverEvents {
         await repos.messages.update(m.id, { parts, edited_at: atMs });
         return true;
       };
-      await (deps.statusEvents ? deps.statusEvents.announce('message.edited', m, change) : change(store));
+      await changeAnnounced(deps.statusEvents, store, 'message.edited', m, change);
     },
 
     async inbound(lineId, msg) {

@@ -12,6 +12,7 @@ import type { Chat, Message, MessagePart, PhoneLine, Repos, Tenant } from '../..
 import { DriverFailure, NO_FILES, type DriverCapability, type LineDriver, type OutboundFile, type SendLoad, type Target } from '../../drivers/types.js';
 import { timeSortableId } from '../ids.js';
 import type { MessagingDeps } from './deps.js';
+import { changeAnnounced } from './status-events.js';
 import type { FirstTouchReservation, Limits } from './limits.js';
 import { fromDriverFailure } from './driver-errors.js';
 import { DeliveryFailed, DeliveryUnsettled } from './failures.js';
@@ -197,7 +198,7 @@ export function outbound(deps: MessagingDeps, lim: Limits) {
         await repos.messages.markSent(message.id, guid);
         return true;
       };
-      await (deps.statusEvents ? deps.statusEvents.announce('message.sent', message, markSent) : markSent(store));
+      await changeAnnounced(deps.statusEvents, store, 'message.sent', message, markSent);
       message.provider_guid = guid;
       message.status = 'sent';
     } catch (err) {

@@ -7,7 +7,7 @@
  */
 import type { Repos, Store } from '../../store/index.js';
 import { TAPBACKS, type LineReaction, type Tapback } from '../../drivers/types.js';
-import type { StatusEvents } from './status-events.js';
+import { changeAnnounced, type StatusEvents } from './status-events.js';
 
 /** The sender of the tenant's own tapbacks. */
 export const OWN = 'me';
@@ -19,7 +19,7 @@ export interface ReactionView {
   at: number;
 }
 
-export function messageReactions(deps: { store: Pick<Store, 'messages' | 'reactions'>; statusEvents?: StatusEvents }) {
+export function messageReactions(deps: { store: Store; statusEvents?: StatusEvents }) {
   const { store } = deps;
   /** Whether the tapbacks changed (a removal of one the sender does not have changes nothing). */
   const apply = (repos: Pick<Repos, 'reactions'>, messageId: string, sender: string, reaction: Tapback, remove: boolean, at: number) =>
@@ -27,17 +27,13 @@ export function messageReactions(deps: { store: Pick<Store, 'messages' | 'reacti
 
   return {
     /** The tenant's own tapback, once its line took it. */
-    recordOwn: async (messageId: string, reaction: Tapback, remove: boolean, at: number) => {
-      await apply(store, messageId, OWN, reaction, remove, at);
-    },
+    recordOwn: (messageId: string, reaction: Tapback, remove: boolean, at: number) => apply(store, messageId, OWN, reaction, remove, at),
 
     /** A tapback the line reported; false when it is on a message this service does not know. */
     async fromLine(lineId: string, r: LineReaction): Promise<boolean> {
       const target = await store.messages.byProviderGuid(lineId, r.targetGuid);
       if (!target) return false;
-      const change = (repos: Pick<Repos, 'reactions'>) => apply(repos, target.id, r.from ?? OWN, r.reaction, r.remove, r.atMs);
-      if (deps.statusEvents) await deps.statusEvents.announce('message.reacted', target, change, r);
-      else await change(store);
+      await changeAnnounced(deps.statusEvents, store, 'message.reacted', target, (repos) => apply(repos, target.id, r.from ?? OWN, r.reaction, r.remove, r.atMs), r);
       return true;
     },
 

@@ -36,7 +36,7 @@ import { loadOfMessage, sendWindowEnd } from './send-window.js';
 import { FIRST_TOUCH_DAYS_KEPT_MS } from './limits.js';
 import { sweepPending, type OnSendSettled } from './sweep.js';
 import { failUndelivered, NOT_SENT_CODE } from './undelivered.js';
-import type { StatusEvents } from './status-events.js';
+import { changeAnnounced, type StatusEvents } from './status-events.js';
 
 export const SWEEP_INTERVAL_MS = 60_000;
 /** A wake-up is never sooner than this (real ms), and comes this long after the window it waits for ends. */
@@ -134,7 +134,7 @@ export function sendReconciler(deps: {
     const found = await driver.lookupSend(m.id, probeOf(m, target, line.id));
     if (found.state === 'sent') {
       const settleSent = (repos: Repos) => repos.messages.settleSending(m.id, { status: 'sent', provider_guid: found.guid });
-      if (await (deps.statusEvents ? deps.statusEvents.announce('message.sent', m, settleSent) : settleSent(store))) deps.onSettled?.(kindOf(m), 'sent');
+      if (await changeAnnounced(deps.statusEvents, store, 'message.sent', m, settleSent)) deps.onSettled?.(kindOf(m), 'sent');
       return 'sent';
     }
     if (found.state === 'failed') {

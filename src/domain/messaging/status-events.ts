@@ -40,6 +40,21 @@ export interface StatusEvents {
   wantedFor(lineId: string): Promise<ReadonlySet<StatusEventType>>;
 }
 
+/**
+ * `change`, with `type` recorded alongside for a project that wants it (StatusEvents.announce);
+ * where no status events are wired (a service built without them), `change` alone.
+ */
+export function changeAnnounced(
+  events: StatusEvents | undefined,
+  store: Store,
+  type: StatusEventType,
+  message: Message,
+  change: (repos: Repos) => Promise<boolean>,
+  reaction?: LineReaction,
+): Promise<boolean> {
+  return events ? events.announce(type, message, change, reaction) : change(store);
+}
+
 export function statusEvents(deps: { store: Store; clock: Clock; bus: EventBus; deepLinkTemplate: string }): StatusEvents {
   const wanted = new Map<string, { at: number; types: ReadonlySet<StatusEventType> }>();
   const self: StatusEvents = {

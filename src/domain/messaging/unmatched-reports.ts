@@ -82,20 +82,18 @@ export function unmatchedReports(deps: { clock: Clock; log?: UnmatchedReportsLog
     // One after another, in the order they came: a delivered receipt tried again before the read
     // one of the same message keeps its own time (a read applied first would set both).
     for (const h of due) {
-      await (async () => {
-        let matched = false;
-        try {
-          matched = await h.retry();
-        } catch {
-          // The store could not tell (unavailable): as a miss, tried again on schedule.
-        }
-        h.tries++;
-        if (held.get(h.key) !== h) return; // given up meanwhile (stop, cap)
-        const next = matched ? undefined : nextDue(h.firstAt, clock.now());
-        if (matched) held.delete(h.key);
-        else if (next === undefined) giveUp(h, 'gave up a report on a guid none of the line\'s messages has');
-        else h.dueAt = next;
-      })();
+      let matched = false;
+      try {
+        matched = await h.retry();
+      } catch {
+        // The store could not tell (unavailable): as a miss, tried again on schedule.
+      }
+      h.tries++;
+      if (held.get(h.key) !== h) continue; // given up meanwhile (stop, cap)
+      const next = matched ? undefined : nextDue(h.firstAt, clock.now());
+      if (matched) held.delete(h.key);
+      else if (next === undefined) giveUp(h, 'gave up a report on a guid none of the line\'s messages has');
+      else h.dueAt = next;
     }
   }
 
