@@ -137,7 +137,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
         path: paths.of(req),
         status: reply.statusCode,
         ms: Math.round(reply.elapsedTime * 10) / 10,
-        tenant: req.principal?.tenant.slug,
+        tenant: req.principal?.tenant.slug ?? req.refusedTenant,
       },
       'request',
     );

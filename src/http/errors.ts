@@ -8,6 +8,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { DomainError, ERROR_CODES, VARIANT_STATUS, isDomainError, type ErrorCode, type ErrorDetails } from '../errors/registry.js';
 import { validationToApiError } from './validation.js';
 import { SendFailed } from '../domain/messaging/failures.js';
+import { TenantRefusal } from '../domain/accounts-tenants/auth.js';
 import { secretPaths, type SecretPaths } from './log-paths.js';
 
 /** A failure found by the HTTP layer itself, with a status outside the code's own (413, 415, 405, 408). */
@@ -177,6 +178,7 @@ export function registerErrorHandling(app: FastifyInstance, opts: { onFailure?: 
   const paths = opts.paths ?? secretPaths();
   app.addHook('onRoute', paths.track);
   app.setErrorHandler((err, req, reply) => {
+    if (err instanceof TenantRefusal) req.refusedTenant = err.tenant;
     const apiErr = toApiError(err, req.routeOptions?.config?.missingFieldCode);
     if (apiErr.code === 3001) req.log.error({ err, trace_id: req.id }, 'unhandled error');
     const sent = sendError(reply, req, apiErr);

@@ -11,6 +11,8 @@ declare module 'fastify' {
     /** A JSON parse failure, raised only after authentication (so 2012 beats 1004). */
     jsonError?: Error;
     principal?: Principal;
+    /** The tenant of a request refused after authentication (suspended, unverified), for its log line. */
+    refusedTenant?: string;
   }
   interface FastifyContextConfig {
     auth?: AuthMode;

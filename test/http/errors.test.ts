@@ -283,6 +283,28 @@ describe('request log lines', () => {
     }
   });
 
+  it("names the tenant of a request refused for the tenant's state (suspended, unverified account), though it never got a principal", async () => {
+    const t = await startTestApp('sqlite', { BLUELINE_LOG_REQUESTS: 'errors' });
+    try {
+      const a = (await t.admin('POST', '/admin/v1/accounts', { name: 'Paused Co' })).json();
+      expect((await t.admin('POST', '/admin/v1/tenants', { account_id: a.account.id, slug: 'paused-co' })).statusCode).toBe(201);
+      expect((await t.admin('PATCH', '/admin/v1/tenants/paused-co', { status: 'suspended' })).statusCode).toBe(200);
+      const suspended = await t.api('GET', '/api/v1/phone-numbers', undefined, { secret: a.signing_secret });
+      expect(suspended.json().error.code).toBe(2005);
+      await t.admin('PATCH', '/admin/v1/tenants/paused-co', { status: 'active' });
+      await t.admin('PATCH', `/admin/v1/accounts/${a.account.id}`, { email_verified: false });
+      const unverified = await t.api('GET', '/api/v1/phone-numbers', undefined, { secret: a.signing_secret });
+      expect(unverified.json().error.code).toBe(2007);
+      const lines = t.logs.map((l) => JSON.parse(l) as { msg: string; status?: number; tenant?: string; trace_id?: string }).filter((l) => l.msg === 'request');
+      expect(lines.map((l) => [l.status, l.tenant, l.trace_id])).toEqual([
+        [403, 'paused-co', suspended.headers['x-trace-id']],
+        [403, 'paused-co', unverified.headers['x-trace-id']],
+      ]);
+    } finally {
+      await t.close();
+    }
+  });
+
   // These answer some failures themselves, not through the error handler: a wrong BlueBubbles
   // webhook token (a misconfigured Mac, or someone probing tokens) and a HubSpot request whose
   // signature fails were not logged at all by default.

@@ -96,6 +96,50 @@ describe('a BlueBubbles group creation that times out', () => {
     expect(again.json().chat.handles.sort()).toEqual([...members].sort());
   });
 
+  it('a subscriber hears what the sweep recorded: message.sent for the group found, message.failed when the Mac failed its first message', async () => {
+    expect((await t.api('POST', '/api/v1/webhook-subscriptions', { url: 'https://dev-inbox', events: ['message.sent', 'message.failed'] })).statusCode).toBe(201);
+    const since = new Date(t.clock.now()).toISOString();
+    const inbox = async () =>
+      (await t.api('GET', `/api/v1/dev-inbox?since=${encodeURIComponent(since)}`, undefined, { tenant: 'demo' })).json().events as { type: string; payload: { data: { message: { id: string; status: string; error_code: number | null } } } }[];
+
+    // The Mac's clock reads the service's (moved) one, as a synced Mac's would.
+    bb.now = () => t.clock.now();
+    // Found: its first message went out, which no answer said.
+    t.clock.advance(11 * 60_000);
+    bb.inject('POST /api/v1/chat/new', { storeThenHangMs: 3_000 });
+    const found = await t.api('POST', '/api/v1/chats', body(['+14155550687', '+14155550688'], 'bb-group-4'));
+    expect(found.statusCode, found.body).toBe(503);
+    expect(await inbox()).toEqual([]);
+    expect((await t.services.sendReconciler.sweep()).groups).toMatchObject({ recorded: 1 });
+    const recorded = await t.api('POST', '/api/v1/chats', body(['+14155550687', '+14155550688'], 'bb-group-4'));
+    expect(recorded.statusCode, recorded.body).toBe(201);
+    const sent = await inbox();
+    expect(sent.map((e) => e.type)).toEqual(['message.sent']);
+    expect(sent[0]!.payload.data.message).toMatchObject({ id: recorded.json().message.id, status: 'sent' });
+
+    // Found, but Messages could not deliver its first message to a member (error 22): failed, 4001.
+    t.clock.advance(11 * 60_000);
+    bb.notDelivered.add('+14155550689');
+    try {
+      bb.inject('POST /api/v1/chat/new', { storeThenHangMs: 3_000 });
+      const failed = await t.api('POST', '/api/v1/chats', body(['+14155550689', '+14155550690'], 'bb-group-5'));
+      expect(failed.statusCode, failed.body).toBe(503);
+      expect((await t.services.sendReconciler.sweep()).groups).toMatchObject({ recorded: 1 });
+    } finally {
+      bb.notDelivered.delete('+14155550689');
+    }
+    const answered = await t.api('POST', '/api/v1/chats', body(['+14155550689', '+14155550690'], 'bb-group-5'));
+    expect(answered.statusCode, answered.body).toBe(201);
+    expect(answered.json().message).toMatchObject({ status: 'failed', error_code: 4001 });
+    const events = await inbox();
+    expect(events.map((e) => e.type)).toEqual(['message.sent', 'message.failed']);
+    expect(events[1]!.payload.data.message).toMatchObject({ id: answered.json().message.id, status: 'failed', error_code: 4001 });
+    // A second sweep finds nothing left to record, and tells nobody again.
+    expect((await t.services.sendReconciler.sweep()).groups).toMatchObject({ recorded: 0, pending: 0 });
+    expect(await inbox()).toHaveLength(2);
+    bb.now = Date.now;
+  });
+
   it('unknown to the Mac: pending (1012) within the window, dropped when it ends by the sweep it wakes (key and line free again)', async () => {
     t.clock.advance(11 * 60_000);
     // A longer timeout: the window (twice it, 2 s) leaves time to look before it ends.

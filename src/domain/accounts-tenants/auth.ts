@@ -93,10 +93,25 @@ export function bearerToken(authorization: string | undefined): string | undefin
   return authorization ? /^Bearer[ ]+(\S+)\s*$/i.exec(authorization)?.[1] : undefined;
 }
 
+/**
+ * A refusal of an authenticated account's request for one of its tenants: the request's log line
+ * names the tenant (an operator looking at a suspended tenant's 403s finds them by it), though the
+ * request never got a principal. The answer is the DomainError's alone.
+ */
+export class TenantRefusal extends DomainError {
+  constructor(
+    code: 2005 | 2007,
+    message: string,
+    readonly tenant: string,
+  ) {
+    super(code, message);
+  }
+}
+
 /** Whether an authenticated account may act for its tenant now: 2007 unverified, 2005 suspended. */
 export function assertMayAct(account: Account, tenant: Tenant): void {
-  if (!account.email_verified) throw new DomainError(2007, 'the account email address is not verified');
-  if (tenant.status === 'suspended') throw new DomainError(2005, `tenant "${tenant.slug}" is suspended`);
+  if (!account.email_verified) throw new TenantRefusal(2007, 'the account email address is not verified', tenant.slug);
+  if (tenant.status === 'suspended') throw new TenantRefusal(2005, `tenant "${tenant.slug}" is suspended`, tenant.slug);
 }
 
 export function authenticator(deps: { store: Store; clock: Clock; brand: string; identifyLimits?: IdentifyLimits }) {
