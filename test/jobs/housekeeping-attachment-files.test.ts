@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { STORE_KINDS } from '../support/stores.js';
-import { firstTouch, prepareSandbox } from '../support/messaging.js';
+import { eventually, firstTouch, prepareSandbox } from '../support/messaging.js';
 import { startS3, type TestS3 } from '../support/s3.js';
 import { housekeeping } from '../../src/domain/housekeeping.js';
 import { makeWav16Fast, sine } from '../audio/fixtures.js';
@@ -70,6 +70,9 @@ describe.each(STORE_KINDS)("attachment files past retention (%s)", (kind) => {
     const send = await firstTouch(t, { phone: '+14155550164', phone_line_id: line(), attachments: [sent] });
     expect(send.statusCode, send.body).toBe(200);
     const sentMessage = send.json().message_id as string;
+    // The simulator's receipts come a moment after the send: in before both snapshots below, not between them.
+    const read = await eventually(() => t.api('GET', `/api/v1/messages/${sentMessage}`), (r) => r.json().message.status === 'read');
+    expect(read.json().message.status).toBe('read');
     const inBytes = randomBytes(64);
     const received = await receive(inBytes);
     const inMessage = (await store().database.db.selectFrom('messages').select('id').where('parts', 'like', `%${received}%`).executeTakeFirstOrThrow()).id;
