@@ -39,8 +39,21 @@ export const SimulateInboundRequest = Type.Object(
         { additionalProperties: false, description: 'instead of a message: `from` puts a tapback on a message (no text or parts with it: 1011)' },
       ),
     ),
+    edit: Type.Optional(
+      Type.Object(
+        {
+          message_id: Type.String({ minLength: 1, maxLength: 100, description: 'a message (msg_…) `from` sent this line (else 2003)' }),
+          text: Type.String({ minLength: 1, maxLength: 10_000, description: 'its new text' }),
+        },
+        {
+          additionalProperties: false,
+          description:
+            'instead of a message: `from` edits a message they sent, as Messages lets its sender within 15 minutes (later: 1012; no text, parts or reaction with it: 1011). A subscription to message.edited hears it',
+        },
+      ),
+    ),
   },
-  { additionalProperties: false, description: 'text, parts or a reaction (none: 1001)' },
+  { additionalProperties: false, description: 'text, parts, a reaction or an edit (none: 1001)' },
 );
 export type SimulateInboundRequest = Static<typeof SimulateInboundRequest>;
 

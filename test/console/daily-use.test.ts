@@ -102,6 +102,25 @@ describe.skipIf(skip)('the console in daily use, in Chromium', { timeout: 60_000
     expect(await row.innerText()).toContain(CONTACT);
   });
 
+  it("dev inbox: a contact's edit is marked edited, with who edited and the new text, once the endpoint asks for message.edited", async () => {
+    await page.goto(`${server.url}/console/developers`);
+    const subs = (await (await call('GET', '/api/v1/webhook-subscriptions', undefined, demo.signing_secret)).json()) as { subscriptions: { id: string; url: string }[] };
+    const inboxSub = subs.subscriptions.find((s) => s.url === 'https://dev-inbox')!;
+    expect((await call('PATCH', `/api/v1/webhook-subscriptions/${inboxSub.id}`, { events: ['message.received', 'message.edited'] }, demo.signing_secret)).status).toBe(200);
+    expect((await call('POST', '/admin/v1/clock/advance', { ms: 1_000 }, ADMIN)).status).toBe(200);
+    await inject({ from: CONTACT, text: 'Friday works for me' });
+    const chats = (await (await call('GET', `/api/v1/chats?q=${CONTACT.slice(-6)}`, undefined, demo.signing_secret)).json()) as { chats: { last_message: { id: string } }[] };
+    await inject({ from: CONTACT, edit: { message_id: chats.chats[0]!.last_message.id, text: 'Saturday works for me' } });
+    const inbox = page.getByRole('list', { name: 'Dev inbox events, newest first' });
+    const row = inbox.getByRole('listitem').filter({ hasText: 'Saturday works for me' });
+    await row.waitFor({ timeout: 10_000 });
+    expect(await row.innerText()).toContain(CONTACT);
+    await row.getByText('edited', { exact: true }).waitFor();
+    // The message as it first came stays as it was, unmarked.
+    const first = inbox.getByRole('listitem').filter({ hasText: 'Friday works for me' });
+    expect(await first.getByText('edited', { exact: true }).count()).toBe(0);
+  });
+
   it('group thread: each message from the group names who wrote it', async () => {
     const chat = { chat_key: 'iMessage;+;chat-daily-group', handles: ['+14155550183', '+14155550184'] };
     await inject({ from: '+14155550183', text: 'Blue or green?', chat }, demo.phone_line_ids[1]);

@@ -186,7 +186,8 @@ function DevInbox() {
             <span className="mono muted">{time(e.created_at)}</span>
             <bdi className="mono ellipsis">{senderOf(e)}</bdi>
             <span className="ellipsis">
-              {e.type === 'message.failed' && <span className="badge bad">failed</span>} <bdi dir="auto">{textOf(e)}</bdi>
+              {e.type === 'message.failed' && <span className="badge bad">failed</span>}
+              {e.type === 'message.edited' && <span className="badge info">edited</span>} <bdi dir="auto">{textOf(e)}</bdi>
             </span>
             <Link to="/events/$eventId" params={{ eventId: e.id }} className="small">
               Details

@@ -35,7 +35,12 @@ export interface SimulatedInbound {
   guid?: string;
   /** instead of a message: a tapback from `from` on one of the line's messages */
   reaction?: { messageId: string; reaction: Tapback; remove?: boolean };
+  /** instead of a message: `from` edits a message they sent the line */
+  edit?: { messageId: string; text: string };
 }
+
+/** How long Messages lets the sender of a message edit it. */
+export const SENDER_EDIT_WINDOW_MS = 15 * 60_000;
 
 export function simulatorControls(deps: { store: Store; clock: Clock; events: DriverEvents; blobs: BlobStore; state: DriverStatePort }) {
   const { store, clock, blobs } = deps;
@@ -55,6 +60,21 @@ export function simulatorControls(deps: { store: Store; clock: Clock; events: Dr
     const guid = msg.guid ?? `sim-in-${randomUUID()}`;
     await deps.events.reaction(line.id, { targetGuid: target.provider_guid, reaction: r.reaction, remove: r.remove ?? false, from, atMs: clock.now() });
     return { guid };
+  }
+
+  /** `from` edits a message they sent the line, as the driver would report it (the message keeps its guid). */
+  async function edit(line: PhoneLine, from: string, e: NonNullable<SimulatedInbound['edit']>, msg: SimulatedInbound): Promise<{ guid: string }> {
+    if (msg.text !== undefined || msg.parts !== undefined || msg.reaction) throw new DomainError(1011, 'an edit comes without text, parts or a reaction');
+    const target = await store.messages.get(line.tenant_id, e.messageId);
+    // Only its sender edits a message: another person's, or one the line sent, reads as not found.
+    if (!target || target.line_id !== line.id || target.direction !== 'inbound' || target.sender_handle !== from || !target.provider_guid) {
+      throw new DomainError(2003, `message ${e.messageId} from ${from} not found on this line`);
+    }
+    if (clock.now() - target.sent_at > SENDER_EDIT_WINDOW_MS) {
+      throw new DomainError(1012, `message ${e.messageId} was sent more than 15 minutes ago: Messages no longer lets its sender edit it`);
+    }
+    await deps.events.edited(line.id, target.provider_guid, e.text, clock.now());
+    return { guid: target.provider_guid };
   }
 
   return {
@@ -118,6 +138,7 @@ export function simulatorControls(deps: { store: Store; clock: Clock; events: Dr
       const line = await simulatedLine(lineId);
       const from = normalizeHandle(msg.from);
       if (!from) throw new DomainError(1003, `from "${msg.from}" is neither an E.164 number nor an email handle`);
+      if (msg.edit) return edit(line, from.value, msg.edit, msg);
       if (msg.reaction) return tapback(line, from.value, msg.reaction, msg);
       const parts = msg.parts ?? (msg.text ? [{ type: 'text' as const, value: msg.text }] : []);
       if (parts.length === 0) throw new DomainError(1001, 'give text or parts');

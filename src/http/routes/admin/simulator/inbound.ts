@@ -15,6 +15,7 @@ export function adminSimulatorInboundRoute(app: TypedApp, deps: { simulator: Sim
       chat: b.chat && { chatKey: b.chat.chat_key, handles: b.chat.handles, displayName: b.chat.display_name },
       guid: b.guid,
       reaction: b.reaction && { messageId: b.reaction.message_id, reaction: b.reaction.reaction, remove: b.reaction.remove },
+      edit: b.edit && { messageId: b.edit.message_id, text: b.edit.text },
     });
     // Accepted: the event follows as for any inbound message.
     return reply.status(202).send({ ok: true, guid });
