@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
-import { deviceLog, eventually, firstTouch, newRecipient, prepareSandbox } from '../support/messaging.js';
+import { deviceLog, eventually, firstTouch, newRecipient, prepareSandbox, uploadedFile } from '../support/messaging.js';
 import { SIMULATOR_RECIPIENTS } from '../../src/drivers/simulator/reserved.js';
 
 describe('edits, reactions and isolation', () => {
@@ -43,7 +43,16 @@ describe('edits, reactions and isolation', () => {
   it('answers the spec codes for bad edits', async () => {
     expect((await edit(sent.message_id, { new_text: '' })).json().error.code).toBe(1002);
     expect((await edit(sent.message_id, {})).json().error.code).toBe(1002);
-    expect((await edit(sent.message_id, { new_text: 'x', edited_part_index: 3 })).json().error.code).toBe(1002);
+    expect((await edit(sent.message_id, { new_text: 'x', edited_part_index: 3 })).json().error).toMatchObject({ code: 1002, message: 'edited_part_index 3 is not a text part of this message (its text is at 0)' });
+    // A send with a file answers the file's message_id: the refusal says where its text is.
+    const withFile = await t.api('POST', '/api/v1/send', { phone, body: 'Brochure attached', attachments: [await uploadedFile(t, 'brochure.pdf', 'application/pdf')] });
+    expect(withFile.statusCode, withFile.body).toBe(200);
+    const { message_id: fileBubble, message_ids: bubbles } = withFile.json() as { message_id: string; message_ids: string[] };
+    const onFile = await edit(fileBubble, { new_text: 'Brochure (updated) attached' });
+    expect(onFile.statusCode).toBe(400);
+    expect(onFile.json().error.code).toBe(1002);
+    expect(onFile.json().error.message).toMatch(/this one is a file\. Edit the text's message: the send's message_ids/);
+    expect((await edit(bubbles[0]!, { new_text: 'Brochure (updated) attached' })).statusCode).toBe(200);
     const badJson = await t.request({
       method: 'POST', url: `/api/v1/messages/${sent.message_id}/edit`, payload: '{"new_text":',
       headers: { authorization: `Bearer ${t.demo.signing_secret}`, 'content-type': 'application/json' },

@@ -12,6 +12,7 @@ import type { BlobStore } from '../../blobs/index.js';
 import type { DriverEvents, DriverStatePort, Tapback } from '../../drivers/types.js';
 import { restartSimulatedService } from '../../drivers/simulator/index.js';
 import { normalizeHandle } from '../handles.js';
+import { EDIT_WINDOW_MS } from '../messaging/message-ops.js';
 
 /** A stored file to hand out whole or by byte range. */
 export interface StoredFile {
@@ -38,9 +39,6 @@ export interface SimulatedInbound {
   /** instead of a message: `from` edits a message they sent the line */
   edit?: { messageId: string; text: string };
 }
-
-/** How long Messages lets the sender of a message edit it. */
-export const SENDER_EDIT_WINDOW_MS = 15 * 60_000;
 
 export function simulatorControls(deps: { store: Store; clock: Clock; events: DriverEvents; blobs: BlobStore; state: DriverStatePort }) {
   const { store, clock, blobs } = deps;
@@ -70,7 +68,8 @@ export function simulatorControls(deps: { store: Store; clock: Clock; events: Dr
     if (!target || target.line_id !== line.id || target.direction !== 'inbound' || target.sender_handle !== from || !target.provider_guid) {
       throw new DomainError(2003, `message ${e.messageId} from ${from} not found on this line`);
     }
-    if (clock.now() - target.sent_at > SENDER_EDIT_WINDOW_MS) {
+    // Messages gives a message's sender the same 15 minutes it gives the line.
+    if (clock.now() - target.sent_at > EDIT_WINDOW_MS) {
       throw new DomainError(1012, `message ${e.messageId} was sent more than 15 minutes ago: Messages no longer lets its sender edit it`);
     }
     await deps.events.edited(line.id, target.provider_guid, e.text, clock.now());

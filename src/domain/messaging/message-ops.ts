@@ -74,7 +74,7 @@ export function messageOps(deps: MessagingDeps) {
       const m = await getOwned(tenant, id);
       if (m.direction !== 'outbound') throw new DomainError(1011, `message ${id} is inbound; only outbound messages can be edited`);
       const part = m.parts[partIndex];
-      if (!part || part.type !== 'text') throw new DomainError(1002, `edited_part_index ${partIndex} is not a text part of this message`);
+      if (!part || part.type !== 'text') throw new DomainError(1002, notATextPart(id, m.parts, partIndex));
       const line = await lineOf(tenant, m);
       const driver = drivers.forLine(line);
       if (!driver.capabilities().has('edit')) throw new DomainError(4099, 'editing is not available on this line');
@@ -127,3 +127,15 @@ export function messageOps(deps: MessagingDeps) {
 }
 
 export type MessageOps = ReturnType<typeof messageOps>;
+
+/**
+ * Why an edit names no text: a send's files are messages of their own (docs/decisions.md,
+ * Sending), so the message_id of a send with a file is a file's, and its text is elsewhere.
+ */
+function notATextPart(id: string, parts: readonly { type: string }[], partIndex: number): string {
+  const textAt = parts.flatMap((p, i) => (p.type === 'text' ? [i] : []));
+  if (textAt.length === 0) {
+    return `message ${id} has no text to edit: each part of a send is a message of its own, and this one is a file. Edit the text's message: the send's message_ids, or part_message_ids of a chat message, name each part's`;
+  }
+  return `edited_part_index ${partIndex} is not a text part of this message (its text is at ${textAt.join(', ')})`;
+}
