@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { DomainError } from '../../errors/registry.js';
 import type { Clock } from '../../clock.js';
-import type { Store, PhoneLine } from '../../store/index.js';
+import type { Message, Store, PhoneLine } from '../../store/index.js';
 import type { BlobStore } from '../../blobs/index.js';
 import type { DriverEvents, DriverStatePort, Tapback } from '../../drivers/types.js';
 import { restartSimulatedService } from '../../drivers/simulator/index.js';
@@ -50,11 +50,17 @@ export function simulatorControls(deps: { store: Store; clock: Clock; events: Dr
     return line;
   }
 
+  /** A message of this line that its device knows (it has a guid there), else undefined. */
+  async function messageOnLine(line: PhoneLine, id: string): Promise<(Message & { provider_guid: string }) | undefined> {
+    const m = await store.messages.get(line.tenant_id, id);
+    return m && m.line_id === line.id && m.provider_guid ? (m as Message & { provider_guid: string }) : undefined;
+  }
+
   /** `from` puts a tapback on (or takes it off) a message of the line, as the driver would report it. */
   async function tapback(line: PhoneLine, from: string, r: NonNullable<SimulatedInbound['reaction']>, msg: SimulatedInbound): Promise<{ guid: string }> {
     if (msg.text !== undefined || msg.parts !== undefined) throw new DomainError(1011, 'a reaction comes without text or parts');
-    const target = await store.messages.get(line.tenant_id, r.messageId);
-    if (!target || target.line_id !== line.id || !target.provider_guid) throw new DomainError(2003, `message ${r.messageId} not found on this line`);
+    const target = await messageOnLine(line, r.messageId);
+    if (!target) throw new DomainError(2003, `message ${r.messageId} not found on this line`);
     const guid = msg.guid ?? `sim-in-${randomUUID()}`;
     await deps.events.reaction(line.id, { targetGuid: target.provider_guid, reaction: r.reaction, remove: r.remove ?? false, from, atMs: clock.now() });
     return { guid };
@@ -63,9 +69,9 @@ export function simulatorControls(deps: { store: Store; clock: Clock; events: Dr
   /** `from` edits a message they sent the line, as the driver would report it (the message keeps its guid). */
   async function edit(line: PhoneLine, from: string, e: NonNullable<SimulatedInbound['edit']>, msg: SimulatedInbound): Promise<{ guid: string }> {
     if (msg.text !== undefined || msg.parts !== undefined || msg.reaction) throw new DomainError(1011, 'an edit comes without text, parts or a reaction');
-    const target = await store.messages.get(line.tenant_id, e.messageId);
+    const target = await messageOnLine(line, e.messageId);
     // Only its sender edits a message: another person's, or one the line sent, reads as not found.
-    if (!target || target.line_id !== line.id || target.direction !== 'inbound' || target.sender_handle !== from || !target.provider_guid) {
+    if (!target || target.direction !== 'inbound' || target.sender_handle !== from) {
       throw new DomainError(2003, `message ${e.messageId} from ${from} not found on this line`);
     }
     // Messages gives a message's sender the same 15 minutes it gives the line.
