@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { memo, useEffect, useRef, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { Link, useNavigate, useSearch } from '@tanstack/react-router';
 import type { EventRecord, EventsQuery, StreamEvent } from '@blueline/sdk';
@@ -14,6 +14,21 @@ type DeliveryStatus = NonNullable<EventsQuery['status']>;
 const STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'failed', 'dev_inbox'];
 
 type Filters = { type: string; status: string; lead_id: string; since: string };
+
+/** One row of the live tail; drawn once, so a redraw costs only the rows that are new. */
+const TailRow = memo(function TailRow({ event: e }: { event: StreamEvent }) {
+  return (
+    <li className="tail-row" data-event-id={e.id}>
+      <span className="mono muted">{shortTime(e.created_at)}</span>
+      <Badge>{e.type}</Badge>
+      <bdi className="mono ellipsis">{senderOf(e)}</bdi>
+      <bdi className="ellipsis" dir="auto">{textOf(e)}</bdi>
+      <Link to="/events/$eventId" params={{ eventId: e.id }} className="small">
+        Details
+      </Link>
+    </li>
+  );
+});
 
 /**
  * The live tail: SSE frames are buffered and drawn at most four times a second, so a burst of
@@ -73,15 +88,7 @@ function LiveTail() {
       {rows.length > 0 && (
         <ol className="tail" aria-label="Live events">
           {rows.map((e) => (
-            <li key={e.id} className="tail-row" data-event-id={e.id}>
-              <span className="mono muted">{shortTime(e.created_at)}</span>
-              <Badge>{e.type}</Badge>
-              <bdi className="mono ellipsis">{senderOf(e)}</bdi>
-              <bdi className="ellipsis" dir="auto">{textOf(e)}</bdi>
-              <Link to="/events/$eventId" params={{ eventId: e.id }} className="small">
-                Details
-              </Link>
-            </li>
+            <TailRow key={e.id} event={e} />
           ))}
         </ol>
       )}
