@@ -41,6 +41,7 @@ import type { AttemptDelivery } from './domain/events/attempts.js';
 import { hubspotIntegration } from './crm/hubspot/index.js';
 import { housekeeping } from './domain/housekeeping.js';
 import { accessCheck } from './domain/accounts-tenants/access-check.js';
+import type { IdentifyLimits } from './domain/accounts-tenants/signature-owner.js';
 
 export interface ServiceDeps {
   config: Config;
@@ -54,6 +55,8 @@ export interface ServiceDeps {
   addressGuard?: AddressGuard;
   /** Told of sends, inbound messages, restarts and webhook attempts (metrics); none → nothing is wrapped. */
   observer?: ServiceObserver;
+  /** Bounds on finding an HMAC signer (signature-owner.ts); tests shrink the budget's refill. Default IDENTIFY_LIMITS. */
+  identifyLimits?: IdentifyLimits;
 }
 
 /** Delays before a stored webhook's attempts 2 to 6 (its Mac may be restarting). */
@@ -62,7 +65,7 @@ const INTAKE_BACKOFF_MS = [1_000, 5_000, 30_000, 120_000, 600_000];
 export function buildServices(deps: ServiceDeps) {
   const { store, clock, config, blobs } = deps;
   const attachments = attachmentsService({ store, clock, blobs });
-  const auth = authenticator({ store, clock, brand: config.headerBrand });
+  const auth = authenticator({ store, clock, brand: config.headerBrand, identifyLimits: deps.identifyLimits });
   const bus = eventBus();
   // The envelope's crm_deep_link is a URL (spec) that works: the operator's CRM page for the chat, else
   // the chat's messages in this API; absolute even without PUBLIC_BASE_URL.

@@ -119,17 +119,18 @@ export function accountsRepo(db: Kysely<DB>, dialect: Dialect, box: SecretBox) {
     },
 
     /**
-     * Every secret alive at `nowMs` of every single-tenant account, with its account: the
-     * candidates an HMAC request without a tenant header may have been signed with.
+     * Every secret alive at `nowMs` of every account, with its account: the candidates an HMAC
+     * request may have been signed with when it does not name its tenant's account.
      */
-    async singleTenantSecrets(nowMs: number): Promise<{ account: Account; secret_id: string; plain: string; expires_at: number | null }[]> {
+    async signerSecrets(nowMs: number): Promise<{ account: Account; secret_id: string; plain: string; expires_at: number | null }[]> {
       const rows = await db
         .selectFrom('account_secrets as s')
         .innerJoin('accounts as a', 'a.id', 's.account_id')
         .selectAll('a')
         .select(['s.id as secret_id', 's.secret_enc', 's.expires_at'])
-        .where('a.multi_tenant', '=', 0)
         .where((eb) => eb.or([eb('s.expires_at', 'is', null), eb('s.expires_at', '>', nowMs)]))
+        // Single-tenant accounts first: only they can be served without the tenant header.
+        .orderBy('a.multi_tenant')
         .orderBy('a.created_at')
         .orderBy('a.id')
         .orderBy('s.created_at', 'desc')

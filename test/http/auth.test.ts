@@ -164,13 +164,28 @@ describe.each(STORE_KINDS)('authentication on %s', (kind) => {
     expect(events.json().error.code).toBe(2001);
   });
 
-  it('does not reveal whether a tenant named with HMAC exists', async () => {
-    const unknown = await t.request({
-      method: 'GET',
-      url: LINES,
-      headers: { [sigHeader()]: signRequest(t.demo.signing_secret, ''), [tenantHeader()]: 'no-such-tenant' },
-    });
-    expect(unknown.json().error.code).toBe(2004);
+  it('tells the signer a tenant named with HMAC is not its own (2001), and anyone else nothing (2004 either way)', async () => {
+    // A typo in the slug, correctly signed: the answer says so, as it does for a bearer token.
+    for (const body of ['', JSON.stringify({ filename: 'a.png', content_type: 'image/png', size_bytes: 10 })]) {
+      const typo = await t.request({
+        method: body ? 'POST' : 'GET',
+        url: body ? '/api/v1/attachments' : LINES,
+        ...(body && { payload: body }),
+        headers: { ...(body && { 'content-type': 'application/json' }), [sigHeader()]: signRequest(t.demo.signing_secret, body), [tenantHeader()]: 'demo-typo' },
+      });
+      expect(typo.statusCode, typo.body).toBe(404);
+      expect(typo.json().error).toMatchObject({ code: 2001, message: 'tenant "demo-typo" not found' });
+    }
+    // A wrong signature learns nothing of the slug: the same 401 for a tenant that exists and one that doesn't.
+    const wrong = signRequest(t.demo.signing_secret + 'x', '');
+    const [existing, unknown] = await Promise.all(
+      [t.demo.tenant, 'no-such-tenant'].map((slug) => t.request({ method: 'GET', url: LINES, headers: { [sigHeader()]: wrong, [tenantHeader()]: slug } })),
+    );
+    for (const res of [existing!, unknown!]) {
+      expect(res.statusCode).toBe(401);
+      expect(res.json().error).toMatchObject({ code: 2004, message: 'signature does not match' });
+    }
+    expect({ ...existing!.json(), trace_id: '' }).toEqual({ ...unknown!.json(), trace_id: '' });
   });
 
   describe('multi-tenant accounts and isolation', () => {
@@ -202,10 +217,10 @@ describe.each(STORE_KINDS)('authentication on %s', (kind) => {
       }
     });
 
-    it('is not identified by HMAC without the tenant header (2004 names the header), nor is a rotated-out secret', async () => {
+    it('is told to name the tenant when it signs without the header (2001, as with a bearer token); a rotated-out secret is 2004', async () => {
       const res = await t.request({ method: 'GET', url: LINES, headers: { [sigHeader()]: signRequest(multi.secret, '') } });
-      expect(res.statusCode).toBe(401);
-      expect(res.json().error).toMatchObject({ code: 2004, message: expect.stringContaining('x-service-tenant') });
+      expect(res.statusCode).toBe(404);
+      expect(res.json().error).toMatchObject({ code: 2001, message: expect.stringContaining('x-service-tenant') });
       // Another single-tenant account is told apart from the demo one by its own secret.
       const own = await t.request({ method: 'GET', url: LINES, headers: { [sigHeader()]: signRequest(other.secret, '') } });
       expect(own.json().phone_numbers.map((l: { phone_number: string }) => l.phone_number)).toEqual(['+14155550133']);
@@ -229,12 +244,17 @@ describe.each(STORE_KINDS)('authentication on %s', (kind) => {
       }
     });
 
-    it('never shows or accepts another account\'s tenant (2001, same as unknown)', async () => {
+    it('never shows or accepts another account\'s tenant (2001, same as unknown), by bearer and by HMAC', async () => {
       const foreign = await t.api('GET', LINES, undefined, { secret: other.secret, tenant: 'agency-east' });
       const unknown = await t.api('GET', LINES, undefined, { secret: other.secret, tenant: 'agency-nowhere' });
       expect(foreign.statusCode).toBe(404);
       expect(foreign.json().error.code).toBe(2001);
       expect(foreign.json().error.message).toBe(unknown.json().error.message.replace('agency-nowhere', 'agency-east'));
+      for (const slug of ['agency-east', 'agency-nowhere']) {
+        const signed = await t.request({ method: 'GET', url: LINES, headers: { [sigHeader()]: signRequest(other.secret, ''), [tenantHeader()]: slug } });
+        expect(signed.statusCode, slug).toBe(404);
+        expect(signed.json().error, slug).toEqual({ ...foreign.json().error, message: foreign.json().error.message.replace('agency-east', slug) });
+      }
       const own = await t.api('GET', LINES, undefined, { secret: other.secret });
       expect(own.json().phone_numbers.map((l: { phone_number: string }) => l.phone_number)).toEqual(['+14155550133']);
       const demo = await t.api('GET', LINES);

@@ -5,7 +5,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signRequest, startTestApp, type TestApp } from '../support/app.js';
-const IDENTIFY_LIMITS = { perRequestBytes: 16 * 1024 * 1024, budgetBurst: 64 * 1024 * 1024 };
+import { IDENTIFY_LIMITS as DEFAULTS } from '../../src/domain/accounts-tenants/signature-owner.js';
+// The default reach and burst; the budget refills at 64 KiB/s instead of 32 MiB/s, because the test
+// clock runs with the wall clock: at the real rate a slow machine refills a try's worth between two
+// requests and the budget is never seen spent. retry_after grows to match, and the test moves the clock.
+const IDENTIFY_LIMITS = { ...DEFAULTS, budgetPerSecond: 64 * 1024 };
 
 // An unknown route authenticates first: a signer found reaches the 404 (2011).
 const URL = '/api/v1/nothing-here';
@@ -16,7 +20,7 @@ describe('identifying a signer without the tenant header, with many accounts and
   let t: TestApp;
   const secrets: string[] = [];
   beforeAll(async () => {
-    t = await startTestApp('sqlite');
+    t = await startTestApp('sqlite', {}, { identifyLimits: IDENTIFY_LIMITS });
     for (let i = 0; i < ACCOUNTS; i++) {
       const a = (await t.admin('POST', '/admin/v1/accounts', { name: `Single ${i}` })).json();
       expect((await t.admin('POST', '/admin/v1/tenants', { account_id: a.account.id, slug: `single-${i}` })).statusCode).toBe(201);
@@ -56,7 +60,7 @@ describe('identifying a signer without the tenant header, with many accounts and
   });
 
   it('answers 1007 with retry_after once wrong signatures spend the shared budget; named tenants are still served', async () => {
-    t.clock.advance(10_000); // a full budget
+    t.clock.advance((IDENTIFY_LIMITS.budgetBurst / IDENTIFY_LIMITS.budgetPerSecond) * 1000); // a full budget
     const wrong = signRequest('not-a-secret', BODY);
     const spent = Math.floor(IDENTIFY_LIMITS.budgetBurst / (perRequest * (BODY.length + 1024 + 11)));
     for (let i = 0; i < spent; i++) expect((await post(wrong)).json().error.code, `request ${i + 1}`).toBe(2001);
@@ -70,6 +74,18 @@ describe('identifying a signer without the tenant header, with many accounts and
     expect((await post(signRequest(t.demo.signing_secret, BODY))).statusCode).toBe(429);
     expect((await post(signRequest(t.demo.signing_secret, BODY), 'demo')).json().error.code).toBe(2011);
     expect((await t.api('GET', '/api/v1/phone-numbers')).statusCode).toBe(200);
+    // A wrong signature naming a tenant looks for its signer on a budget of its own: a typo'd
+    // slug, correctly signed, is still told so (2001), and a flood of wrong ones naming a tenant
+    // spends only that budget, then finds no one (2004) and never answers 1007.
+    const typo = await post(signRequest(t.demo.signing_secret, BODY), 'demo-typo');
+    expect(typo.json().error).toMatchObject({ code: 2001, message: 'tenant "demo-typo" not found' });
+    for (let i = 0; i < spent + 2; i++) {
+      const res = await post(signRequest('not-a-secret', BODY), 'demo');
+      expect(res.statusCode, `request ${i + 1}`).toBe(401);
+      expect(res.json().error.code).toBe(2004);
+    }
+    const late = await post(signRequest(t.demo.signing_secret, BODY), 'demo-typo');
+    expect(late.json().error).toMatchObject({ code: 2004, message: 'signature does not match' });
     // After retry_after, searches run again.
     t.clock.advance(retryAfter * 1000);
     const again = await post(signRequest(t.demo.signing_secret, BODY));

@@ -16,6 +16,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { systemClock, testClock } from '../../src/clock.js';
 import { createLogger } from '../../src/logging.js';
 import { createDemoSandbox, type DemoSandbox } from '../../src/domain/accounts-tenants/demo.js';
+import type { IdentifyLimits } from '../../src/domain/accounts-tenants/signature-owner.js';
 import type { AddressGuard } from '../../src/net/index.js';
 import { createTestStore, joinTestStore, type StoreKind, type TestStore } from './stores.js';
 
@@ -45,7 +46,7 @@ export const HOOK_SECRET = Buffer.from('test-bluebubbles-hook-secret');
  * `join`: a second app (as another process would be) on the same database as
  * an existing one, sharing its demo sandbox.
  */
-export async function startTestApp(kind: StoreKind = 'sqlite', env: Record<string, string> = {}, opts: { join?: TestApp; addressGuard?: AddressGuard } = {}): Promise<TestApp> {
+export async function startTestApp(kind: StoreKind = 'sqlite', env: Record<string, string> = {}, opts: { join?: TestApp; addressGuard?: AddressGuard; identifyLimits?: IdentifyLimits } = {}): Promise<TestApp> {
   const testStore = opts.join ? await joinTestStore(opts.join.testStore) : await createTestStore(kind);
   const config = loadConfig({ BLUELINE_TEST_CLOCK: '1', LOG_LEVEL: 'debug', BLUELINE_LOG_REQUESTS: 'all', ...env });
   const clock = testClock();
@@ -62,7 +63,7 @@ export async function startTestApp(kind: StoreKind = 'sqlite', env: Record<strin
   const blobDir = fs.mkdtempSync(path.join(os.tmpdir(), 'blueline-blobs-'));
   const s3 = config.blobs.kind === 's3' ? openBlobStore(config) : undefined;
   const blobs = s3?.blobs ?? fsBlobStore(blobDir);
-  const { app, services } = await buildApp({ config, store: testStore.store, clock: appClock, adminToken: ADMIN_TOKEN, logger, blobs, hookSecret: HOOK_SECRET, addressGuard: opts.addressGuard });
+  const { app, services } = await buildApp({ config, store: testStore.store, clock: appClock, adminToken: ADMIN_TOKEN, logger, blobs, hookSecret: HOOK_SECRET, addressGuard: opts.addressGuard, identifyLimits: opts.identifyLimits });
   const demo = opts.join ? opts.join.demo : await createDemoSandbox(services, { baseUrl: 'http://127.0.0.1', adminToken: ADMIN_TOKEN });
   const request = (opts: InjectOptions) => app.inject(opts);
   return {

@@ -122,7 +122,7 @@ export function authenticator(deps: { store: Store; clock: Clock; brand: string;
   const bearerCache = ttlCache<{ account: Account; secret_id: string; expires_at: number | null } | undefined>(AUTH_CACHE_MS);
   const signerCache = ttlCache<Signer>(AUTH_CACHE_MS);
   const tenantCache = ttlCache<Tenant[]>(AUTH_CACHE_MS);
-  const unnamedSigner = signatureOwner({ store, clock, cacheMs: AUTH_CACHE_MS, limits: deps.identifyLimits });
+  const signers = signatureOwner({ store, clock, cacheMs: AUTH_CACHE_MS, limits: deps.identifyLimits });
 
   // Synchronous while everything is cached (maybe-promise.ts): the common case, once per request.
   function bearerOwner(token: string): MaybePromise<{ account: Account; secret_id: string } | undefined> {
@@ -195,7 +195,7 @@ export function authenticator(deps: { store: Store; clock: Clock; brand: string;
       bearerCache.clear();
       signerCache.clear();
       tenantCache.clear();
-      unnamedSigner.invalidate();
+      signers.invalidate();
     },
 
     /** Throws the spec's error, at once or through the promise. */
@@ -228,19 +228,23 @@ export function authenticator(deps: { store: Store; clock: Clock; brand: string;
         const signature = c.signature.trim();
         // No tenant named: a single-tenant account's signature identifies it (signature-owner.ts).
         if (!slug) {
-          return andThen(unnamedSigner.identify(signature, sig, c.rawBody), (found) => {
-            if (!found) {
-              throw new DomainError(2004, `signature does not match (a multi-tenant account must name the tenant in ${tenantHeader})`);
-            }
+          return andThen(signers.identify(signature, sig, c.rawBody), (found) => {
+            if (!found) throw new DomainError(2004, 'signature does not match');
             return principal(found.account, found.secretId, undefined, c.requireTenantHeader);
           });
         }
         return andThen(signerFor(slug), (signer) => {
           const { account } = signer;
-          // Unknown tenant and bad signature answer alike, so slugs can't be probed.
           const secret = account && verifySignature(signer, signature, sig, c.rawBody);
-          if (!account || !secret) throw new DomainError(2004, 'signature does not match');
-          return principal(account, secret.id, slug, c.requireTenantHeader);
+          if (account && secret) return principal(account, secret.id, slug, c.requireTenantHeader);
+          // Not made by the tenant's account (or no such tenant). Its own signer is told the tenant
+          // is not one of its own (2001, as with a bearer token: a typo in the slug is not a bad
+          // signature); to anyone else an unknown tenant and a bad signature answer alike (2004),
+          // so slugs can't be probed.
+          return andThen(signers.recognize(signature, sig, c.rawBody), (found) => {
+            if (!found) throw new DomainError(2004, 'signature does not match');
+            return principal(found.account, found.secretId, slug, c.requireTenantHeader);
+          });
         });
       }
       throw new DomainError(2012, c.bearerOnly ? 'send Authorization: Bearer <secret>' : `send Authorization: Bearer <secret> or ${signatureHeader}`);
