@@ -98,6 +98,12 @@ export function messagesRepo(db: Kysely<DB>, dialect: Dialect) {
       return r && toMessage(r);
     },
 
+    /** Whether any message of the chat, in any state, went out (or was to go out) on `lineId`. */
+    async chatHasAnyOnLine(chatId: string, lineId: string): Promise<boolean> {
+      const r = await db.selectFrom('messages').select('id').where('chat_id', '=', chatId).where('line_id', '=', lineId).limit(1).executeTakeFirst();
+      return r !== undefined;
+    },
+
     /** Whether the chat holds a message other than `exceptId` that is not failed (sent, under way, or received). */
     async chatHasOtherLive(chatId: string, exceptId: string): Promise<boolean> {
       const r = await db.selectFrom('messages').select('id').where('chat_id', '=', chatId).where('id', '!=', exceptId).where('status', '!=', 'failed').limit(1).executeTakeFirst();

@@ -45,11 +45,14 @@ export async function failUndelivered(deps: UndeliveredDeps, m: Message, settle:
     for (const id of giveBack) await tx.media.releaseVoiceNote(id);
     // A person's chat whose every message failed pins nothing (as when the line refuses a first
     // touch at once): otherwise the next send would go out as no first touch, and count nowhere.
-    // Whichever of its messages fails last releases it (a first touch's later bubbles fail after
-    // it). A group stays on its line: it exists only there.
+    // Whichever of its messages fails last releases it, on whichever line it went out: a voice
+    // note leaves from its staging line without moving the chat, and may fail after the chat's
+    // own line's messages. A line the chat has no message on is left pinned: a first touch
+    // claims its line just before recording its message. A group stays on its line: it exists only there.
     if (m.line_id && !(await tx.messages.chatHasOtherLive(m.chat_id, m.id))) {
       const chat = await tx.chats.getChat(m.tenant_id, m.chat_id);
-      if (chat && !chat.is_group) await tx.chats.releaseLine(m.chat_id, m.line_id);
+      const pinned = chat && !chat.is_group ? chat.line_id : null;
+      if (pinned && (pinned === m.line_id || (await tx.messages.chatHasAnyOnLine(m.chat_id, pinned)))) await tx.chats.releaseLine(m.chat_id, pinned);
     }
     announced = (await deps.statusEvents?.record(tx, 'message.failed', { ...m, status: 'failed', error_code: NOT_SENT_CODE })) ?? false;
     return true;
