@@ -57,6 +57,8 @@ export interface BlobStore {
 
 /** Large enough that socket chunks are batched into few write syscalls (fs streams use writev). */
 const WRITE_BUFFER = 1024 * 1024;
+/** File operations for a write stream on a FileHandle's fd: it writes, and never closes the fd. */
+const FD_LEFT_OPEN = { write: fs.write, writev: fs.writev, close: (_fd: number, cb: (err: NodeJS.ErrnoException | null) => void) => cb(null) };
 
 /** During a streamed write, start a background fdatasync each time this much more has arrived. */
 const EARLY_FLUSH_BYTES = 8 * 1024 * 1024;
@@ -143,7 +145,10 @@ export function fsBlobStore(root: string): BlobStore {
           cb(null, chunk);
         },
       });
-      const file = fs.createWriteStream('', { fd: fh.fd, autoClose: false, emitClose: false, highWaterMark: WRITE_BUFFER });
+      // The handle alone closes the file. A stream on a bare fd closes it when destroyed, whatever
+      // autoClose says, and the pipeline destroys it on any failure: closed again by the handle,
+      // the fd's number may by then belong to another request's file or socket.
+      const file = fs.createWriteStream('', { fd: fh.fd, autoClose: false, highWaterMark: WRITE_BUFFER, fs: FD_LEFT_OPEN });
       file.once('error', () => (sourceFailedFirst ??= false));
       try {
         await pipeline(source, counter, file);
@@ -154,6 +159,9 @@ export function fsBlobStore(root: string): BlobStore {
         return bytes;
       } catch (err) {
         await flushing?.catch(() => {});
+        // The pipeline gives up at the first error, maybe while the file stream still has a write
+        // under way: its 'close' (the fd left open) comes once that write is done.
+        if (!file.closed) await new Promise<void>((resolve) => file.once('close', () => resolve()).destroy());
         await fh.close().catch(() => {});
         await fs.promises.rm(tmp, { force: true });
         // The source's own failure and the size limit stand as they are; anything else is the disk's.
