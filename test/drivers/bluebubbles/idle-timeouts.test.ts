@@ -24,22 +24,28 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 /** A file read in `pieces`, one every `everyMs` (a slow disk or bucket), then `rest` bytes as fast as they are taken. */
-function slowFile(pieces: Buffer[], everyMs: number, rest = 0): OutboundFile & { taken: () => number } {
+function slowFile(pieces: Buffer[], everyMs: number, rest = 0): OutboundFile & { taken: () => number; lastHandedAt: () => number } {
   let taken = 0;
+  let lastHandedAt = 0;
   const size = pieces.reduce((n, p) => n + p.length, 0) + rest;
   const filler = Buffer.alloc(64 * KiB);
   return {
     attachmentId: 'att_slow', filename: 'slow.mov', mimeType: 'video/quicktime', sizeBytes: size,
     taken: () => taken,
+    lastHandedAt: () => lastHandedAt,
     open: () =>
       Readable.from(
         (async function* () {
           for (const [i, p] of pieces.entries()) {
             if (i > 0) await sleep(everyMs);
             taken += p.length;
+            lastHandedAt = Date.now();
             yield p;
           }
-          for (let left = rest; left > 0; left -= filler.length) yield filler.subarray(0, Math.min(left, filler.length));
+          for (let left = rest; left > 0; left -= filler.length) {
+            lastHandedAt = Date.now();
+            yield filler.subarray(0, Math.min(left, filler.length));
+          }
         })(),
       ),
   };
@@ -86,7 +92,11 @@ describe('BlueBubbles file bodies: idle limits', () => {
     expect(f.message).not.toContain(bb.password);
     expect(bb.stalledAt, 'the Mac took its bytes until it stalled').toBeDefined();
     expect(file.taken()).toBe(64 * KiB);
-    expect(failedAt - bb.stalledAt!).toBeGreaterThanOrEqual(TIMEOUT_MS - 5);
+    // Not before: timeout_ms after the last bytes moved. Measured from the file's last chunk handed
+    // on (never later than the upload took it), not from the stand-in's stall: the socket takes
+    // bytes into its buffers before the stand-in, on the same busy event loop, reads up to its stall.
+    expect(failedAt).toBeGreaterThan(bb.stalledAt!);
+    expect(failedAt - file.lastHandedAt()).toBeGreaterThanOrEqual(TIMEOUT_MS - 5);
     expect(uploads()).toEqual([]);
     expect(sentToThem()).toBe(before);
   });
