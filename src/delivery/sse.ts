@@ -100,6 +100,25 @@ export function sseHub(deps: { store: Store; bus: EventBus }, settings: SseSetti
     for (const e of await deps.store.events.eventsByIds(s.tenantId, ids.filter((id) => !sent.has(id)))) send(s, e);
   }
 
+  /**
+   * Asks whether the stream's access still holds; false once it ended the stream. An answer that
+   * took a second or more is stale when it comes (the change may have landed meanwhile): asked again.
+   */
+  async function stillAllowed(s: Stream): Promise<boolean> {
+    for (;;) {
+      const checkedAt = s.now();
+      const refused = await s.allowed();
+      if (refused !== undefined) {
+        s.end('access_revoked', refused);
+        return false;
+      }
+      if (s.now() - checkedAt < ACCESS_RECHECK_MS) {
+        s.allowedAt = checkedAt;
+        return true;
+      }
+    }
+  }
+
   async function pump(s: Stream, lookBack = false) {
     if (lookBack && late) s.lookBackDue = true;
     if (s.busy) {
@@ -111,14 +130,13 @@ export function sseHub(deps: { store: Store; bus: EventBus }, settings: SseSetti
       do {
         s.again = false;
         if (lookBack || s.now() - s.allowedAt >= ACCESS_RECHECK_MS) {
-          const checkedAt = s.now();
-          const refused = await s.allowed();
-          if (refused !== undefined) return s.end('access_revoked', refused);
-          s.allowedAt = checkedAt;
+          if (!(await stillAllowed(s))) return;
         }
         if (s.res.writableEnded) return;
         for (;;) {
           const rows = await deps.store.events.eventsAfter(s.tenantId, s.lastId ? { id: s.lastId } : { createdAtMs: s.sinceMs }, BATCH);
+          // The check may have gone stale while the rows were read (a slow read, a moved test clock).
+          if (rows.length > 0 && s.now() - s.allowedAt >= ACCESS_RECHECK_MS && !(await stillAllowed(s))) return;
           for (const e of rows) {
             send(s, e);
             s.lastId = e.id;
