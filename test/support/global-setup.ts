@@ -22,8 +22,20 @@ export default async function setup(project: TestProject) {
     project.provide('pgUrl', external);
     return;
   }
-  const server = await startPostgres(await freePort());
+  // Vitest runs the global setup once per test project (vitest.config.ts has two, and the root),
+  // each with its own copy of this module: they share one server through the main process's
+  // globals, stopped when the last of them is done.
+  const shared = ((globalThis as { [SHARED]?: { server: ReturnType<typeof startPostgres>; users: number } })[SHARED] ??= {
+    server: freePort().then((port) => startPostgres(port)),
+    users: 0,
+  });
+  shared.users++;
+  const server = await shared.server;
   project.provide('pgUrl', server.url);
   project.provide('pgSocketUrl', server.socketUrl);
-  return () => server.stop();
+  return async () => {
+    if (--shared.users === 0) await server.stop();
+  };
 }
+
+const SHARED = Symbol.for('blueline.test.postgres');

@@ -226,7 +226,7 @@ export function authenticator(deps: { store: Store; clock: Clock; brand: string;
           );
         }
         const signature = c.signature.trim();
-        // No tenant named: a single-tenant account's signature identifies it (signature-owner.ts).
+        // No tenant named: the signature identifies its account (signature-owner.ts); a multi-tenant one is then told to name it.
         if (!slug) {
           return andThen(signers.identify(signature, sig, c.rawBody), (found) => {
             if (!found) throw new DomainError(2004, 'signature does not match');

@@ -96,6 +96,9 @@ function hashingBudget(clock: Clock, limits: IdentifyLimits) {
     take(bytes: number) {
       left -= bytes;
     },
+    giveBack(bytes: number) {
+      left += bytes;
+    },
   };
 }
 type HashingBudget = ReturnType<typeof hashingBudget>;
@@ -161,7 +164,7 @@ export function signatureOwner(deps: { store: Store; clock: Clock; cacheMs: numb
     budget.take(tries * perTry);
     const digest = Buffer.from(hex, 'hex');
     const done = (used: number, match?: Candidate): Signed | undefined => {
-      budget.take(-(tries - used) * perTry);
+      budget.giveBack((tries - used) * perTry);
       if (match) return found(c, match, header, rawBody);
       if (!refuse) return undefined;
       if (tries < needed) throw busy((needed - tries) * perTry);
