@@ -97,7 +97,14 @@ export function sseHub(deps: { store: Store; bus: EventBus }, settings: SseSetti
     const ids = await deps.store.events.eventIdsBetween(s.tenantId, after, s.lastId, s.startId === undefined ? s.sinceMs : undefined);
     if (ids.length <= s.recent.length) return; // the common case: nothing came late
     const sent = new Set(s.recent.map((r) => r.id));
-    for (const e of await deps.store.events.eventsByIds(s.tenantId, ids.filter((id) => !sent.has(id)))) send(s, e);
+    const rows = await deps.store.events.eventsByIds(s.tenantId, ids.filter((id) => !sent.has(id)));
+    if (!(await allowedFor(s, rows))) return;
+    for (const e of rows) send(s, e);
+  }
+
+  /** Whether rows just read may be sent: a check that went stale while they were read (a slow read, a moved test clock) is asked again. */
+  async function allowedFor(s: Stream, rows: readonly EventRow[]): Promise<boolean> {
+    return rows.length === 0 || s.now() - s.allowedAt < ACCESS_RECHECK_MS || stillAllowed(s);
   }
 
   /**
@@ -135,8 +142,7 @@ export function sseHub(deps: { store: Store; bus: EventBus }, settings: SseSetti
         if (s.res.writableEnded) return;
         for (;;) {
           const rows = await deps.store.events.eventsAfter(s.tenantId, s.lastId ? { id: s.lastId } : { createdAtMs: s.sinceMs }, BATCH);
-          // The check may have gone stale while the rows were read (a slow read, a moved test clock).
-          if (rows.length > 0 && s.now() - s.allowedAt >= ACCESS_RECHECK_MS && !(await stillAllowed(s))) return;
+          if (!(await allowedFor(s, rows))) return;
           for (const e of rows) {
             send(s, e);
             s.lastId = e.id;
