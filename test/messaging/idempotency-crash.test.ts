@@ -180,10 +180,11 @@ describe('a send under an idempotency key interrupted by a crash', { timeout: SE
     const first = await start();
     const lineId = first.demo.phone_line_ids[0]!;
     const body = { phone: '+14155550812', body: 'claimed, then killed (sqlite)', idempotency_key: 'crash-after-claim-sqlite', phone_line_id: lineId };
-    // The send is held where it records its message (after the claim, the lead, the chat and its
-    // line) by a trigger that keeps the insert busy: SQLite has no lock another connection could
-    // hold on one table only, and the service must not be changed for a test. A connection of the
-    // test's own, as the PostgreSQL test holds a lock, never a second Blueline process.
+    // The send is held where it records its message (after the claim, the lead and the chat; the
+    // chat's line is pinned in the same transaction as the message) by a trigger that keeps the
+    // insert busy: SQLite has no lock another connection could hold on one table only, and the
+    // service must not be changed for a test. A connection of the test's own, as the PostgreSQL
+    // test holds a lock, never a second Blueline process.
     const outside = openSqlite(path.join(dir, 'blueline.sqlite'), { timeout: 30_000 });
     try {
       outside.db.exec(`create trigger hold_message before insert on messages when new.parts like '%claimed, then killed (sqlite)%' begin
@@ -191,14 +192,17 @@ describe('a send under an idempotency key interrupted by a crash', { timeout: SE
       end`);
       let answered = false;
       void first.api('POST', '/api/v1/send', body).then(() => (answered = true), () => {});
-      // Committed: the claim, and the chat on its line (the write before the message). What is
-      // left is the insert of the message, which stays busy until the kill.
+      // Committed: the claim and the person's chat. What is left is the insert of the message,
+      // which stays busy until the kill: the service's one thread is held in it, and answers nothing.
       const claimed = outside.statement("select count(*) as n from idempotency_keys where key = 'crash-after-claim-sqlite' and state = 'in_progress'");
-      const pinned = outside.statement('select count(*) as n from chats c join chat_participants p on p.chat_id = c.id where p.handle = ? and c.line_id = ?');
-      await until(async () => [(claimed.get() as { n: number }).n, (pinned.get(body.phone, lineId) as { n: number }).n], ([k, c]) => k === 1 && c === 1);
+      const chats = outside.statement('select c.line_id from chats c join chat_participants p on p.chat_id = c.id where p.handle = ?');
+      const held = () => fetch(`${first.url}/healthz`, { signal: AbortSignal.timeout(500) }).then(() => false, () => true);
+      await until(async () => [(claimed.get() as { n: number }).n, chats.all(body.phone).length, await held()] as const, ([k, c, h]) => k === 1 && c === 1 && h);
       await first.kill();
       expect(answered).toBe(false);
       expect((outside.statement("select count(*) as n from messages where parts like '%claimed, then killed%'").get() as { n: number }).n).toBe(0);
+      // The first touch's pin went with its message: the killed attempt left its chat on no line.
+      expect(chats.all(body.phone)).toEqual([{ line_id: null }]);
       outside.db.exec('drop trigger hold_message');
     } finally {
       outside.db.close();
@@ -207,9 +211,17 @@ describe('a send under an idempotency key interrupted by a crash', { timeout: SE
     const second = await start();
     expect(await sendsOf(second, lineId, body.body)).toHaveLength(0);
     await second.admin('POST', '/admin/v1/clock/advance', { ms: PAST_LEASE_MS });
+    // So the retry is a first touch again, counted as one: the line keeps the killed attempt's
+    // reservation for its 10-minute gap (nothing tells it that attempt is gone), then sends it.
+    const early = await second.api('POST', '/api/v1/send', body);
+    expect([early.status, early.json.code], JSON.stringify(early.json)).toEqual([503, 4002]);
+    // The lead is the killed attempt's: this request's own. (The refusal frees the key, so the
+    // send after it is a new attempt, to a lead that already exists.)
+    expect(early.json).toMatchObject({ lead_created: true, phone_line_id: lineId });
+    await second.admin('POST', '/admin/v1/clock/advance', { ms: FIRST_TOUCH_GAP_MS });
     const again = await second.api('POST', '/api/v1/send', body);
     expect(again.status, JSON.stringify(again.json)).toBe(200);
-    expect(again.json).toMatchObject({ status: 'sent', phone_line_id: lineId, lead_created: true });
+    expect(again.json).toMatchObject({ status: 'sent', phone_line_id: lineId, chat_id: early.json.chat_id });
     const sent = await sendsOf(second, lineId, body.body);
     expect(sent.map((e) => e.ref)).toEqual([again.json.message_id]);
     // The chat holds that one message: the killed attempt left nothing behind.

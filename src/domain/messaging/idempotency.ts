@@ -21,7 +21,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { DomainError, ERROR_CODES, type ErrorCode } from '../../errors/registry.js';
 import type { Clock } from '../../clock.js';
-import type { IdempotencyId, Message, Store } from '../../store/index.js';
+import type { IdempotencyId, Message, Repos, Store } from '../../store/index.js';
 import { DeliveryFailed, SendFailed, failedMessageId, failureFromRecord, failureRecord, type FailureRecord } from './failures.js';
 
 export const IDEMPOTENCY_TTL_MS = 6 * 3600_000;
@@ -80,9 +80,15 @@ export interface Claim {
   readonly takenOver: boolean;
   /** The message of each step a previous owner of this claim recorded, none `sending` (empty on a fresh claim). */
   readonly recorded: readonly (Message | undefined)[];
-  /** Inserts `message` as step `i` of the request, recorded under the claim in one transaction; throws 1012 once the claim was taken over. Absent without a key. */
-  readonly record?: (i: number, message: Message) => Promise<void>;
+  /**
+   * Inserts `message` as step `i` of the request, recorded under the claim in one transaction
+   * (`tx`'s, when the caller has one open); throws 1012 once the claim was taken over. Absent without a key.
+   */
+  readonly record?: (i: number, message: Message, tx?: Repos) => Promise<void>;
 }
+
+/** Records a step's message under the request's claim, in `tx` when the caller has a transaction open. */
+export type RecordMessage = (message: Message, tx?: Repos) => Promise<void>;
 
 export const noKey: Claim = { keep() {}, since: 0, takenOver: false, recorded: [] };
 
@@ -93,7 +99,7 @@ export const noKey: Claim = { keep() {}, since: 0, takenOver: false, recorded: [
 export async function step<R extends { message: Message }>(
   claim: Claim,
   i: number,
-  send: (record: ((m: Message) => Promise<void>) | undefined) => Promise<R>,
+  send: (record: RecordMessage | undefined) => Promise<R>,
   reuse: (m: Message) => R,
 ): Promise<R> {
   const before = claim.recorded[i];
@@ -102,7 +108,7 @@ export async function step<R extends { message: Message }>(
     throw new DeliveryFailed(new DomainError(before.error_code as ErrorCode, `message ${before.id} was not sent`), before.id, before.line_id ?? '');
   }
   const record = claim.record;
-  return send(record && ((m) => record(i, m)));
+  return send(record && ((m, tx) => record(i, m, tx)));
 }
 
 /** A recorded outcome, returned or thrown again as it was. */
@@ -155,15 +161,16 @@ export function idempotency(deps: { store: Store; clock: Clock }) {
       since: since ?? clock.now(),
       takenOver: since !== undefined,
       recorded,
-      record: async (i, message) => {
+      record: async (i, message, outer) => {
         const next = [...steps];
         next[i] = message.id;
-        await store.transaction(async (tx) => {
+        const recordIn = async (tx: Repos) => {
           if (!(await tx.idempotency.recordSteps(id, owner, next, clock.now() + LEASE_MS))) {
             throw stillInProgress(': a retry took it over after this request stopped answering');
           }
           await tx.messages.insert(message);
-        });
+        };
+        await (outer ? recordIn(outer) : store.transaction(recordIn));
         steps.splice(0, steps.length, ...next);
       },
     };

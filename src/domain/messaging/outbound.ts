@@ -19,6 +19,7 @@ import { DeliveryFailed, DeliveryUnsettled } from './failures.js';
 import { sendsFrom } from '../lines/service.js';
 import { appleEffectId } from '../effects.js';
 import { loadOfFiles, sendWindowEnd } from './send-window.js';
+import type { RecordMessage } from './idempotency.js';
 
 export type OutboundContent =
   | { kind: 'text'; text: string; effect?: string; richLinkUrl?: string }
@@ -75,7 +76,7 @@ interface SendOptions {
   /** The chat's line as read with the chat, saving a read when the chat is still on it. */
   chatLine?: PhoneLine;
   /** Inserts the message recorded under the request's idempotency claim (idempotency.ts); else it is inserted alone. */
-  record?: (message: Message) => Promise<void>;
+  record?: RecordMessage;
 }
 
 export function outbound(deps: MessagingDeps, lim: Limits) {
@@ -159,16 +160,6 @@ export function outbound(deps: MessagingDeps, lim: Limits) {
 
   async function sendNow(tenant: Tenant, chat: Chat, content: OutboundContent, opts: SendOptions): Promise<{ message: Message; line: PhoneLine }> {
     const { line, firstTouch, pin } = await lineFor(tenant, chat, NEEDS[content.kind], opts.pinnedLine, opts.chatLine);
-    if (firstTouch) {
-      // The chat is pinned to the line before anything goes out. Of two first touches racing in
-      // two processes one wins; the other gives its line back and follows onto the winner's.
-      if (!(await store.chats.claimLine(chat.id, line.id))) {
-        await firstTouch.release();
-        chat.line_id = (await store.chats.getChat(chat.tenant_id, chat.id))?.line_id ?? null;
-        return sendNow(tenant, chat, content, opts);
-      }
-      chat.line_id = line.id;
-    }
     const now = clock.now();
     const message: Message = {
       id: newMessageId(now),
@@ -188,7 +179,32 @@ export function outbound(deps: MessagingDeps, lim: Limits) {
       read_at: null,
       edited_at: null,
     };
-    await (opts.record ? opts.record(message) : store.messages.insert(message));
+    const record = (tx?: Repos) => (opts.record ? opts.record(message, tx) : (tx ?? store).messages.insert(message));
+    if (firstTouch) {
+      // The chat is pinned to the line before anything goes out, in one write with the message
+      // that pins it: a chat is never left pinned with nothing sent (a crash, a failed insert).
+      // Of two first touches racing in two processes one wins; the other gives its line back
+      // and follows onto the winner's.
+      let claimed: boolean;
+      try {
+        claimed = await store.transaction(async (tx) => {
+          if (!(await tx.chats.claimLine(chat.id, line.id))) return false;
+          await record(tx);
+          return true;
+        });
+      } catch (err) {
+        await firstTouch.release().catch(() => undefined);
+        throw err;
+      }
+      if (!claimed) {
+        await firstTouch.release();
+        chat.line_id = (await store.chats.getChat(chat.tenant_id, chat.id))?.line_id ?? null;
+        return sendNow(tenant, chat, content, opts);
+      }
+      chat.line_id = line.id;
+    } else {
+      await record();
+    }
     const target: Target = chat.is_group
       ? { kind: 'group', chatKey: chat.chat_key ?? '' }
       : { kind: 'direct', handle: opts.recipient ?? (await store.chats.participants(chat.id))[0] ?? '' };

@@ -9,7 +9,7 @@ import type { Chat, Lead, Message, PhoneLine, Tenant } from '../../store/index.j
 import { normalizeHandle } from '../handles.js';
 import { NetError, parseAbsoluteUrl } from '../../net/index.js';
 import type { MessagingDeps } from './deps.js';
-import { step, type Claim, type Idempotency } from './idempotency.js';
+import { step, type Claim, type Idempotency, type RecordMessage } from './idempotency.js';
 import type { Outbound, OutboundContent } from './outbound.js';
 import { directChats, type DirectChat } from './direct-chats.js';
 import { DeliveryFailed, DeliveryUnsettled, SendFailed } from './failures.js';
@@ -178,7 +178,7 @@ export function sendService(deps: MessagingDeps, out: Outbound, idem: Idempotenc
       const chatLine = directChat.line;
       // A voice note leaves from its staging line; anything else from the chat's line, or for a first touch the requested one.
       const lineFor = (c: OutboundContent) => (c.kind === 'voice_note' ? pinned : chat.line_id ? undefined : pinned);
-      const sendOne = (c: OutboundContent, record?: (m: Message) => Promise<void>) =>
+      const sendOne = (c: OutboundContent, record?: RecordMessage) =>
         out.send(tenant, chat, c, { pinnedLine: lineFor(c), recipient: phone, chatLine, record });
       // Each message answered from the one a crashed first attempt sent, if it did (idempotency.ts).
       const reuse = (m: Message) => ({ message: m, line: { id: m.line_id! } });

@@ -47,8 +47,9 @@ export async function failUndelivered(deps: UndeliveredDeps, m: Message, settle:
     // touch at once): otherwise the next send would go out as no first touch, and count nowhere.
     // Whichever of its messages fails last releases it, on whichever line it went out: a voice
     // note leaves from its staging line without moving the chat, and may fail after the chat's
-    // own line's messages. A line the chat has no message on is left pinned: a first touch
-    // claims its line just before recording its message. A group stays on its line: it exists only there.
+    // own line's messages. A line the chat has no message on was not pinned by these messages
+    // (a first touch pins its line in one write with its message): left alone. A group stays
+    // on its line: it exists only there.
     if (m.line_id && !(await tx.messages.chatHasOtherLive(m.chat_id, m.id))) {
       const chat = await tx.chats.getChat(m.tenant_id, m.chat_id);
       const pinned = chat && !chat.is_group ? chat.line_id : null;
