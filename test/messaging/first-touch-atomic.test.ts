@@ -6,23 +6,23 @@
  * next message would go out as a reply, no first touch, counted nowhere, and the day would have a
  * slot fewer. With and without an Idempotency-Key (the keyed path records under its claim).
  */
-import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { moveToNextNoonUtc, newRecipient, prepareSandbox } from '../support/messaging.js';
 import { STORE_KINDS, type TestStore } from '../support/stores.js';
+import { openSqlite } from '../../src/store/sqlite-handles.js';
 
 const MARK = 'refused by the store';
 
 /** Makes the database refuse any message whose parts carry MARK. */
 async function refuseMarkedMessages(store: TestStore): Promise<void> {
   if (store.kind === 'sqlite') {
-    const db = new Database(store.location);
+    const outside = openSqlite(store.location);
     try {
-      db.exec(`create trigger refuse_marked before insert on messages when new.parts like '%${MARK}%' begin select raise(abort, 'refused by the test trigger'); end`);
+      outside.db.exec(`create trigger refuse_marked before insert on messages when new.parts like '%${MARK}%' begin select raise(abort, 'refused by the test trigger'); end`);
     } finally {
-      db.close();
+      outside.db.close();
     }
     return;
   }
