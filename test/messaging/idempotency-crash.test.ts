@@ -215,13 +215,12 @@ describe('a send under an idempotency key interrupted by a crash', { timeout: SE
     // reservation for its 10-minute gap (nothing tells it that attempt is gone), then sends it.
     const early = await second.api('POST', '/api/v1/send', body);
     expect([early.status, early.json.code], JSON.stringify(early.json)).toEqual([503, 4002]);
-    // The lead is the killed attempt's: this request's own. (The refusal frees the key, so the
-    // send after it is a new attempt, to a lead that already exists.)
+    // The lead is the killed attempt's: this request's own, in every answer to it.
     expect(early.json).toMatchObject({ lead_created: true, phone_line_id: lineId });
     await second.admin('POST', '/admin/v1/clock/advance', { ms: FIRST_TOUCH_GAP_MS });
     const again = await second.api('POST', '/api/v1/send', body);
     expect(again.status, JSON.stringify(again.json)).toBe(200);
-    expect(again.json).toMatchObject({ status: 'sent', phone_line_id: lineId, chat_id: early.json.chat_id });
+    expect(again.json).toMatchObject({ status: 'sent', phone_line_id: lineId, chat_id: early.json.chat_id, lead_created: true });
     const sent = await sendsOf(second, lineId, body.body);
     expect(sent.map((e) => e.ref)).toEqual([again.json.message_id]);
     // The chat holds that one message: the killed attempt left nothing behind.

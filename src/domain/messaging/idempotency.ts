@@ -186,6 +186,10 @@ export function idempotency(deps: { store: Store; clock: Clock }) {
       } else if ((await messagesOf(id.tenant_id, steps)).some((m) => m && m.status !== 'failed')) {
         // A message of this request went out (or may have): a retry resumes from what it recorded, never sending it again.
         await store.idempotency.lapse(id, owner, clock.now());
+      } else if (claim.takenOver) {
+        // Taken over from an owner that died: what that owner did (the lead it created) is still
+        // this request's. The claim keeps its start, and the next retry takes it over again.
+        await store.idempotency.lapse(id, owner, clock.now());
       } else {
         await store.idempotency.release(id, owner);
       }
