@@ -183,12 +183,10 @@ export function idempotency(deps: { store: Store; clock: Clock }) {
         // Left in progress: whatever settles the work records its outcome (or frees the key).
       } else if (isFinal(err)) {
         await store.idempotency.complete(id, JSON.stringify({ kind: 'failure', failure: failureRecord(err) } satisfies Recorded<T>), owner);
-      } else if ((await messagesOf(id.tenant_id, steps)).some((m) => m && m.status !== 'failed')) {
-        // A message of this request went out (or may have): a retry resumes from what it recorded, never sending it again.
-        await store.idempotency.lapse(id, owner, clock.now());
-      } else if (claim.takenOver) {
-        // Taken over from an owner that died: what that owner did (the lead it created) is still
-        // this request's. The claim keeps its start, and the next retry takes it over again.
+      } else if (claim.takenOver || (await messagesOf(id.tenant_id, steps)).some((m) => m && m.status !== 'failed')) {
+        // A message of this request went out (or may have): a retry resumes from what it recorded,
+        // never sending it again. A claim taken over from an owner that died keeps its start too:
+        // what that owner did (the lead it created) is still this request's.
         await store.idempotency.lapse(id, owner, clock.now());
       } else {
         await store.idempotency.release(id, owner);
