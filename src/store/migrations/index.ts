@@ -30,6 +30,7 @@ import * as m028 from './028_chat_list_recent.js';
 import * as m029 from './029_event_log_indexes.js';
 import * as m030 from './030_line_direct_chats.js';
 import * as m031 from './031_console_session_secret.js';
+import * as m032 from './032_send_path_btrees.js';
 
 /** Numbered migrations, applied in key order; never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -64,4 +65,5 @@ export const migrations: Record<string, Migration> = {
   '029_event_log_indexes': m029,
   '030_line_direct_chats': m030,
   '031_console_session_secret': m031,
+  '032_send_path_btrees': m032,
 };
