@@ -107,7 +107,19 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     runPreparedDirectly(db, direct.outside);
     transactionOpened = (tx) => runPreparedDirectly(tx, direct.inOpenTransaction());
   }
-  await migrate(db);
+  const close = async () => {
+    // The worker's connection closes first, so the writer's close is the last and folds the WAL into the file.
+    await checkpointer?.stop();
+    await closePipeline();
+    await db.destroy();
+  };
+  try {
+    await migrate(db);
+  } catch (err) {
+    // What the failed start opened (connections, the checkpointer's worker) goes with it.
+    await close().catch(() => {});
+    throw err;
+  }
   return {
     db,
     dialect,
@@ -116,12 +128,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     async ping() {
       await sql`select 1`.execute(db);
     },
-    async close() {
-      // The worker's connection closes first, so the writer's close is the last and folds the WAL into the file.
-      await checkpointer?.stop();
-      await closePipeline();
-      await db.destroy();
-    },
+    close,
   };
 }
 

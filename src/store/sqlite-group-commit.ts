@@ -169,6 +169,9 @@ class Batcher {
     } finally {
       this.end();
     }
+    // The batch stays open after the savepoint's rollback, holding the write lock and the WAL's
+    // snapshot: with nothing else in it, nobody would commit it until the next statement.
+    if (this.sqlite.inTransaction) this.committed().catch(() => {});
   }
 
   /** Ends the explicit transaction; a commit that came due meanwhile goes first, so a stream of transactions cannot starve it. */
@@ -253,6 +256,18 @@ class GroupCommitDriver implements Driver {
   }
 }
 
+/**
+ * SQLite's schema changes are transactional, as PostgreSQL's are; kysely's adapter says they are
+ * not, and its migrator then runs each statement alone. Said so, the migrator runs the pending
+ * migrations in one transaction: one that fails part-way (a statement refused, a crash) leaves the
+ * database as it was, and the next start runs it again from its beginning.
+ */
+class TransactionalDdlAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+
 export class GroupCommitSqliteDialect implements Dialect {
   private readonly batcher: Batcher;
 
@@ -278,7 +293,7 @@ export class GroupCommitSqliteDialect implements Dialect {
     return new SqliteQueryCompiler();
   }
   createAdapter() {
-    return new SqliteAdapter();
+    return new TransactionalDdlAdapter();
   }
   createIntrospector(db: Kysely<unknown>) {
     return new SqliteIntrospector(db);

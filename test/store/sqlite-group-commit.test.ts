@@ -52,6 +52,25 @@ describe('SQLite group commit', () => {
       expect(committedIds()).toContain(id);
     });
 
+  it('a transaction rolled back alone leaves no batch open: another connection can write after the turn', async () => {
+    await expect(
+      db.transaction().execute(async (tx) => {
+        await tx.insertInto('items').values({ id: 'undone', n: 1 }).execute();
+        throw new Error('changed its mind');
+      }),
+    ).rejects.toThrow('changed its mind');
+    await new Promise((r) => setImmediate(r));
+    const writer = openSqlite(file);
+    try {
+      writer.db.exec('pragma busy_timeout = 0');
+      // An open batch would still hold the write lock (SQLITE_BUSY) and the WAL's snapshot.
+      writer.db.exec("insert into items (id, n) values ('other', 2)");
+    } finally {
+      writer.db.close();
+    }
+    expect(committedIds()).toEqual(['other']);
+  });
+
   it('reads the columns a migration leaves: a kept `select *` follows a renamed column', async () => {
     await insert('a', 1);
     expect((await sql`select * from items`.execute(db)).rows).toEqual([{ id: 'a', n: 1 }]);

@@ -4,8 +4,9 @@
  * - `messages_guid` (line, provider guid) held every outbound message from its insert, under a
  *   null guid, and moved it when the send's answer set the guid: two index writes per send for
  *   an entry no query reads (every lookup names a guid, and `provider_guid = ?` implies it is not
- *   null, so both databases still use the partial index). Now a message enters it once, with its
- *   guid.
+ *   null, so both databases still use the partial index). `messages_line_guid` holds a message
+ *   once, with its guid. It is built before the old one goes, so other processes' lookups keep
+ *   an index while it is built.
  * - The simulator's device log (`simulator_sent`) was a table and two indexes (its id, and line
  *   and id, the only order it is read in): three B-trees per entry, one an entry a simulated send.
  *   Now it is keyed by line and id: one B-tree on SQLite (WITHOUT ROWID), a heap and one index on
@@ -26,14 +27,16 @@ async function rebuildDeviceLog(db: Kysely<unknown>, key: 'line_id, id' | 'id'):
   if (!keyedByLine) await db.schema.createIndex('simulator_sent_line').on('simulator_sent').columns(['line_id', 'id']).execute();
 }
 
+// The device log first: on PostgreSQL the index build holds writes to messages until the
+// migrations' transaction ends, so nothing slow comes after it.
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.dropIndex('messages_guid').execute();
-  await db.schema.createIndex('messages_guid').on('messages').columns(['line_id', 'provider_guid']).where(sql.ref('provider_guid'), 'is not', null).execute();
   await rebuildDeviceLog(db, 'line_id, id');
+  await db.schema.createIndex('messages_line_guid').on('messages').columns(['line_id', 'provider_guid']).where(sql.ref('provider_guid'), 'is not', null).execute();
+  await db.schema.dropIndex('messages_guid').execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await rebuildDeviceLog(db, 'id');
-  await db.schema.dropIndex('messages_guid').execute();
   await db.schema.createIndex('messages_guid').on('messages').columns(['line_id', 'provider_guid']).execute();
+  await db.schema.dropIndex('messages_line_guid').execute();
 }

@@ -1,0 +1,92 @@
+/**
+ * A migration that fails part-way leaves the database as it was, on SQLite as on PostgreSQL: the
+ * next start runs it again from the beginning, instead of failing for ever on what its first try
+ * left behind. Here migration 032 (it rebuilds the simulator's device log, builds an index, then
+ * drops the one it replaces) fails at its last statement, the old index gone missing; once it is
+ * back, the migration applies whole, the device log intact.
+ */
+import pg from 'pg';
+import { sql } from 'kysely';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openStore, type Store } from '../../src/store/index.js';
+import { openSqlite } from '../../src/store/sqlite-handles.js';
+import * as m032 from '../../src/store/migrations/032_send_path_btrees.js';
+import { STORE_KINDS, createTestStore, type TestStore } from '../support/stores.js';
+
+const LINE = 'line_migration';
+
+/** The definitions of the guid lookup's indexes on messages, and of the device log's indexes, read by a connection of its own. */
+async function schemaOf(ts: TestStore): Promise<string[]> {
+  if (ts.kind === 'sqlite') {
+    const outside = openSqlite(ts.location);
+    try {
+      const rows = outside.db
+        .prepare(`select sql from sqlite_master where type = 'index' and (name like 'messages%guid' or tbl_name = 'simulator_sent') and sql is not null order by name`)
+        .all() as { sql: string }[];
+      const table = outside.db.prepare(`select sql from sqlite_master where name = 'simulator_sent'`).get() as { sql: string };
+      return [...rows.map((r) => r.sql), table.sql];
+    } finally {
+      outside.db.close();
+    }
+  }
+  const client = new pg.Client({ connectionString: ts.location });
+  await client.connect();
+  try {
+    const { rows } = await client.query(
+      `select indexdef from pg_indexes where (indexname like 'messages%guid' or tablename = 'simulator_sent') order by indexname`,
+    );
+    return rows.map((r: { indexdef: string }) => r.indexdef);
+  } finally {
+    await client.end();
+  }
+}
+
+const open = (ts: TestStore) =>
+  openStore({ ...(ts.kind === 'sqlite' ? { sqlitePath: ts.location } : { databaseUrl: ts.location }), masterKey: ts.masterKey });
+
+describe.each(STORE_KINDS)('a migration that fails part-way (%s)', (kind) => {
+  let ts: TestStore;
+  let reopened: Store | undefined;
+  afterEach(async () => {
+    await reopened?.close();
+    reopened = undefined;
+    await ts?.cleanup();
+  });
+
+  it('leaves the database as it was, and applies whole once what stopped it is gone', async () => {
+    ts = await createTestStore(kind);
+    for (let i = 0; i < 3; i++) await ts.store.simulatorLog.append(`dev_${i}`, LINE, { kind: 'text', text: `entry ${i}` }, 1_000 + i);
+    const entries = await ts.store.simulatorLog.recent(LINE);
+    expect(entries).toHaveLength(3);
+
+    // The database as the version before 032 left it, but for the index 032 drops last.
+    const db = ts.store.database.db;
+    await m032.down(db as never);
+    await sql`delete from kysely_migration where name = '032_send_path_btrees'`.execute(db);
+    await sql`drop index messages_guid`.execute(db);
+    const before = await schemaOf(ts);
+
+    // Opened as the next start would (this store stays open beside it, as another process would).
+    await expect(open(ts)).rejects.toThrow(/^migration 032_send_path_btrees failed: /);
+    // Nothing of it stayed: neither the rebuilt device log nor the new index.
+    expect(await schemaOf(ts)).toEqual(before);
+
+    const mend = 'create index messages_guid on messages (line_id, provider_guid)';
+    const mender = kind === 'sqlite' ? openSqlite(ts.location) : undefined;
+    if (mender) {
+      mender.db.exec(mend);
+      mender.db.close();
+    } else {
+      const client = new pg.Client({ connectionString: ts.location });
+      await client.connect();
+      await client.query(mend);
+      await client.end();
+    }
+
+    reopened = await open(ts);
+    expect(await reopened.simulatorLog.recent(LINE)).toEqual(entries);
+    const after = await schemaOf(ts);
+    expect(after.some((d) => /messages_line_guid/.test(d) && /provider_guid"? is not null/i.test(d))).toBe(true);
+    expect(after.some((d) => /"?messages_guid"? on/i.test(d))).toBe(false);
+  });
+});
