@@ -6,8 +6,9 @@
  * - crm/ (the HubSpot integration's domain) imports nothing from http/, delivery/ or contract/: it
  *   returns domain results and http/present/hubspot-*.ts maps them to the contract's types;
  * - no import cycle between top-level folders (a file directly in src/ counts as its own);
- * - better-sqlite3 is opened only through store/sqlite-handles.ts (on Node 24 a statement or
- *   database left to the garbage collector can abort the process; that file keeps them alive).
+ * - better-sqlite3 is opened only through store/sqlite-handles.ts, and its statements made only
+ *   there (on Node 24 a statement or database left to the garbage collector can abort the
+ *   process; that file keeps them alive).
  * Type-only imports count: a type from the wrong layer is the same arrow.
  */
 import fs from 'node:fs';
@@ -27,10 +28,18 @@ function specifiers(source: string): string[] {
 /** A value import of better-sqlite3 (a type-only import opens nothing). */
 const OPENS_SQLITE = /\bimport\s+(?!type\b)[^'"`;]*?\bfrom\s*['"]better-sqlite3['"]|\b(?:require|import)\(\s*['"]better-sqlite3['"]\s*\)/;
 const SQLITE_HANDLES = 'store/sqlite-handles.ts';
+/** A statement made on a handle's database itself (its prepare, pragma or iterate), which the handle does not keep. */
+const LOOSE_STATEMENT = /\.db\s*\.\s*(?:prepare|pragma|iterate)\s*\(/;
 
 /** Files (paths relative to their tree) that open SQLite other than through sqlite-handles.ts. */
 export function rawSqlite(files: ReadonlyMap<string, string>): string[] {
-  return [...files].filter(([file, source]) => file !== SQLITE_HANDLES && OPENS_SQLITE.test(source)).map(([file]) => `${file} opens better-sqlite3 directly: use openSqlite (${SQLITE_HANDLES})`);
+  const found: string[] = [];
+  for (const [file, source] of files) {
+    if (file === SQLITE_HANDLES) continue;
+    if (OPENS_SQLITE.test(source)) found.push(`${file} opens better-sqlite3 directly: use openSqlite (${SQLITE_HANDLES})`);
+    if (LOOSE_STATEMENT.test(source)) found.push(`${file} makes a statement the collector can take: use the handle's statement() or exec() (${SQLITE_HANDLES})`);
+  }
+  return found;
 }
 
 /** A file's top-level unit: its folder under src/, or the file itself when it sits in src/. */
@@ -157,6 +166,7 @@ describe('the import rules', () => {
       ['store/fixture.ts', "import Database from " + "'better-sqlite3';"],
       ['store/types-only.ts', "import type SqliteDatabase from " + "'better-sqlite3';"],
       ['store/sqlite-handles.ts', "import SqliteDatabase from " + "'better-sqlite3';"],
+      ['store/loose.ts', "const n = handle.db" + ".prepare('select 1').get();"],
     ]);
     const found = violations(tree);
     expect(found).toEqual(
@@ -169,9 +179,10 @@ describe('the import rules', () => {
         expect.stringContaining('http/routes/x.ts declares a wire shape'),
         'import cycle between delivery, domain',
         expect.stringContaining('store/fixture.ts opens better-sqlite3 directly'),
+        expect.stringContaining('store/loose.ts makes a statement the collector can take'),
       ]),
     );
     expect(found.filter((f) => ['contract/x.ts', 'store/types-only.ts', 'store/sqlite-handles.ts'].some((file) => f.startsWith(file)))).toEqual([]);
-    expect(found).toHaveLength(8);
+    expect(found).toHaveLength(9);
   });
 });

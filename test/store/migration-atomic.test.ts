@@ -20,10 +20,11 @@ async function schemaOf(ts: TestStore): Promise<string[]> {
   if (ts.kind === 'sqlite') {
     const outside = openSqlite(ts.location);
     try {
-      const rows = outside.db
-        .prepare(`select sql from sqlite_master where type = 'index' and (name like 'messages%guid' or tbl_name = 'simulator_sent') and sql is not null order by name`)
+      // Through the handle's kept statements: on Node 24 a statement left to the collector can abort the process.
+      const rows = outside
+        .statement(`select sql from sqlite_master where type = 'index' and (name like 'messages%guid' or tbl_name = 'simulator_sent') and sql is not null order by name`)
         .all() as { sql: string }[];
-      const table = outside.db.prepare(`select sql from sqlite_master where name = 'simulator_sent'`).get() as { sql: string };
+      const table = outside.statement(`select sql from sqlite_master where name = 'simulator_sent'`).get() as { sql: string };
       return [...rows.map((r) => r.sql), table.sql];
     } finally {
       outside.db.close();

@@ -18,7 +18,7 @@ it('reads rows as objects keyed by column, as better-sqlite3 makes them', () => 
     ['select name as "constructor", id as "toString" from t where id = 2', []],
   ];
   for (const [sql, params] of queries) {
-    const expected = h.db.prepare(sql).all(params);
+    const expected = h.statement(sql).all(params);
     const rows = h.rows(sql, params);
     expect(rows, sql).toEqual(expected);
     for (const row of rows) expect(Object.getPrototypeOf(row), sql).toBe(Object.prototype);
