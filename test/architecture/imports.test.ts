@@ -31,7 +31,7 @@ const SQLITE_HANDLES = 'store/sqlite-handles.ts';
 /** A statement made on a handle's database itself (its prepare, pragma or iterate), which the handle does not keep. */
 const LOOSE_STATEMENT = /\.db\s*\.\s*(?:prepare|pragma|iterate)\s*\(/;
 
-/** Files (paths relative to their tree) that open SQLite other than through sqlite-handles.ts. */
+/** Files (paths relative to their tree) that open SQLite, or make its statements, other than through sqlite-handles.ts. */
 export function rawSqlite(files: ReadonlyMap<string, string>): string[] {
   const found: string[] = [];
   for (const [file, source] of files) {
