@@ -5,45 +5,23 @@
  * drops the one it replaces) fails at its last statement, the old index gone missing; once it is
  * back, the migration applies whole, the device log intact.
  */
-import pg from 'pg';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openStore, type Store } from '../../src/store/index.js';
-import { openSqlite } from '../../src/store/sqlite-handles.js';
+import type { Store } from '../../src/store/index.js';
+import type { DB } from '../../src/store/schema.js';
 import * as m032 from '../../src/store/migrations/032_send_path_btrees.js';
-import { STORE_KINDS, createTestStore, type TestStore } from '../support/stores.js';
+import { STORE_KINDS, createTestStore, joinTestStore, type TestStore } from '../support/stores.js';
 
 const LINE = 'line_migration';
 
-/** The definitions of the guid lookup's indexes on messages, and of the device log's indexes, read by a connection of its own. */
-async function schemaOf(ts: TestStore): Promise<string[]> {
-  if (ts.kind === 'sqlite') {
-    const outside = openSqlite(ts.location);
-    try {
-      // Through the handle's kept statements: on Node 24 a statement left to the collector can abort the process.
-      const rows = outside
-        .statement(`select sql from sqlite_master where type = 'index' and (name like 'messages%guid' or tbl_name = 'simulator_sent') and sql is not null order by name`)
-        .all() as { sql: string }[];
-      const table = outside.statement(`select sql from sqlite_master where name = 'simulator_sent'`).get() as { sql: string };
-      return [...rows.map((r) => r.sql), table.sql];
-    } finally {
-      outside.db.close();
-    }
-  }
-  const client = new pg.Client({ connectionString: ts.location });
-  await client.connect();
-  try {
-    const { rows } = await client.query(
-      `select indexdef from pg_indexes where (indexname like 'messages%guid' or tablename = 'simulator_sent') order by indexname`,
-    );
-    return rows.map((r: { indexdef: string }) => r.indexdef);
-  } finally {
-    await client.end();
-  }
+/** The definitions of the guid lookup's indexes on messages and of the device log, read through `db` (another connection than the migrating one). */
+async function schemaOf(kind: TestStore['kind'], db: Kysely<DB>): Promise<string[]> {
+  const { rows } =
+    kind === 'sqlite'
+      ? await sql<{ def: string }>`select sql as def from sqlite_master where (name like 'messages%guid' or tbl_name = 'simulator_sent') and sql is not null order by name`.execute(db)
+      : await sql<{ def: string }>`select indexdef as def from pg_indexes where indexname like 'messages%guid' or tablename = 'simulator_sent' order by indexname`.execute(db);
+  return rows.map((r) => r.def);
 }
-
-const open = (ts: TestStore) =>
-  openStore({ ...(ts.kind === 'sqlite' ? { sqlitePath: ts.location } : { databaseUrl: ts.location }), masterKey: ts.masterKey });
 
 describe.each(STORE_KINDS)('a migration that fails part-way (%s)', (kind) => {
   let ts: TestStore;
@@ -65,28 +43,18 @@ describe.each(STORE_KINDS)('a migration that fails part-way (%s)', (kind) => {
     await m032.down(db as never);
     await sql`delete from kysely_migration where name = '032_send_path_btrees'`.execute(db);
     await sql`drop index messages_guid`.execute(db);
-    const before = await schemaOf(ts);
+    const before = await schemaOf(kind, db);
 
     // Opened as the next start would (this store stays open beside it, as another process would).
-    await expect(open(ts)).rejects.toThrow(/^migration 032_send_path_btrees failed: /);
+    await expect(joinTestStore(ts)).rejects.toThrow(/^migration 032_send_path_btrees failed: /);
     // Nothing of it stayed: neither the rebuilt device log nor the new index.
-    expect(await schemaOf(ts)).toEqual(before);
+    expect(await schemaOf(kind, db)).toEqual(before);
 
-    const mend = 'create index messages_guid on messages (line_id, provider_guid)';
-    const mender = kind === 'sqlite' ? openSqlite(ts.location) : undefined;
-    if (mender) {
-      mender.db.exec(mend);
-      mender.db.close();
-    } else {
-      const client = new pg.Client({ connectionString: ts.location });
-      await client.connect();
-      await client.query(mend);
-      await client.end();
-    }
+    await sql`create index messages_guid on messages (line_id, provider_guid)`.execute(db);
 
-    reopened = await open(ts);
+    reopened = (await joinTestStore(ts)).store;
     expect(await reopened.simulatorLog.recent(LINE)).toEqual(entries);
-    const after = await schemaOf(ts);
+    const after = await schemaOf(kind, db);
     expect(after.some((d) => /messages_line_guid/.test(d) && /provider_guid"? is not null/i.test(d))).toBe(true);
     expect(after.some((d) => /"?messages_guid"? on/i.test(d))).toBe(false);
   });

@@ -16,11 +16,12 @@ import { PostgresAdapter, sql, type Kysely } from 'kysely';
 
 const onPostgres = (db: Kysely<unknown>) => db.getExecutor().adapter instanceof PostgresAdapter;
 
-async function rebuildDeviceLog(db: Kysely<unknown>, key: 'line_id, id' | 'id'): Promise<void> {
-  const keyedByLine = key === 'line_id, id';
+/** The device log copied into a table keyed by line and id (032), or by id with an index on line and id (before). */
+async function rebuildDeviceLog(db: Kysely<unknown>, keyedByLine: boolean): Promise<void> {
+  const key = keyedByLine ? sql.raw('constraint simulator_sent_line_key primary key (line_id, id)') : sql.raw('constraint simulator_sent_id_key primary key (id)');
   await sql`create table simulator_sent_rebuilt (
       id text not null, line_id text not null, entry text not null, created_at bigint not null,
-      constraint ${sql.raw(keyedByLine ? 'simulator_sent_line_key' : 'simulator_sent_id_key')} primary key (${sql.raw(key)}))${sql.raw(keyedByLine && !onPostgres(db) ? ' without rowid' : '')}`.execute(db);
+      ${key})${sql.raw(keyedByLine && !onPostgres(db) ? ' without rowid' : '')}`.execute(db);
   await sql`insert into simulator_sent_rebuilt (id, line_id, entry, created_at) select id, line_id, entry, created_at from simulator_sent`.execute(db);
   await db.schema.dropTable('simulator_sent').execute();
   await sql`alter table simulator_sent_rebuilt rename to simulator_sent`.execute(db);
@@ -30,13 +31,13 @@ async function rebuildDeviceLog(db: Kysely<unknown>, key: 'line_id, id' | 'id'):
 // The device log first: on PostgreSQL the index build holds writes to messages until the
 // migrations' transaction ends, so nothing slow comes after it.
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await rebuildDeviceLog(db, 'line_id, id');
+  await rebuildDeviceLog(db, true);
   await db.schema.createIndex('messages_line_guid').on('messages').columns(['line_id', 'provider_guid']).where(sql.ref('provider_guid'), 'is not', null).execute();
   await db.schema.dropIndex('messages_guid').execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await rebuildDeviceLog(db, 'id');
+  await rebuildDeviceLog(db, false);
   await db.schema.createIndex('messages_guid').on('messages').columns(['line_id', 'provider_guid']).execute();
   await db.schema.dropIndex('messages_line_guid').execute();
 }
