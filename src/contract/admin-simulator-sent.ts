@@ -17,7 +17,7 @@ export const DeviceLogEntry = Type.Object(
   },
 );
 
-export const DeviceLogResponse = Type.Object({ sent: Type.Array(DeviceLogEntry, { description: 'newest first' }) });
+export const DeviceLogResponse = Type.Object({ sent: Type.Array(DeviceLogEntry, { description: 'newest first; each entry is kept 30 days' }) });
 export type DeviceLogResponse = Static<typeof DeviceLogResponse>;
 
 export const adminSimulatorSent = operation({

@@ -9,6 +9,9 @@
  * - staged voice notes never used, with their files, a day after they expired, unless a message
  *   names them (a failed send gives its note back, yet the console still plays its audio);
  * - HubSpot install states never used, and console sessions, past expiry;
+ * - sandbox lines' device-log entries older than DEVICE_LOG_KEPT_MS (the files they point at are
+ *   gone by then too), except those a pending lookup (a send or group creation the line has not
+ *   answered yet) may still read;
  * - the FILES of attachments (uploads and inbound media) a day after their retention ended: the
  *   row stays, so its answers (5001 "has expired", message parts naming it) stay the same;
  * - the blob store's own leftovers: temporaries of writes a killed process left (`partial_upload`,
@@ -25,9 +28,10 @@ import type { Store } from '../store/index.js';
 import type { BlobStore } from '../blobs/index.js';
 import { claimLoop } from '../jobs/claim-loop.js';
 import { blobSweep } from './blob-sweep.js';
+import { deviceLogIdBefore, LOOKUP_SLACK_MS } from '../drivers/simulator/index.js';
 
 /** Every kind of row (or file) the housekeeping pass deletes, as it reports them. */
-export const HOUSEKEPT_KINDS = ['idempotency_record', 'upload_slot', 'voice_note', 'attachment_file', 'hubspot_install_state', 'console_session', 'partial_upload', 'orphan_blob'] as const;
+export const HOUSEKEPT_KINDS = ['idempotency_record', 'upload_slot', 'voice_note', 'attachment_file', 'hubspot_install_state', 'console_session', 'device_log_entry', 'partial_upload', 'orphan_blob'] as const;
 export type HousekeptKind = (typeof HOUSEKEPT_KINDS)[number];
 
 /** Rows per delete statement: small enough that one never holds the SQLite writer or PostgreSQL locks for long. */
@@ -43,6 +47,11 @@ export const VOICE_NOTE_GRACE_MS = 24 * 3600_000;
  * before may still be streaming it to a line (the file is opened after the check).
  */
 export const ATTACHMENT_FILE_GRACE_MS = 24 * 3600_000;
+/**
+ * A sandbox line's device log keeps what its device was asked to do for this long: as long as an
+ * attachment's retention, so an entry's `content_path` answers for as long as the entry is there.
+ */
+export const DEVICE_LOG_KEPT_MS = 30 * 24 * 3600_000;
 /** A write's temporary untouched this long belongs to a process that died (an upload takes minutes at most). */
 export const PARTIAL_UPLOAD_GRACE_MS = 24 * 3600_000;
 
@@ -100,6 +109,16 @@ export function housekeeping(
     },
     hubspot_install_state: (now) => repo.deleteExpiredOAuthStates(now, batch),
     console_session: (now) => repo.deleteExpiredConsoleSessions(now, batch),
+    device_log_entry: async (now) => {
+      // Line by line (their logs are keyed by line): at most a batch in all, the oldest lines' first.
+      const before = now - DEVICE_LOG_KEPT_MS;
+      let count = 0;
+      for (const line of await store.lines.list()) {
+        if (count >= batch) break;
+        count += await repo.deleteOldDeviceLog(line.id, before, deviceLogIdBefore(before), LOOKUP_SLACK_MS, batch - count);
+      }
+      return count;
+    },
     partial_upload: async (now) => {
       try {
         return await deps.blobs.deleteStaleTemporaries((modifiedAt) => clock.fromWall(modifiedAt) <= now - PARTIAL_UPLOAD_GRACE_MS, batch);

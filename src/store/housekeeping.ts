@@ -138,6 +138,37 @@ export function housekeepingRepo(db: Kysely<DB>) {
       return deleted(res);
     },
 
+    /**
+     * A line's device-log entries (a sandbox line's: what its device was asked to do) logged before
+     * `beforeMs`, oldest first, at most `limit`; `idBefore` is the key those entries sort under
+     * (their ids begin with the time), so the delete reads a range of the key, never the line's
+     * whole log. Never an entry a pending lookup may still read: a message still `sending`, or a
+     * group creation not yet settled, looks in the log from its own time less `slackMs`.
+     */
+    async deleteOldDeviceLog(lineId: string, beforeMs: number, idBefore: string, slackMs: number, limit: number): Promise<number> {
+      const FAR = Number.MAX_SAFE_INTEGER;
+      const oldestSend = db
+        .selectFrom('messages')
+        .select((eb) => eb.fn.min('sent_at').as('t'))
+        // The partial index's predicate (messages.ts: sending), then the state itself: a few rows, whatever the history.
+        .where(sql<boolean>`direction = 'outbound' and provider_guid is null and error_code is null`)
+        .where('status', '=', 'sending')
+        .where('line_id', '=', lineId);
+      const oldestGroup = db.selectFrom('group_creations').select((eb) => eb.fn.min('created_at').as('t')).where('line_id', '=', lineId);
+      const old = db
+        .selectFrom('simulator_sent')
+        .select('id')
+        .where('line_id', '=', lineId)
+        .where('id', '<', idBefore)
+        .where('created_at', '<', beforeMs)
+        .where('created_at', '<', sql<number>`coalesce((${oldestSend}), ${FAR}) - ${slackMs}`)
+        .where('created_at', '<', sql<number>`coalesce((${oldestGroup}), ${FAR}) - ${slackMs}`)
+        .orderBy('id')
+        .limit(limit);
+      const res = await db.deleteFrom('simulator_sent').where('line_id', '=', lineId).where('id', 'in', old).executeTakeFirst();
+      return deleted(res);
+    },
+
     /** Console sessions past expiry (sign-in also deletes them, unbounded; this keeps a quiet console's table small too). */
     async deleteExpiredConsoleSessions(nowMs: number, limit: number): Promise<number> {
       const dead = db.selectFrom('console_sessions').select('id_hash').where('expires_at', '<=', nowMs).limit(limit);

@@ -15,7 +15,13 @@ const DEFAULT_RECEIPT_DELAY_MS = 250;
 /** A simulated send is one database write: anything older and not in the log never reached the device. */
 const SEND_WINDOW_MS = 2_000;
 /** Device log entries are searched from a little before the message was recorded (clock steps between the two). */
-const LOOKUP_SLACK_MS = 60_000;
+export const LOOKUP_SLACK_MS = 60_000;
+
+/** How a device-log id begins: its time, so ids sort in the order the device received them. */
+const logIdTime = (ms: number) => `dev_${ms.toString(36).padStart(10, '0')}_`;
+
+/** Every device-log entry logged before `ms` has an id that sorts below this (housekeeping deletes by it). */
+export const deviceLogIdBefore = (ms: number) => logIdTime(ms);
 
 /**
  * The answer a line whose reply never comes gets: the service's wait for it times out, as a
@@ -51,7 +57,7 @@ export function simulatorDriver(ctx: DriverContext): LineDriver {
   };
 
   /** Log ids sort in the order the device received them. */
-  const logId = () => `dev_${ctx.now().toString(36).padStart(10, '0')}_${(seq++).toString(36).padStart(6, '0')}_${randomUUID().slice(0, 8)}`;
+  const logId = () => `${logIdTime(ctx.now())}${(seq++).toString(36).padStart(6, '0')}_${randomUUID().slice(0, 8)}`;
 
   function recipientOf(target: Target): string | undefined {
     return target.kind === 'direct' ? target.handle : undefined;
