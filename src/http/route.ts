@@ -20,6 +20,8 @@ export interface RouteExtras {
   secretParams?: string[];
   /** Bodies must keep a minimum transfer rate instead of arriving within the JSON routes' deadline (http/slow-body.ts). */
   minBodyRate?: boolean;
+  /** Streams a stored file: a client that stops taking it is cut off (http/slow-body.ts). */
+  minAnswerRate?: boolean;
   preHandler?: preHandlerHookHandler;
   /** Runs after authentication, before validation (e.g. lowercasing a case-insensitive enum). */
   preValidation?: preValidationHookHandler;
@@ -58,6 +60,7 @@ export function route<O extends OperationSpec>(app: TypedApp, op: O, handler: Op
       missingFieldCode: op.missingFieldCode ?? 1001,
       secretParams: extras.secretParams,
       minBodyRate: extras.minBodyRate,
+      minAnswerRate: extras.minAnswerRate,
       // The HubSpot routes' failures come from their context's own error handler.
       answersFailures: extras.answersFailures || isCrmShape(op),
     },

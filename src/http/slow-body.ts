@@ -9,14 +9,21 @@
  *    least that many bytes per second over each `bodyTimeoutMs` window, so a real slow upload
  *    goes on as long as it keeps moving.
  *
+ * The same ticker watches the answers of routes that stream stored files (`config.minAnswerRate`:
+ * an attachment's content, the simulator's device files): a client that takes less than the upload's minimum rate over a
+ * window, while the answer waits on it, has its connection closed. A reader that stopped would
+ * otherwise hold the connection, and the file or the bucket's stream behind it, for good. The
+ * answer's head is long gone by then, so there is nothing to answer: the client sees the body cut
+ * short of its Content-Length.
+ *
  * A late body is answered 408 in the envelope (with `Connection: close`, so the rest of the body
  * is not waited for). The error takes the ordinary error path: for JSON it is raised on the
  * request stream fastify's body reader listens to; a rate-checked route reads its body through
  * `watchedBody(req)`, a stream the guard can fail without destroying the socket (destroying the
  * request itself would, and then no answer could be written).
  */
-import { PassThrough, type Readable } from 'node:stream';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { PassThrough, Stream, type Readable } from 'node:stream';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
 import { HttpFailure } from './errors.js';
 import { realNowMs } from '../clock.js';
 
@@ -35,6 +42,13 @@ interface InFlight {
   bytesAtWindowStart: number;
   /** The stream a rate-checked route reads (watchedBody), once it asked for it. */
   body?: PassThrough;
+}
+
+/** A streamed answer being written, and what its connection took since its window began. */
+interface Download {
+  reply: FastifyReply;
+  windowStart: number;
+  bytesAtWindowStart: number;
 }
 
 const ENTRY = Symbol('slowBody');
@@ -70,6 +84,7 @@ function expectsBody(req: FastifyRequest): boolean {
 
 export function registerSlowBodyGuard(app: FastifyInstance, opts: SlowBodyOptions): void {
   const inFlight = new Set<InFlight>();
+  const downloads = new Set<Download>();
   const tickMs = Math.max(10, Math.min(1_000, Math.floor(opts.bodyTimeoutMs / 4)));
   let ticker: NodeJS.Timeout | undefined;
 
@@ -113,11 +128,54 @@ export function registerSlowBodyGuard(app: FastifyInstance, opts: SlowBodyOption
       entry.windowStart = now;
       entry.bytesAtWindowStart += bytes;
     }
-    if (inFlight.size === 0 && ticker) {
+    for (const d of downloads) watchDownload(d, now);
+    if (inFlight.size === 0 && downloads.size === 0 && ticker) {
       clearInterval(ticker);
       ticker = undefined;
     }
   }
+
+  function watchDownload(d: Download, now: number) {
+    const res = d.reply.raw;
+    const socket = res.socket;
+    if (res.writableFinished || res.destroyed || !socket) {
+      downloads.delete(d);
+      return;
+    }
+    const elapsed = now - d.windowStart;
+    if (elapsed < opts.bodyTimeoutMs) return;
+    // What the connection took (bytesWritten counts what is queued on it too, so it stops growing
+    // once the client's buffers are full). Only while the answer waits on the client: a source
+    // slow to give its bytes (a bucket) is ours to wait for.
+    const bytes = socket.bytesWritten - d.bytesAtWindowStart;
+    if (res.writableNeedDrain && bytes < (opts.uploadMinBytesPerSec * elapsed) / 1000) {
+      downloads.delete(d);
+      d.reply.log.info(
+        { trace_id: d.reply.request.id, path: d.reply.request.routeOptions.url, bytes_in_window: bytes, window_ms: elapsed },
+        `a download was cut: its client took less than ${opts.uploadMinBytesPerSec} bytes/s`,
+      );
+      socket.destroy();
+      return;
+    }
+    d.windowStart = now;
+    d.bytesAtWindowStart += bytes;
+  }
+
+  const watchAnswer: onSendHookHandler = (_req, reply, payload, done) => {
+    const socket = reply.raw.socket;
+    if (payload instanceof Stream && socket) {
+      const entry: Download = { reply, windowStart: realNowMs(), bytesAtWindowStart: socket.bytesWritten };
+      downloads.add(entry);
+      reply.raw.once('close', () => downloads.delete(entry));
+      ticker ??= setInterval(tick, tickMs).unref();
+    }
+    done(null, payload);
+  };
+  // On the routes that stream files only (`config.minAnswerRate`): no hook on any other answer.
+  app.addHook('onRoute', (r) => {
+    if (!r.config?.minAnswerRate) return;
+    r.onSend = [...(r.onSend === undefined ? [] : [r.onSend].flat()), watchAnswer];
+  });
 
   app.addHook('onRequest', (req, reply, done) => {
     if (expectsBody(req) && !req.raw.complete) {
@@ -137,6 +195,7 @@ export function registerSlowBodyGuard(app: FastifyInstance, opts: SlowBodyOption
     if (ticker) clearInterval(ticker);
     ticker = undefined;
     inFlight.clear();
+    downloads.clear();
     done();
   });
 }

@@ -31,5 +31,7 @@ declare module 'fastify' {
     answersFailures?: boolean;
     /** Large bodies: a minimum transfer rate instead of the JSON routes' whole-body timeout (http/slow-body.ts). */
     minBodyRate?: boolean;
+    /** Streams a stored file: a client taking it slower than the upload's minimum rate is cut off (http/slow-body.ts). */
+    minAnswerRate?: boolean;
   }
 }

@@ -9,5 +9,5 @@ export function getAttachmentContentRoute(app: TypedApp, deps: { attachments: At
   route(app, getAttachmentContent, async (req, reply) => {
     const c = await deps.attachments.content(principalOf(req).tenant.id, req.params.id);
     return streamFile(reply, { size: c.size, contentType: c.attachment.content_type, filename: c.attachment.filename, open: c.open }, req.headers.range);
-  });
+  }, { minAnswerRate: true });
 }

@@ -5,5 +5,5 @@ import { adminSimulatorContent } from '../../../../contract/admin-simulator-cont
 import type { SimulatorControls } from '../../../../domain/lines/simulator.js';
 
 export function adminSimulatorContentRoute(app: TypedApp, deps: { simulator: SimulatorControls }) {
-  route(app, adminSimulatorContent, async (req, reply) => streamFile(reply, await deps.simulator.sentFile(req.params.id, req.params.file), req.headers.range));
+  route(app, adminSimulatorContent, async (req, reply) => streamFile(reply, await deps.simulator.sentFile(req.params.id, req.params.file), req.headers.range), { minAnswerRate: true });
 }
