@@ -242,7 +242,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: FastifyInstance; s
   healthLiveRoute(app);
   healthReadyRoute(app, { store, isStarted: deps.isStarted ?? (() => true) });
   if (metrics && config.metricsToken) {
-    const sources = { store, clock, drivers: services.drivers, sseConnections: () => services.sse.size };
+    const sources = { store, clock, drivers: services.drivers, sseConnections: () => services.sse.size, sseBufferedBytes: () => services.sse.bufferedBytes() };
     metricsRoute(app, { token: config.metricsToken, contentType: metrics.contentType, scrape: (onError) => metrics.scrape(sources, onError) });
   }
   listPhoneNumbersRoute(app, services);

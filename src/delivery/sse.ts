@@ -15,6 +15,12 @@
  * transactions, several processes), a stream that already passed its id would never send it:
  * so at each poll it also asks for the ids of the last LATE_MS before its position and sends the
  * ones it has not (out of id order: receivers dedup and order on event_id and created_at).
+ *
+ * A client slower than its events (or one that stopped reading) holds the stream back, not the
+ * process's memory: the next batch is read from the log only once the client took the last one
+ * (its buffer drained), so what waits for it waits in the log. At the stream's end, a client that
+ * has not taken the close frame a heartbeat later has its connection closed; it resumes from the
+ * last event it got, as from any dropped stream.
  */
 import type { ServerResponse } from 'node:http';
 import type { Store, EventRow, Tenant } from '../store/index.js';
@@ -33,6 +39,20 @@ const BATCH = 200;
 const ACCESS_RECHECK_MS = 1_000;
 /** How long after its created_at an event may commit and still reach a stream that passed it. */
 export const LATE_MS = 10_000;
+
+/** Resolves once `res` can take more (what it holds has gone out) or is closed. */
+function drained(res: ServerResponse): Promise<void> {
+  if (!res.writableNeedDrain || res.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.once('drain', done);
+    res.once('close', done);
+  });
+}
 
 export function sseHub(deps: { store: Store; bus: EventBus }, settings: SseSettings) {
   type Stream = {
@@ -139,8 +159,9 @@ export function sseHub(deps: { store: Store; bus: EventBus }, settings: SseSetti
         if (lookBack || s.now() - s.allowedAt >= ACCESS_RECHECK_MS) {
           if (!(await stillAllowed(s))) return;
         }
-        if (s.res.writableEnded) return;
         for (;;) {
+          await drained(s.res);
+          if (s.res.writableEnded || s.res.destroyed) return;
           const rows = await deps.store.events.eventsAfter(s.tenantId, s.lastId ? { id: s.lastId } : { createdAtMs: s.sinceMs }, BATCH);
           if (!(await allowedFor(s, rows))) return;
           for (const e of rows) {
@@ -169,6 +190,13 @@ export function sseHub(deps: { store: Store; bus: EventBus }, settings: SseSetti
   return {
     get size() {
       return streams.size;
+    },
+
+    /** Bytes written to the open streams that their clients have not taken yet. */
+    bufferedBytes(): number {
+      let bytes = 0;
+      for (const s of streams) bytes += s.res.writableLength;
+      return bytes;
     },
 
     /**
@@ -215,6 +243,11 @@ export function sseHub(deps: { store: Store; bus: EventBus }, settings: SseSetti
             const closed: StreamClosed = { reason, ...(message !== undefined && { message }), reconnect_with_since: since, ...(s.lastId && { last_event_id: s.lastId }) };
             res.write(`event: close\ndata: ${JSON.stringify(closed)}\n\n`);
             res.end();
+            if (!res.writableFinished) {
+              const cut = setTimeout(() => res.destroy(), settings.heartbeatMs).unref();
+              res.once('finish', () => clearTimeout(cut));
+              res.once('close', () => clearTimeout(cut));
+            }
           }
           finish();
         },
@@ -224,10 +257,11 @@ export function sseHub(deps: { store: Store; bus: EventBus }, settings: SseSetti
       // headers can share it, and would be skipped (one recorded just before may be sent: extra, not lost).
       else s.sinceMs = resume.sinceMs ?? nowMs() - 1;
       streams.add(s);
-      await pump(s);
       const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), settings.heartbeatMs);
       const poll = setInterval(() => void pump(s, true), settings.pollMs);
+      // From the start: a replay a slow client holds back still ends on time.
       const close = setTimeout(() => s.end('max_duration'), settings.maxMs);
+      void pump(s);
       await finished;
       clearTimeout(close);
       clearInterval(heartbeat);

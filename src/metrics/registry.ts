@@ -37,6 +37,7 @@ export interface ScrapeSources {
   clock: Clock;
   drivers: DriverRegistry;
   sseConnections(): number;
+  sseBufferedBytes(): number;
 }
 
 /** `hubspot`: the HubSpot integration is configured (its series are made, at 0, only then). */
@@ -93,6 +94,7 @@ export function createMetrics(opts: { hubspot?: boolean } = {}) {
   const pending = new Gauge({ name: 'blueline_webhook_deliveries_pending', help: 'Webhook deliveries not yet made (due now or awaiting a retry)', registers: fromDatabase });
   const oldestPending = new Gauge({ name: 'blueline_webhook_oldest_pending_age_seconds', help: 'Age of the oldest pending webhook delivery (0 when none)', registers: fromDatabase });
   const sse = new Gauge({ name: 'blueline_sse_connections', help: 'Open event streams (SSE) on this process', registers });
+  const sseBuffered = new Gauge({ name: 'blueline_sse_buffered_bytes', help: "Bytes written to this process's open event streams that their clients have not taken yet", registers });
   const lines = new Gauge({
     name: 'blueline_phone_lines',
     help: "Phone lines by state: up, down (its service is not answering), unknown (no answer within 2 s), inactive (turned off or not sending)",
@@ -166,6 +168,7 @@ export function createMetrics(opts: { hubspot?: boolean } = {}) {
 
   async function refresh(src: ScrapeSources) {
     sse.set(src.sseConnections());
+    sseBuffered.set(src.sseBufferedBytes());
     const now = src.clock.now();
     const q = metricsQueries(src.store.database.db);
     const [{ counts, all }, tenants, touches, jobs, breakers, replies] = await Promise.all([
