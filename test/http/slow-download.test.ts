@@ -5,7 +5,9 @@
  * real sockets on loopback with a short configured window; the file is larger than loopback's
  * socket buffers, so a client that reads nothing really holds the answer up.
  */
+import fs from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { eventually, uploadedFile } from '../support/messaging.js';
@@ -56,11 +58,24 @@ describe('slow downloads', () => {
     });
   }
 
-  it('closes the connection of a client that stopped reading, and logs it', async () => {
+  /** Files of the blob store this process holds open (Linux: /proc/self/fd). */
+  const openBlobFiles = () =>
+    fs.readdirSync('/proc/self/fd').filter((fd) => {
+      try {
+        return fs.readlinkSync(`/proc/self/fd/${fd}`).includes(`${path.sep}blueline-blobs-`);
+      } catch {
+        return false;
+      }
+    }).length;
+
+  it('closes the connection of a client that stopped reading, and the file, and logs it', async () => {
     const cut = `a download was cut: its client took less than ${MIN_RATE} bytes/s`;
+    const openBefore = openBlobFiles();
+    let openWhileStalled = 0;
     // The client stops reading; once the server logged the cut, it reads what is left: the body ends short.
     const res = await download((socket) => {
       socket.pause();
+      openWhileStalled = openBlobFiles();
       void eventually(async () => t.logs.join(''), (logs) => logs.includes(cut)).then(() => socket.resume());
     });
     expect(res.status).toBe(200);
@@ -70,6 +85,9 @@ describe('slow downloads', () => {
     expect(res.ms).toBeLessThan(TIMEOUT_MS * 4 + 2_000);
     expect(t.logs.join('')).toContain(cut);
     expect(t.logs.join('')).toContain('"path":"/api/v1/attachments/:id/content"');
+    // The stored file was open while the client held the answer up, and is closed with the connection.
+    expect(openWhileStalled).toBe(openBefore + 1);
+    expect(await eventually(async () => openBlobFiles(), (n) => n === openBefore, 5_000)).toBe(openBefore);
     // The service goes on serving, that file too.
     const again = await t.api('GET', `/api/v1/attachments/${id}/content`);
     expect(again.statusCode).toBe(200);
