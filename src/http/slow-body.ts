@@ -10,8 +10,9 @@
  *    goes on as long as it keeps moving.
  *
  * The same ticker watches the answers of routes that stream stored files (`config.minAnswerRate`:
- * an attachment's content, the simulator's device files): a client that takes less than the upload's minimum rate over a
- * window, while the answer waits on it, has its connection closed. A reader that stopped would
+ * an attachment's content, the simulator's device files): a client that takes less than the
+ * upload's minimum rate over a window, while the answer waits on it, has its connection closed
+ * (the rate and window of `uploadMinBytesPerSec` and `bodyTimeoutMs`). A reader that stopped would
  * otherwise hold the connection, and the file or the bucket's stream behind it, for good. The
  * answer's head is long gone by then, so there is nothing to answer: the client sees the body cut
  * short of its Content-Length.
