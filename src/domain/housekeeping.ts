@@ -28,7 +28,7 @@ import type { Store } from '../store/index.js';
 import type { BlobStore } from '../blobs/index.js';
 import { claimLoop } from '../jobs/claim-loop.js';
 import { blobSweep } from './blob-sweep.js';
-import { deviceLogIdBefore, LOOKUP_SLACK_MS } from '../drivers/simulator/index.js';
+import { deviceLogIdPrefix, LOOKUP_SLACK_MS } from '../drivers/simulator/index.js';
 
 /** Every kind of row (or file) the housekeeping pass deletes, as it reports them. */
 export const HOUSEKEPT_KINDS = ['idempotency_record', 'upload_slot', 'voice_note', 'attachment_file', 'hubspot_install_state', 'console_session', 'device_log_entry', 'partial_upload', 'orphan_blob'] as const;
@@ -115,7 +115,7 @@ export function housekeeping(
       let count = 0;
       for (const line of await store.lines.list()) {
         if (count >= batch) break;
-        count += await repo.deleteOldDeviceLog(line.id, before, deviceLogIdBefore(before), LOOKUP_SLACK_MS, batch - count);
+        count += await repo.deleteOldDeviceLog(line.id, before, deviceLogIdPrefix(before), LOOKUP_SLACK_MS, batch - count);
       }
       return count;
     },

@@ -88,6 +88,9 @@ export function registerSlowBodyGuard(app: FastifyInstance, opts: SlowBodyOption
   const downloads = new Set<Download>();
   const tickMs = Math.max(10, Math.min(1_000, Math.floor(opts.bodyTimeoutMs / 4)));
   let ticker: NodeJS.Timeout | undefined;
+  const startTicker = () => {
+    ticker ??= setInterval(tick, tickMs).unref();
+  };
 
   function refuse(entry: InFlight, err: HttpFailure) {
     inFlight.delete(entry);
@@ -168,7 +171,7 @@ export function registerSlowBodyGuard(app: FastifyInstance, opts: SlowBodyOption
       const entry: Download = { reply, windowStart: realNowMs(), bytesAtWindowStart: socket.bytesWritten };
       downloads.add(entry);
       reply.raw.once('close', () => downloads.delete(entry));
-      ticker ??= setInterval(tick, tickMs).unref();
+      startTicker();
     }
     done(null, payload);
   };
@@ -188,7 +191,7 @@ export function registerSlowBodyGuard(app: FastifyInstance, opts: SlowBodyOption
       // collections, which cost a send ~10 % of its CPU (bench/README, twenty-seventh session).
       req.raw.once('end', () => inFlight.delete(entry));
       if (minRate !== undefined) (req as Tracked)[ENTRY] = entry;
-      ticker ??= setInterval(tick, tickMs).unref();
+      startTicker();
     }
     done();
   });

@@ -7,6 +7,7 @@
  */
 import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { DB } from './schema.js';
+import { SENDING_INDEXED } from './messages.js';
 
 const deleted = (res: { numDeletedRows?: bigint }) => Number(res.numDeletedRows ?? 0n);
 
@@ -150,8 +151,7 @@ export function housekeepingRepo(db: Kysely<DB>) {
       const oldestSend = db
         .selectFrom('messages')
         .select((eb) => eb.fn.min('sent_at').as('t'))
-        // The partial index's predicate (messages.ts: sending), then the state itself: a few rows, whatever the history.
-        .where(sql<boolean>`direction = 'outbound' and provider_guid is null and error_code is null`)
+        .where(SENDING_INDEXED)
         .where('status', '=', 'sending')
         .where('line_id', '=', lineId);
       const oldestGroup = db.selectFrom('group_creations').select((eb) => eb.fn.min('created_at').as('t')).where('line_id', '=', lineId);

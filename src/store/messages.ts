@@ -72,6 +72,8 @@ const receiptBatchQ = (kind: 'delivered' | 'read') =>
 
 /** Literal, not a parameter: the partial first-touch indexes (migration 005) apply only then. */
 export const FIRST_TOUCH = sql<boolean>`first_touch = 1`;
+/** The `messages_sending` partial index's predicate (migration 013): with `status = 'sending'` after it, a few rows whatever the history. */
+export const SENDING_INDEXED = sql<boolean>`direction = 'outbound' and provider_guid is null and error_code is null`;
 
 export function messagesRepo(db: Kysely<DB>, dialect: Dialect) {
   const receipt = { delivered: receiptQ('delivered'), read: receiptQ('read') };
@@ -127,8 +129,7 @@ export function messagesRepo(db: Kysely<DB>, dialect: Dialect) {
       const rows = await db
         .selectFrom('messages')
         .selectAll()
-        // The partial index's predicate (migration 013), then the state itself.
-        .where(sql<boolean>`direction = 'outbound' and provider_guid is null and error_code is null`)
+        .where(SENDING_INDEXED)
         .where('status', '=', 'sending')
         .orderBy('sent_at')
         .orderBy('id')

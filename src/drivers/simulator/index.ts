@@ -17,11 +17,11 @@ const SEND_WINDOW_MS = 2_000;
 /** Device log entries are searched from a little before the message was recorded (clock steps between the two). */
 export const LOOKUP_SLACK_MS = 60_000;
 
-/** How a device-log id begins: its time, so ids sort in the order the device received them. */
-const logIdTime = (ms: number) => `dev_${ms.toString(36).padStart(10, '0')}_`;
-
-/** Every device-log entry logged before `ms` has an id that sorts below this (housekeeping deletes by it). */
-export const deviceLogIdBefore = (ms: number) => logIdTime(ms);
+/**
+ * How a device-log id logged at `ms` begins: its time, so ids sort in the order the device
+ * received them, and every entry logged before `ms` sorts below this (housekeeping deletes by it).
+ */
+export const deviceLogIdPrefix = (ms: number) => `dev_${ms.toString(36).padStart(10, '0')}_`;
 
 /**
  * The answer a line whose reply never comes gets: the service's wait for it times out, as a
@@ -57,7 +57,7 @@ export function simulatorDriver(ctx: DriverContext): LineDriver {
   };
 
   /** Log ids sort in the order the device received them. */
-  const logId = () => `${logIdTime(ctx.now())}${(seq++).toString(36).padStart(6, '0')}_${randomUUID().slice(0, 8)}`;
+  const logId = () => `${deviceLogIdPrefix(ctx.now())}${(seq++).toString(36).padStart(6, '0')}_${randomUUID().slice(0, 8)}`;
 
   function recipientOf(target: Target): string | undefined {
     return target.kind === 'direct' ? target.handle : undefined;
