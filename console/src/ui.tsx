@@ -1,5 +1,6 @@
 /** Small shared pieces: page frame, cards, banners, buttons, formatters. */
-import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { memo, useMemo, useEffect, useRef, useState, type MouseEvent, type ReactNode } from 'react';
+import { useRouter } from '@tanstack/react-router';
 import { describeError } from './api.js';
 
 /**
@@ -168,3 +169,30 @@ export function When({ at }: { at: string | null | undefined }) {
   );
 }
 export { messageTime, shortTime } from './times.js';
+
+/** The pages a row of a long list opens. */
+type RowTarget = { to: '/events/$eventId'; params: { eventId: string } } | { to: '/conversations/$chatId'; params: { chatId: string } };
+
+/**
+ * A link in a long list (the live tail, the events, the chats, the dev inbox). The router's `<Link>`
+ * works out its address again on every navigation, to know whether it is the active one: a few
+ * hundred rows made a click on "← Newer" a task of tens of milliseconds, and a blocked page while
+ * events pour in. A row's address never depends on the page it is shown on, so it is built once.
+ * A plain click moves within the console; a modified one (new tab, new window) is the browser's.
+ */
+export const RowLink = memo(function RowLink({ target, className, children }: { target: RowTarget; className?: string; children: ReactNode }) {
+  const router = useRouter();
+  const key = JSON.stringify(target);
+  // Keyed on the target's value: callers pass a new object each render.
+  const href = useMemo(() => router.history.createHref(router.buildLocation(target as never).publicHref), [router, key]);
+  const open = (e: MouseEvent<HTMLAnchorElement>) => {
+    if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.altKey || e.ctrlKey || e.shiftKey) return;
+    e.preventDefault();
+    void router.navigate(target as never);
+  };
+  return (
+    <a href={href} className={className} onClick={open}>
+      {children}
+    </a>
+  );
+});

@@ -68,10 +68,21 @@ describe.skipIf(skip)('the console in daily use, in Chromium', { timeout: 60_000
     await inject({ from: '+14155550183', text: 'inbox late' });
     await inbox.getByText('inbox late', { exact: true }).waitFor({ timeout: 10_000 });
     expect(await inbox.getByRole('listitem').first().innerText()).toContain('+14155550183');
-    // Its details are one click away.
-    await inbox.getByRole('listitem').first().getByRole('link', { name: 'Details' }).click();
+    // Its details are one click away: a new tab's (the link's address is the event's page),
+    const details = inbox.getByRole('listitem').first().getByRole('link', { name: 'Details' });
+    const href = (await details.getAttribute('href'))!;
+    expect(href).toMatch(/^\/console\/events\/evt_/);
+    const [tab] = await Promise.all([page.context().waitForEvent('page'), details.click({ modifiers: ['ControlOrMeta'] })]);
+    await tab.getByText('inbox late').first().waitFor();
+    expect(new URL(tab.url()).pathname).toBe(href);
+    await tab.close();
+    // or this one's, without loading the console again.
+    await page.evaluate(() => ((globalThis as unknown as { stayed: boolean }).stayed = true));
+    await details.click();
     await page.waitForURL(/\/console\/events\/evt_/);
     await page.getByText('inbox late').first().waitFor();
+    expect(new URL(page.url()).pathname).toBe(href);
+    expect(await page.evaluate(() => (globalThis as unknown as { stayed?: boolean }).stayed)).toBe(true);
   });
 
   it('dev inbox: a message that failed after its send shows whom it was to, once the endpoint asks for message.failed', async () => {

@@ -3,7 +3,7 @@ import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-quer
 import { Link, useParams } from '@tanstack/react-router';
 import type { ChatMessage, ChatSummary } from '@blueline/sdk';
 import { client, describeError } from '../api.js';
-import { Badge, Empty, ErrorBanner, Spinner, ago, messageTime, shortTime, useSettled, useTitle } from '../ui.js';
+import { Badge, Empty, ErrorBanner, RowLink, Spinner, ago, messageTime, shortTime, useSettled, useTitle } from '../ui.js';
 import { DownloadButton, InlineImage, VoiceNote } from './media.js';
 import { avatarText } from '../avatar.js';
 import { Composer } from './composer.js';
@@ -41,7 +41,7 @@ function ChatList({ active }: { active?: string }) {
       <ul>
         {all.map((c) => (
           <li key={c.chat.id}>
-            <Link to="/conversations/$chatId" params={{ chatId: c.chat.id }} className={`chatrow ${active === c.chat.id ? 'active' : ''}`}>
+            <RowLink target={{ to: '/conversations/$chatId', params: { chatId: c.chat.id } }} className={`chatrow ${active === c.chat.id ? 'active' : ''}`}>
               <div className="avatar" aria-hidden="true">{avatarText(c.chat.display_name, c.chat.handles[0])}</div>
               <div className="chatrow-body">
                 <div className="chatrow-top">
@@ -55,7 +55,7 @@ function ChatList({ active }: { active?: string }) {
                   <bdi dir="auto">{preview(c.last_message)}</bdi>
                 </div>
               </div>
-            </Link>
+            </RowLink>
           </li>
         ))}
       </ul>

@@ -1,10 +1,9 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Link } from '@tanstack/react-router';
 import { DEV_INBOX_URL, type Subscription, type SubscriptionTestResult } from '@blueline/sdk';
 import { client, describeError } from '../api.js';
 import { useSession } from '../session.js';
-import { Badge, Card, Empty, ErrorBanner, Notice, Page, SecretOnce, Spinner, ago, time } from '../ui.js';
+import { Badge, Card, Empty, ErrorBanner, Notice, Page, RowLink, SecretOnce, Spinner, ago, time } from '../ui.js';
 import { EVENT_TYPES, senderOf, textOf, type EventType } from '../event-summary.js';
 
 const OVERLAPS = [
@@ -189,9 +188,9 @@ function DevInbox() {
               {e.type === 'message.failed' && <span className="badge bad">failed</span>}
               {e.type === 'message.edited' && <span className="badge info">edited</span>} <bdi dir="auto">{textOf(e)}</bdi>
             </span>
-            <Link to="/events/$eventId" params={{ eventId: e.id }} className="small">
+            <RowLink target={{ to: '/events/$eventId', params: { eventId: e.id } }} className="small">
               Details
-            </Link>
+            </RowLink>
           </li>
         ))}
       </ul>

@@ -1,9 +1,9 @@
 import { memo, useEffect, useRef, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { Link, useNavigate, useSearch } from '@tanstack/react-router';
+import { useNavigate, useSearch } from '@tanstack/react-router';
 import type { EventRecord, EventsQuery, StreamEvent } from '@blueline/sdk';
 import { client, describeError } from '../api.js';
-import { Badge, Card, Empty, ErrorBanner, Notice, Page, Spinner, shortTime, statusTone, time } from '../ui.js';
+import { Badge, Card, Empty, ErrorBanner, Notice, Page, RowLink, Spinner, shortTime, statusTone, time } from '../ui.js';
 import { EVENT_TYPES, senderOf, textOf } from '../event-summary.js';
 
 const PAGE = 50;
@@ -23,18 +23,19 @@ const TailRow = memo(function TailRow({ event: e }: { event: StreamEvent }) {
       <Badge>{e.type}</Badge>
       <bdi className="mono ellipsis">{senderOf(e)}</bdi>
       <bdi className="ellipsis" dir="auto">{textOf(e)}</bdi>
-      <Link to="/events/$eventId" params={{ eventId: e.id }} className="small">
+      <RowLink target={{ to: '/events/$eventId', params: { eventId: e.id } }} className="small">
         Details
-      </Link>
+      </RowLink>
     </li>
   );
 });
 
 /**
  * The live tail: SSE frames are buffered and drawn at most four times a second, so a burst of
- * hundreds of events per second costs a few renders, not one per event.
+ * hundreds of events per second costs a few renders, not one per event. It takes no props, so a
+ * change of the list's page or filters leaves it alone.
  */
-function LiveTail() {
+const LiveTail = memo(function LiveTail() {
   const [on, setOn] = useState(false);
   const [rows, setRows] = useState<StreamEvent[]>([]);
   const [count, setCount] = useState(0);
@@ -94,7 +95,7 @@ function LiveTail() {
       )}
     </Card>
   );
-}
+});
 
 /**
  * The filters and the page live in the address: back from an event's page, a reload or a shared
@@ -222,7 +223,7 @@ export function Events() {
               {page.data?.events.map((e: EventRecord) => (
                 <tr key={e.id} data-event-id={e.id}>
                   <td className="nowrap">
-                    <Link to="/events/$eventId" params={{ eventId: e.id }}>{time(e.created_at)}</Link>
+                    <RowLink target={{ to: '/events/$eventId', params: { eventId: e.id } }}>{time(e.created_at)}</RowLink>
                   </td>
                   <td>{e.type}</td>
                   <td>
