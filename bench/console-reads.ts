@@ -1,9 +1,9 @@
 /**
  * What the console polls, against a project with many chats: the chat list (GET /api/v1/chats,
  * every 10 s with each page loaded) -- the first page (30, as the console reads it), the next
- * page through its cursor and a search -- and the overview (GET /api/v1/stats, 30 days, every
- * 30 s). 2,000 / 10,000 / 50,000 chats, one begun every 10 minutes (50,000 is a year), 4
- * messages each, and one busy chat of 5,000; then with a chat that got 5,000 messages since all
+ * page through its cursor and three searches (matching no chat, one, every one) -- and the
+ * overview (GET /api/v1/stats, 30 days, every 30 s). 2,000 / 10,000 / 50,000 chats, one begun
+ * every 10 minutes (50,000 is a year), 4 messages each, and one busy chat of 5,000; then with a chat that got 5,000 messages since all
  * the others. And the event log filtered to its failed events (one in 10,000; 4 events a chat),
  * and the dev inbox's poll (GET /api/v1/dev-inbox, every 5 s on the Developers screen) when its
  * 10 events are the project's first.
@@ -94,7 +94,7 @@ async function measure(label: string, store: Store) {
     if (first.entries.length !== PAGE || first.entries[0]!.chat.id !== chatId(made - 1)) throw new Error('first page is not the newest chats');
     const cursor = first.nextCursor!;
     console.log(
-      `${label.padEnd(10)} ${String(size).padStart(6)} chats: first page ${await time(() => list.page(tenant.id, { limit: PAGE }))} ms, next page ${await time(() => list.page(tenant.id, { limit: PAGE, cursor }))} ms, a search ${await time(() => list.page(tenant.id, { limit: PAGE, search: '555123' }))} ms, overview ${await time(() => stats.overview(tenantRow, 30))} ms, failed events ${await time(() => store.events.listEvents(tenant.id, { status: 'failed' }, 51))} ms, dev inbox poll ${await time(() => eventLog.devInbox(tenantRow, { sinceMs: DEV_INBOX - 1, limit: 50 }))} ms`,
+      `${label.padEnd(10)} ${String(size).padStart(6)} chats: first page ${await time(() => list.page(tenant.id, { limit: PAGE }))} ms, next page ${await time(() => list.page(tenant.id, { limit: PAGE, cursor }))} ms, searches: none matches ${await time(() => list.page(tenant.id, { limit: PAGE, search: '555123' }))} ms, one chat ${await time(() => list.page(tenant.id, { limit: PAGE, search: '0001234' }))} ms, every chat ${await time(() => list.page(tenant.id, { limit: PAGE, search: '+1415' }))} ms, overview ${await time(() => stats.overview(tenantRow, 30))} ms, failed events ${await time(() => store.events.listEvents(tenant.id, { status: 'failed' }, 51))} ms, dev inbox poll ${await time(() => eventLog.devInbox(tenantRow, { sinceMs: DEV_INBOX - 1, limit: 50 }))} ms`,
     );
   }
   await insertMessages(Array.from({ length: BUSY }, (_, k) => ({ chat: chatId(1), at: made * CHAT_EVERY + k })));

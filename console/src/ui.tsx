@@ -5,7 +5,7 @@ import { describeError } from './api.js';
 
 /**
  * `value` once it has stayed the same for `ms`: a search box asks the service once per pause in
- * typing, not once per key (each search reads every chat of the project).
+ * typing, not once per key (a search few chats match reads every chat of the project).
  */
 export function useSettled<T>(value: T, ms = 300): T {
   const [settled, setSettled] = useState(value);

@@ -41,6 +41,11 @@ type Row = DB['chats'] & {
  */
 export const RECENT_READS = { perChat: 8, reads: 16 };
 /**
+ * A search looks among the recent chats once, reading this many times the messages a list does
+ * (a chat matches less often than it is listed); then among all chats.
+ */
+const SEARCH_DEPTH = 4;
+/**
  * More chats than this to look a page up among (seen, and created since the oldest message
  * read): all chats instead. Each is a parameter of a statement, which SQLite caps at 32,766.
  */
@@ -70,14 +75,17 @@ export function chatListRepo(db: Kysely<DB>, dialect: Dialect, reads = RECENT_RE
      * is later than `floor`. Each read goes on below the last one, past the chats already seen
      * (a chat's activity is its latest message). A project with fewer messages than a read, or
      * whose page is not found in `reads.reads`, is read across all chats.
+     * A search's page is looked for the same way (every matching chat later than `floor` is among
+     * those read), in one deeper read: a search most chats match (a country code, an area code)
+     * is found there; one few chats match reads every chat, the recent ones no help to it.
      */
     async list(q: ChatListQuery): Promise<ChatListEntry[]> {
-      if (q.search) return pageOf(q);
-      const n = reads.perChat * q.limit;
+      const n = reads.perChat * q.limit * (q.search ? SEARCH_DEPTH : 1);
+      const rounds = q.search ? Math.min(1, reads.reads) : reads.reads;
       const seen = new Set<string>();
       const bound = Math.min(q.asOf ?? Infinity, q.after?.activityAt ?? Infinity);
       let upTo = bound === Infinity ? undefined : bound;
-      for (let read = 0; read < reads.reads; read++) {
+      for (let read = 0; read < rounds; read++) {
         const rows = await latest(q.tenantId, upTo, seen, n);
         if (rows.length < n) break;
         for (const r of rows) seen.add(r.chat_id);
@@ -112,7 +120,7 @@ export function chatListRepo(db: Kysely<DB>, dialect: Dialect, reads = RECENT_RE
     // from serving the term).
     const tenantOf = only && dialect === 'sqlite' ? sql`+c.tenant_id` : sql`c.tenant_id`;
     // A search matches a direct chat's lead, a group's participants (looked up for groups only)
-    // or a group's name; it reads every chat of the project.
+    // or a group's name; without `only`, it reads every chat of the project.
     const pattern = q.search ? `%${q.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%` : undefined;
     const rows = await sql<Row>`
       select c.*, l.handle as lead_handle, ${activity} as activity_at,

@@ -104,13 +104,13 @@ describe.each(STORE_KINDS)('chat list from the latest messages (%s)', (kind) => 
   });
 
   /** Walks both listers page by page; after each page `between` may write (both see the same data). */
-  const compareWalks = async (reads: { perChat: number; reads: number }, limit: number, between?: (page: number) => Promise<void>) => {
+  const compareWalks = async (reads: { perChat: number; reads: number }, limit: number, between?: (page: number) => Promise<void>, search?: string) => {
     const [tested, full] = [lister(reads), lister(FULL)];
     let cursor: string | undefined;
     const listed: string[] = [];
     for (let page = 0; page < 200; page++) {
-      const [a, b] = await Promise.all([tested.page(tenants[0]!, { limit, cursor }), full.page(tenants[0]!, { limit, cursor })]);
-      expect(shown(a), `reads ${JSON.stringify(reads)}, limit ${limit}, page ${page}`).toEqual(shown(b));
+      const [a, b] = await Promise.all([tested.page(tenants[0]!, { limit, cursor, search }), full.page(tenants[0]!, { limit, cursor, search })]);
+      expect(shown(a), `reads ${JSON.stringify(reads)}, limit ${limit}, search ${search}, page ${page}`).toEqual(shown(b));
       listed.push(...a.entries.map((e) => e.chat.id));
       if (!a.nextCursor) return listed;
       cursor = a.nextCursor;
@@ -135,6 +135,21 @@ describe.each(STORE_KINDS)('chat list from the latest messages (%s)', (kind) => 
         expect(listed).toHaveLength(60);
         expect(new Set(listed).size).toBe(60);
         expect(listed.every((id) => id.startsWith(tenants[0]!))).toBe(true);
+      }
+    }
+  });
+
+  it('searches page by page as searching every chat does: a search every chat matches, some, one, none', async () => {
+    const directs = Array.from({ length: 60 }, (_, i) => i).filter((i) => i % 7 !== 3);
+    // '+1415': every chat (a group by its participants); '5550002': the groups; then one chat; then none.
+    const searches = [['+1415', 60], ['5550002', 60 - directs.length], [`${tenants[0]!.length}000012`, 1], ['99999999', 0]] as const;
+    for (const [search, matches] of searches) {
+      for (const reads of READS) {
+        for (const limit of [1, 3, 7, 25]) {
+          const listed = await compareWalks(reads, limit, undefined, search);
+          expect(listed, `search ${search}`).toHaveLength(matches);
+          expect(new Set(listed).size).toBe(matches);
+        }
       }
     }
   });
