@@ -44,7 +44,7 @@ async function main() {
     if (err instanceof ConfigError) loadedKey.discardIfCreated();
     throw err;
   });
-  const blobStore = openBlobStore(config);
+  const blobStore = await openBlobStore(config);
   await blobStore.check();
   const { blobs } = blobStore;
   const hookSecret = createHmac('sha256', masterKey).update('bluebubbles-webhook').digest();

@@ -2,7 +2,6 @@
 import path from 'node:path';
 import type { Config } from '../config.js';
 import { fsBlobStore, type BlobStore } from './index.js';
-import { s3BlobStore } from './s3.js';
 
 export interface OpenedBlobStore {
   blobs: BlobStore;
@@ -13,13 +12,15 @@ export interface OpenedBlobStore {
   close(): void;
 }
 
-export function openBlobStore(config: Pick<Config, 'blobs' | 'dataDir'>): OpenedBlobStore {
+export async function openBlobStore(config: Pick<Config, 'blobs' | 'dataDir'>): Promise<OpenedBlobStore> {
   const c = config.blobs;
   if (c.kind === 'fs') {
     const root = path.join(config.dataDir, 'blobs');
     return { blobs: fsBlobStore(root), where: root, check: async () => {}, close: () => {} };
   }
   const where = `s3://${c.bucket}/${c.prefix}`;
+  // Loaded only for a bucket: the AWS SDK is a fifth of the service's start-up when unused.
+  const { s3BlobStore } = await import('./s3.js');
   const store = s3BlobStore({
     bucket: c.bucket,
     prefix: c.prefix,

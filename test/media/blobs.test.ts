@@ -43,7 +43,7 @@ const STORES: Record<string, () => Promise<Harness>> = {
   s3: async () => {
     // A fresh prefix per test, so each sees only its own objects.
     const env = { ...s3.env, BLUELINE_BLOB_URL: `${s3.env.BLUELINE_BLOB_URL}-${randomBytes(3).toString('hex')}` };
-    const opened = s3StoreFromEnv(env);
+    const opened = await s3StoreFromEnv(env);
     const prefix = env.BLUELINE_BLOB_URL.split('/').slice(3).join('/');
     return {
       blobs: opened.blobs,
@@ -137,7 +137,7 @@ describe.each(Object.keys(STORES))('%s blob store', (kind) => {
 
   it.runIf(kind === 's3')('is listed only with the right credentials (the stand-in checks a listing\'s signature)', async () => {
     await blobs.putBuffer('att/1', Buffer.from('1'));
-    const wrong = s3StoreFromEnv({ ...s3.env, AWS_SECRET_ACCESS_KEY: 'not-the-secret' });
+    const wrong = await s3StoreFromEnv({ ...s3.env, AWS_SECRET_ACCESS_KEY: 'not-the-secret' });
     const listing = (async () => {
       for await (const b of wrong.blobs.list()) return b;
     })();

@@ -61,7 +61,7 @@ export async function startTestApp(kind: StoreKind = 'sqlite', env: Record<strin
   const appClock = config.testClock ? clock : systemClock();
   // BLUELINE_BLOB_URL in `env` (see support/s3.ts) puts the blobs in a bucket; else a temp directory.
   const blobDir = fs.mkdtempSync(path.join(os.tmpdir(), 'blueline-blobs-'));
-  const s3 = config.blobs.kind === 's3' ? openBlobStore(config) : undefined;
+  const s3 = config.blobs.kind === 's3' ? await openBlobStore(config) : undefined;
   const blobs = s3?.blobs ?? fsBlobStore(blobDir);
   const { app, services } = await buildApp({ config, store: testStore.store, clock: appClock, adminToken: ADMIN_TOKEN, logger, blobs, hookSecret: HOOK_SECRET, addressGuard: opts.addressGuard, identifyLimits: opts.identifyLimits });
   const demo = opts.join ? opts.join.demo : await createDemoSandbox(services, { baseUrl: 'http://127.0.0.1', adminToken: ADMIN_TOKEN });

@@ -11,7 +11,7 @@ import { openBlobStore } from '../../src/blobs/open.js';
 
 const MiB = 1024 * 1024;
 const total = Number(process.argv[2] ?? 100) * MiB;
-const { blobs, close } = openBlobStore(loadConfig(process.env));
+const { blobs, close } = await openBlobStore(loadConfig(process.env));
 
 function source(bytes: number): Readable {
   let sent = 0;
