@@ -8,7 +8,7 @@ import path from 'node:path';
 import { execFile } from 'node:child_process';
 import { openSqlite } from '../../src/store/sqlite-handles.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { projectRoot as root, startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { entryArgs, projectRoot as root, startServerProcess, type ServerProcess } from '../support/server-process.js';
 
 interface Run {
   code: number;
@@ -25,7 +25,7 @@ describe('blueline CLI', () => {
     new Promise((resolve) => {
       execFile(
         process.execPath,
-        ['--import', 'tsx', path.join(root, 'src/cli/main.ts'), ...args],
+        [...entryArgs('cli/main'), ...args],
         // The admin token comes from DATA_DIR/admin-token, as for an operator on the server's machine.
         { cwd: root, env: { ...process.env, BLUELINE_URL: url, DATA_DIR: dataDir, ADMIN_TOKEN: '', ...env } },
         (err, stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),

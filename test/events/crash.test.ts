@@ -5,12 +5,13 @@ import http from 'node:http';
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { freePort } from '../support/ports.js';
+import { entryArgs } from '../support/server-process.js';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
 
 function startServer(dataDir: string, port: number): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/main.ts')], {
+  return spawn(process.execPath, entryArgs('main'), {
     cwd: root,
     env: {
       ...process.env,

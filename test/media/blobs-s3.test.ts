@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { deviceLog, newRecipient, prepareSandbox } from '../support/messaging.js';
 import { startS3, type TestS3 } from '../support/s3.js';
-import { projectRoot, startServerProcess } from '../support/server-process.js';
+import { entryArgs, projectRoot, startServerProcess } from '../support/server-process.js';
 import { makeWav16Fast, sine } from '../audio/fixtures.js';
 import { decodeCafToPcm } from '../../src/audio/index.js';
 import { fileBytes } from '../support/files.js';
@@ -166,7 +166,7 @@ describe('the service process on a bucket', () => {
   it('refuses to start when the bucket does not take a write, and says which bucket (never the secret)', async () => {
     const secret = 'not-the-right-secret-0123456789';
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'blueline-s3-bad-'));
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src/main.ts')], {
+    const child = spawn(process.execPath, entryArgs('main'), {
       cwd: projectRoot,
       env: { ...process.env, ...envWithPrefix('bad'), AWS_SECRET_ACCESS_KEY: secret, PORT: '0', DATA_DIR: dataDir },
       stdio: ['ignore', 'ignore', 'pipe'],

@@ -7,8 +7,18 @@ import { freePort } from './ports.js';
 
 export const projectRoot = path.resolve(import.meta.dirname, '..', '..');
 
+const tree = process.env.VITEST ? (await import('vitest')).inject('serviceTree') : undefined;
+
 /**
- * How long a service process may take to answer /readyz. A start (tsx loading the sources,
+ * Node's arguments that run `src/<entry>.ts` (`main`, `cli/main`): its transpiled copy from the
+ * run's global setup (service-tree.ts), or through tsx where there is none.
+ */
+export function entryArgs(entry: string): string[] {
+  return tree ? [path.join(tree, `${entry}.js`)] : ['--import', 'tsx', path.join(projectRoot, 'src', `${entry}.ts`)];
+}
+
+/**
+ * How long a service process may take to answer /readyz. A start (loading the modules,
  * migrations, the demo sandbox) takes 1–3 s on a quiet machine and over 15 s on a loaded 2-core
  * one; the deadline only bounds a start that never comes, so it is generous.
  */
@@ -29,7 +39,7 @@ if (process.env.VITEST) {
 
 /** The service (`src/main.ts`) in a child process, on `port`; not waited for (see untilReady). */
 export function spawnService(env: Record<string, string>, stdio: ('ignore' | 'pipe' | 'inherit')[]): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src/main.ts')], {
+  const child = spawn(process.execPath, entryArgs('main'), {
     cwd: projectRoot,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio,
