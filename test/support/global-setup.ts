@@ -23,6 +23,7 @@ declare module 'vitest' {
 export default async function setup(project: TestProject) {
   const tree = await serviceTree();
   project.provide('serviceTree', tree.dir);
+  project.onTestsRerun(() => tree.rebuild());
   const external = process.env.BLUELINE_TEST_DATABASE_URL;
   if (external) {
     project.provide('pgUrl', external);
@@ -49,7 +50,7 @@ const SHARED = Symbol.for('blueline.test.postgres');
 const TREE = Symbol.for('blueline.test.service-tree');
 
 /** One tree for the run, shared by the projects' setups as the server is; removed after the last. */
-async function serviceTree(): Promise<{ dir: string; release: () => void }> {
+async function serviceTree(): Promise<{ dir: string; rebuild: () => Promise<void>; release: () => void }> {
   const shared = ((globalThis as { [TREE]?: { tree: ReturnType<typeof buildServiceTree>; users: number } })[TREE] ??= {
     tree: buildServiceTree(path.resolve(import.meta.dirname, '..', '..')),
     users: 0,
@@ -58,6 +59,7 @@ async function serviceTree(): Promise<{ dir: string; release: () => void }> {
   const tree = await shared.tree;
   return {
     dir: tree.dir,
+    rebuild: () => tree.rebuild(),
     release: () => {
       if (--shared.users === 0) tree.remove();
     },

@@ -12,18 +12,33 @@ import { build } from 'esbuild';
 
 const PREFIX = '.test-dist-';
 
-export async function buildServiceTree(root: string): Promise<{ dir: string; remove: () => void }> {
+export interface ServiceTree {
+  dir: string;
+  /** Transpiles the sources again (watch mode reruns: the sources may have changed). */
+  rebuild(): Promise<void>;
+  remove(): void;
+}
+
+export async function buildServiceTree(root: string): Promise<ServiceTree> {
   removeStale(root);
   const src = path.join(root, 'src');
   const dir = path.join(root, `${PREFIX}${process.pid}`);
-  fs.rmSync(dir, { recursive: true, force: true });
-  const entryPoints = fs
-    .readdirSync(src, { recursive: true, encoding: 'utf8' })
-    .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
-    .map((f) => path.join(src, f));
-  // Inline source maps: a stack printed with --enable-source-maps names the source's lines.
-  await build({ entryPoints, outdir: dir, outbase: src, format: 'esm', platform: 'node', target: 'node20', sourcemap: 'inline', logLevel: 'warning' });
-  return { dir, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
+  const transpile = async () => {
+    fs.rmSync(dir, { recursive: true, force: true });
+    const entryPoints = fs
+      .readdirSync(src, { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
+      .map((f) => path.join(src, f));
+    // Inline source maps: a stack printed with --enable-source-maps names the source's lines.
+    await build({ entryPoints, outdir: dir, outbase: src, format: 'esm', platform: 'node', target: 'node20', sourcemap: 'inline', logLevel: 'warning' });
+  };
+  await transpile();
+  let pending: Promise<void> | undefined;
+  return {
+    dir,
+    rebuild: () => (pending ??= transpile().finally(() => (pending = undefined))),
+    remove: () => fs.rmSync(dir, { recursive: true, force: true }),
+  };
 }
 
 /** Trees left by runs that were killed before their teardown (their process is gone). */
