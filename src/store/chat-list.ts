@@ -95,12 +95,53 @@ export function chatListRepo(db: Kysely<DB>, dialect: Dialect, reads = RECENT_RE
         const room = MAX_CANDIDATES - seen.size;
         const created = await db.selectFrom('chats').select('id').where('tenant_id', '=', q.tenantId).where('created_at', '>', upTo).limit(room + 1).execute();
         if (created.length > room) break;
-        const page = await pageOf(q, [...new Set([...seen, ...created.map((c) => c.id)])]);
+        let candidates = [...new Set([...seen, ...created.map((c) => c.id)])];
+        if (q.search) {
+          // The chats the search matches first, their last messages not looked up: fewer than a
+          // page, and the page is not among them (a search few chats match goes on at once).
+          candidates = await matching(q, candidates);
+          if (candidates.length < q.limit) break;
+        }
+        const page = await pageOf(q, candidates);
         if (page.length === q.limit && page[page.length - 1]!.activityAt > upTo) return page;
       }
       return pageOf(q);
     },
   };
+
+  /** Among `only`, the chats `q.search` matches. */
+  async function matching(q: ChatListQuery, only: string[]): Promise<string[]> {
+    // PostgreSQL is given each chat's lead by its key (`limit 1` keeps the planner from turning
+    // it into a join): as a join it read and hashed every lead of the table to match a few
+    // hundred chats (6 ms at 50,000 leads, now 1.5).
+    const lead = dialect === 'postgres' ? sql`left join lateral (select l0.handle from leads l0 where l0.id = c.lead_id limit 1) l on true` : sql`left join leads l on l.id = c.lead_id`;
+    const rows = await sql<{ id: string }>`
+      select c.id from chats c ${lead}
+      where ${tenantOf(only)} = ${q.tenantId} and ${idIn(only)} ${searchTerm(q.search)}`.execute(db);
+    return rows.rows.map((r) => r.id);
+  }
+
+  /** `c.id` among `ids`: on PostgreSQL one array parameter, planned once whatever the count. */
+  function idIn(ids: string[]) {
+    return dialect === 'postgres' ? sql`c.id = any(${ids}::text[])` : sql`c.id in (${sql.join(ids)})`;
+  }
+
+  // Among `only`, SQLite is to look the chats up by id: its plan otherwise walks all of the
+  // project's chats by chats_tenant_created and keeps those in the list (`+` keeps an index
+  // from serving the term).
+  function tenantOf(only: string[] | undefined) {
+    return only && dialect === 'sqlite' ? sql`+c.tenant_id` : sql`c.tenant_id`;
+  }
+
+  /**
+   * A search's condition on a chat `c` and its lead `l`: a direct chat's lead, a group's
+   * participants (looked up for groups only) or a group's name; none without a search.
+   */
+  function searchTerm(search: string | undefined) {
+    if (!search) return sql``;
+    const pattern = `%${search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    return sql`and (lower(coalesce(l.handle, '')) like ${pattern} escape '\\' or (c.is_group = 1 and exists (select 1 from chat_participants p where p.chat_id = c.id and lower(p.handle) like ${pattern} escape '\\')) or lower(coalesce(c.display_name, '')) like ${pattern} escape '\\')`;
+  }
 
   /** The page among all of the project's chats, or among `only`. */
   async function pageOf(q: ChatListQuery, only?: string[]): Promise<ChatListEntry[]> {
@@ -115,13 +156,7 @@ export function chatListRepo(db: Kysely<DB>, dialect: Dialect, reads = RECENT_RE
     const lastMessage = dialect === 'postgres'
       ? sql`left join lateral (select m2.* from messages m2 where m2.chat_id = c.id and m2.tenant_id = c.tenant_id ${asOf} order by m2.sent_at desc, m2.id desc limit 1) m on true`
       : sql`left join messages m on m.id = (${last})`;
-    // Among `only`, SQLite is to look the chats up by id: its plan otherwise walks all of the
-    // project's chats by chats_tenant_created and keeps those in the list (`+` keeps an index
-    // from serving the term).
-    const tenantOf = only && dialect === 'sqlite' ? sql`+c.tenant_id` : sql`c.tenant_id`;
-    // A search matches a direct chat's lead, a group's participants (looked up for groups only)
-    // or a group's name; without `only`, it reads every chat of the project.
-    const pattern = q.search ? `%${q.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%` : undefined;
+    // Without `only`, a search reads every chat of the project.
     const rows = await sql<Row>`
       select c.*, l.handle as lead_handle, ${activity} as activity_at,
         m.id as m_id, m.tenant_id as m_tenant_id, m.chat_id as m_chat_id, m.line_id as m_line_id, m.direction as m_direction,
@@ -131,9 +166,9 @@ export function chatListRepo(db: Kysely<DB>, dialect: Dialect, reads = RECENT_RE
       from chats c
       left join leads l on l.id = c.lead_id
       ${lastMessage}
-      where ${tenantOf} = ${q.tenantId}
-      ${only ? sql`and c.id in (${sql.join(only)})` : sql``}
-      ${pattern ? sql`and (lower(coalesce(l.handle, '')) like ${pattern} escape '\\' or (c.is_group = 1 and exists (select 1 from chat_participants p where p.chat_id = c.id and lower(p.handle) like ${pattern} escape '\\')) or lower(coalesce(c.display_name, '')) like ${pattern} escape '\\')` : sql``}
+      where ${tenantOf(only)} = ${q.tenantId}
+      ${only ? sql`and ${idIn(only)}` : sql``}
+      ${searchTerm(q.search)}
       ${q.after ? sql`and (${activity} < ${q.after.activityAt} or (${activity} = ${q.after.activityAt} and c.id < ${q.after.id}))` : sql``}
       order by activity_at desc, c.id desc
       limit ${q.limit}`.execute(db);
