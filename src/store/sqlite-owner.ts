@@ -16,7 +16,7 @@ import fs from 'node:fs';
 export class SqliteInUseError extends Error {}
 
 /** Whether a process with this id runs on this machine (EPERM: it runs, as another user). */
-function running(pid: number): boolean {
+export function running(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

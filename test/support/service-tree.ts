@@ -9,6 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
+import { running } from '../../src/store/sqlite-owner.js';
 
 const PREFIX = '.test-dist-';
 
@@ -46,16 +47,7 @@ function removeStale(root: string) {
   for (const name of fs.readdirSync(root)) {
     if (!name.startsWith(PREFIX)) continue;
     const pid = Number(name.slice(PREFIX.length));
-    if (Number.isInteger(pid) && pid !== process.pid && alive(pid)) continue;
+    if (Number.isInteger(pid) && pid !== process.pid && running(pid)) continue;
     fs.rmSync(path.join(root, name), { recursive: true, force: true });
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
