@@ -179,8 +179,9 @@ type RowTarget = { to: '/events/$eventId'; params: { eventId: string } } | { to:
  * hundred rows made a click on "← Newer" a task of tens of milliseconds, and a blocked page while
  * events pour in. A row's address never depends on the page it is shown on, so it is built once.
  * A plain click moves within the console; a modified one (new tab, new window) is the browser's.
+ * `current`: the row whose page is open (announced as such, as the router's link does).
  */
-export const RowLink = memo(function RowLink({ target, className, children }: { target: RowTarget; className?: string; children: ReactNode }) {
+export const RowLink = memo(function RowLink({ target, className, current, children }: { target: RowTarget; className?: string; current?: boolean; children: ReactNode }) {
   const router = useRouter();
   const key = JSON.stringify(target);
   // Keyed on the target's value: callers pass a new object each render.
@@ -191,7 +192,7 @@ export const RowLink = memo(function RowLink({ target, className, children }: { 
     void router.navigate(target as never);
   };
   return (
-    <a href={href} className={className} onClick={open}>
+    <a href={href} className={className} onClick={open} aria-current={current ? 'page' : undefined}>
       {children}
     </a>
   );

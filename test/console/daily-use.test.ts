@@ -144,6 +144,9 @@ describe.skipIf(skip)('the console in daily use, in Chromium', { timeout: 60_000
     // A one-to-one thread names nobody: there is one contact.
     await page.locator('.chatrow', { hasText: CONTACT }).click();
     await page.locator('.bubble-row.in', { hasText: 'Do you ship to Canada?' }).waitFor();
+    // The open chat's row says so to a screen reader; the others do not.
+    expect(await page.locator('.chatrow', { hasText: CONTACT }).getAttribute('aria-current')).toBe('page');
+    expect(await page.locator('.chatrow[aria-current="page"]').count()).toBe(1);
     expect(await page.locator('.bubble-sender').count()).toBe(0);
   });
 

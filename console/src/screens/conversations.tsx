@@ -41,7 +41,7 @@ function ChatList({ active }: { active?: string }) {
       <ul>
         {all.map((c) => (
           <li key={c.chat.id}>
-            <RowLink target={{ to: '/conversations/$chatId', params: { chatId: c.chat.id } }} className={`chatrow ${active === c.chat.id ? 'active' : ''}`}>
+            <RowLink target={{ to: '/conversations/$chatId', params: { chatId: c.chat.id } }} className={`chatrow ${active === c.chat.id ? 'active' : ''}`} current={active === c.chat.id}>
               <div className="avatar" aria-hidden="true">{avatarText(c.chat.display_name, c.chat.handles[0])}</div>
               <div className="chatrow-body">
                 <div className="chatrow-top">
