@@ -77,7 +77,7 @@ export function chatListRepo(db: Kysely<DB>, dialect: Dialect, reads = RECENT_RE
      * whose page is not found in `reads.reads`, is read across all chats.
      * A search's page is looked for the same way (every matching chat later than `floor` is among
      * those read), in one deeper read: a search most chats match (a country code, an area code)
-     * is found there; one few chats match reads every chat, the recent ones no help to it.
+     * is found there; one that fewer than a page of those chats match reads every chat at once.
      */
     async list(q: ChatListQuery): Promise<ChatListEntry[]> {
       const n = reads.perChat * q.limit * (q.search ? SEARCH_DEPTH : 1);
