@@ -203,6 +203,8 @@ describe.skipIf(skip)('the console in daily use, in Chromium', { timeout: 60_000
       await p.getByRole('button', { name: 'Operator' }).click();
       await p.getByLabel('Admin token').fill(ADMIN);
       await p.getByRole('button', { name: 'Sign in' }).click();
+      // Signed in before the page is loaded anew (else a slow sign-in leaves the sign-in form).
+      await p.getByRole('heading', { name: 'Tenants', exact: true }).waitFor();
       for (const [screen, row] of [['tenants', 'tr[data-tenant]'], ['accounts', 'table[aria-label="Accounts"] tbody tr'], ['lines', 'tr[data-line]']] as const) {
         await p.goto(`${server.url}/console/operator/${screen}`);
         await p.locator(row).first().waitFor();
