@@ -1,5 +1,5 @@
 /** Small shared pieces: page frame, cards, banners, buttons, formatters. */
-import { memo, useMemo, useEffect, useRef, useState, type MouseEvent, type ReactNode } from 'react';
+import { useMemo, useEffect, useRef, useState, type MouseEvent, type ReactNode } from 'react';
 import { useRouter } from '@tanstack/react-router';
 import { describeError } from './api.js';
 
@@ -181,7 +181,7 @@ type RowTarget = { to: '/events/$eventId'; params: { eventId: string } } | { to:
  * A plain click moves within the console; a modified one (new tab, new window) is the browser's.
  * `current`: the row whose page is open (announced as such, as the router's link does).
  */
-export const RowLink = memo(function RowLink({ target, className, current, children }: { target: RowTarget; className?: string; current?: boolean; children: ReactNode }) {
+export function RowLink({ target, className, current, children }: { target: RowTarget; className?: string; current?: boolean; children: ReactNode }) {
   const router = useRouter();
   const key = JSON.stringify(target);
   // Keyed on the target's value: callers pass a new object each render.
@@ -196,4 +196,4 @@ export const RowLink = memo(function RowLink({ target, className, current, child
       {children}
     </a>
   );
-});
+}

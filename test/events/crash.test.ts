@@ -2,19 +2,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import http from 'node:http';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { freePort } from '../support/ports.js';
-import { entryArgs } from '../support/server-process.js';
+import { spawnService } from '../support/server-process.js';
 import { afterAll, describe, expect, it } from 'vitest';
 
-const root = path.resolve(import.meta.dirname, '..', '..');
-
 function startServer(dataDir: string, port: number): ChildProcess {
-  return spawn(process.execPath, entryArgs('main'), {
-    cwd: root,
-    env: {
-      ...process.env,
+  return spawnService(
+    {
       PORT: String(port),
       DATA_DIR: dataDir,
       BLUELINE_ALLOW_PRIVATE_NETWORKS: '1',
@@ -23,10 +19,9 @@ function startServer(dataDir: string, port: number): ChildProcess {
       // Long enough that a loaded machine (the whole suite on 2 cores) does not time out the
       // receiver's 150 ms answers three times over, which would fail an event for another reason.
       BLUELINE_WEBHOOK_TIMEOUT_MS: '10000',
-      LOG_LEVEL: 'warn',
     },
-    stdio: 'ignore',
-  });
+    ['ignore', 'ignore', 'ignore'],
+  );
 }
 
 async function waitHealthy(url: string, child: ChildProcess) {

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { deviceLog, newRecipient, prepareSandbox } from '../support/messaging.js';
 import { startS3, type TestS3 } from '../support/s3.js';
-import { entryArgs, projectRoot, startServerProcess } from '../support/server-process.js';
+import { projectRoot, spawnService, startServerProcess } from '../support/server-process.js';
 import { makeWav16Fast, sine } from '../audio/fixtures.js';
 import { decodeCafToPcm } from '../../src/audio/index.js';
 import { fileBytes } from '../support/files.js';
@@ -166,13 +166,9 @@ describe('the service process on a bucket', () => {
   it('refuses to start when the bucket does not take a write, and says which bucket (never the secret)', async () => {
     const secret = 'not-the-right-secret-0123456789';
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'blueline-s3-bad-'));
-    const child = spawn(process.execPath, entryArgs('main'), {
-      cwd: projectRoot,
-      env: { ...process.env, ...envWithPrefix('bad'), AWS_SECRET_ACCESS_KEY: secret, PORT: '0', DATA_DIR: dataDir },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const child = spawnService({ ...envWithPrefix('bad'), AWS_SECRET_ACCESS_KEY: secret, PORT: '0', DATA_DIR: dataDir }, ['ignore', 'ignore', 'pipe']);
     let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
     const code = await new Promise<number | null>((r) => child.once('exit', r));
     fs.rmSync(dataDir, { recursive: true, force: true });
     expect(code).toBe(1);
