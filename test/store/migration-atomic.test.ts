@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/index.js';
 import type { DB } from '../../src/store/schema.js';
 import * as m032 from '../../src/store/migrations/032_send_path_btrees.js';
+import { migrations } from '../../src/store/migrations/index.js';
 import { STORE_KINDS, createTestStore, joinTestStore, type TestStore } from '../support/stores.js';
 
 const LINE = 'line_migration';
@@ -40,6 +41,11 @@ describe.each(STORE_KINDS)('a migration that fails part-way (%s)', (kind) => {
 
     // The database as the version before 032 left it, but for the index 032 drops last.
     const db = ts.store.database.db;
+    // (the migrations after 032 undone first, newest first)
+    for (const name of Object.keys(migrations).filter((n) => n > '032_send_path_btrees').reverse()) {
+      await migrations[name]!.down!(db as never);
+      await sql`delete from kysely_migration where name = ${name}`.execute(db);
+    }
     await m032.down(db as never);
     await sql`delete from kysely_migration where name = '032_send_path_btrees'`.execute(db);
     await sql`drop index messages_guid`.execute(db);

@@ -31,6 +31,7 @@ import * as m029 from './029_event_log_indexes.js';
 import * as m030 from './030_line_direct_chats.js';
 import * as m031 from './031_console_session_secret.js';
 import * as m032 from './032_send_path_btrees.js';
+import * as m033 from './033_chat_search.js';
 
 /** Numbered migrations, applied in key order; never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -66,4 +67,5 @@ export const migrations: Record<string, Migration> = {
   '030_line_direct_chats': m030,
   '031_console_session_secret': m031,
   '032_send_path_btrees': m032,
+  '033_chat_search': m033,
 };

@@ -1,0 +1,105 @@
+/**
+ * A chat search finds what its handles and names say now, whatever wrote them: a lead's handle,
+ * a group's participants (added and removed) and its name (renamed), in any case, in this
+ * project only, with a LIKE wildcard taken literally. On SQLite a search few chats match is
+ * answered from a trigram index that triggers keep (migration 033); the index is filled from the
+ * chats a database already holds when the migration runs. Both stores answer alike.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestStore, STORE_KINDS, type TestStore } from '../support/stores.js';
+import { systemClock } from '../../src/clock.js';
+import { accountsService } from '../../src/domain/accounts-tenants/service.js';
+import { chatList } from '../../src/domain/messaging/chat-list.js';
+import type { Store } from '../../src/store/index.js';
+import * as m033 from '../../src/store/migrations/033_chat_search.js';
+
+describe.each(STORE_KINDS)('chat search (%s)', (kind) => {
+  let ts: TestStore;
+  let store: Store;
+  let one: string;
+  let two: string;
+  let n = 0;
+
+  beforeAll(async () => {
+    ts = await createTestStore(kind);
+    store = ts.store;
+    const accounts = accountsService({ store, clock: systemClock(), secretOverlapMs: 0, onChange: () => {} });
+    const { account } = await accounts.createAccount({ name: 'Chat search', multi_tenant: true });
+    one = (await accounts.createTenant({ account_id: account.id, slug: 'one' })).id;
+    two = (await accounts.createTenant({ account_id: account.id, slug: 'two' })).id;
+  });
+  afterAll(async () => ts.cleanup());
+
+  const direct = async (tenantId: string, handle: string) => {
+    const id = `lead-${n++}`;
+    await store.chats.upsertLead({ id, tenant_id: tenantId, handle, created_at: n });
+    await store.chats.ensureChat({ id, tenant_id: tenantId, is_group: false, lead_id: id, line_id: null, convo_id: `convo-${id}`, chat_key: null, display_name: null, created_at: n, left_at: null });
+    return id;
+  };
+  const group = async (tenantId: string, name: string | null, handles: string[]) => {
+    const id = `ch_${n++}`;
+    await store.chats.ensureChat({ id, tenant_id: tenantId, is_group: true, lead_id: null, line_id: null, convo_id: `convo-${id}`, chat_key: `key-${id}`, display_name: name, created_at: n, left_at: null });
+    for (const h of handles) await store.chats.addParticipant(id, h, n);
+    return id;
+  };
+  const search = async (tenantId: string, q: string) =>
+    (await chatList({ store }).page(tenantId, { limit: 100, search: q })).entries.map((e) => e.chat.id).sort();
+
+  it('finds chats by a lead, a participant and a group name, in any case, in this project only', async () => {
+    const ann = await direct(one, 'ann@example.com');
+    const bob = await direct(one, '+14155550123');
+    const team = await group(one, 'Acme Sales Team', ['+14155550123', '+442079460000']);
+    await direct(two, 'ann@example.com');
+    await group(two, 'Acme Sales Team', ['+442079460000']);
+
+    expect(await search(one, 'ANN@EXAMPLE')).toEqual([ann]);
+    expect(await search(one, '5550123')).toEqual([bob, team].sort());
+    expect(await search(one, '2079460')).toEqual([team]);
+    expect(await search(one, 'sales tea')).toEqual([team]);
+    expect(await search(one, 'example.org')).toEqual([]);
+  });
+
+  it('follows renames and the participants who join and leave', async () => {
+    const crew = await group(one, 'Harbor Crew', ['+15105550100']);
+    expect(await search(one, 'harbor')).toEqual([crew]);
+
+    await store.chats.setDisplayName(crew, 'Dock Workers');
+    expect(await search(one, 'harbor')).toEqual([]);
+    expect(await search(one, 'dock work')).toEqual([crew]);
+    await store.chats.setDisplayName(crew, null);
+    expect(await search(one, 'dock work')).toEqual([]);
+
+    expect(await search(one, '5105550199')).toEqual([]);
+    await store.chats.addParticipant(crew, '+15105550199', n);
+    expect(await search(one, '5105550199')).toEqual([crew]);
+    await store.chats.removeParticipant(crew, '+15105550100');
+    expect(await search(one, '5105550100')).toEqual([]);
+    expect(await search(one, '5105550199')).toEqual([crew]);
+  });
+
+  it('takes % and _ literally, and searches of one or two characters', async () => {
+    const half = await group(one, '50% off', ['+15105550300']);
+    await group(one, '500 off', ['+15105550301']);
+    const under = await direct(one, 'a_b@example.com');
+    await direct(one, 'axb@example.com');
+    expect(await search(one, '50%')).toEqual([half]);
+    expect(await search(one, 'a_b')).toEqual([under]);
+    expect(await search(one, '%')).toEqual([half]);
+    expect(await search(one, '_')).toEqual([under]);
+    expect(await search(one, 'zq')).toEqual([]);
+  });
+
+  it('finds the chats a database held before the index was made', async () => {
+    const db = store.database.db;
+    await m033.down(db as never);
+    const old = await direct(one, '+16175550777');
+    const oldGroup = await group(one, 'Old Friends', ['+16175550778']);
+    await m033.up(db as never);
+    expect(await search(one, '6175550777')).toEqual([old]);
+    expect(await search(one, '6175550778')).toEqual([oldGroup]);
+    expect(await search(one, 'old friend')).toEqual([oldGroup]);
+    // and keeps up after it
+    const later = await direct(one, '+16175550779');
+    expect(await search(one, '617555077')).toEqual([old, oldGroup, later].sort());
+  });
+});
