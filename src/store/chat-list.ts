@@ -9,7 +9,7 @@ import type { DB } from './schema.js';
 import type { Chat } from './chats.js';
 import type { Message, MessagePart } from './messages.js';
 import { numOrNull } from './rows.js';
-import { searchCandidates } from './chat-search.js';
+import { chatSearch } from './chat-search.js';
 
 export interface ChatListEntry {
   chat: Chat;
@@ -54,6 +54,7 @@ const MAX_CANDIDATES = 10_000;
 
 /** `searchIndex` false: a search not found among the recent chats scans every chat (tests compare with that). */
 export function chatListRepo(db: Kysely<DB>, dialect: Dialect, reads = RECENT_READS, searchIndex = true) {
+  const search = chatSearch(db, dialect);
   /**
    * The project's `n` latest messages up to `upTo` of chats not in `seen`, newest first
    * (messages_tenant_time holds the chat: the messages of chats seen are skipped in the index).
@@ -80,7 +81,7 @@ export function chatListRepo(db: Kysely<DB>, dialect: Dialect, reads = RECENT_RE
      * A search's page is looked for the same way (every matching chat later than `floor` is among
      * those read), in one deeper read: a search most chats match (a country code, an area code)
      * is found there; one that fewer than a page of those chats match reads every chat at once,
-     * or on SQLite only the chats its trigram index names (store/chat-search.ts).
+     * or only the chats the trigram indexes name (store/chat-search.ts).
      */
     async list(q: ChatListQuery): Promise<ChatListEntry[]> {
       const n = reads.perChat * q.limit * (q.search ? SEARCH_DEPTH : 1);
@@ -108,7 +109,7 @@ export function chatListRepo(db: Kysely<DB>, dialect: Dialect, reads = RECENT_RE
         const page = await pageOf(q, candidates);
         if (page.length === q.limit && page[page.length - 1]!.activityAt > upTo) return page;
       }
-      const indexed = q.search && searchIndex ? await searchCandidates(db, dialect, q.tenantId, q.search.toLowerCase()) : undefined;
+      const indexed = q.search && searchIndex ? await search.candidates(q.tenantId, q.search.toLowerCase()) : undefined;
       return pageOf(q, indexed);
     },
   };
