@@ -4,29 +4,17 @@
  * search's indexes, and a search finds what it found before, by reading every chat.
  */
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { inject } from 'vitest';
 import { openStore, type Store } from '../../src/store/index.js';
 import { systemClock } from '../../src/clock.js';
 import { accountsService } from '../../src/domain/accounts-tenants/service.js';
 import { chatList } from '../../src/domain/messaging/chat-list.js';
-import { createPgDatabase } from '../support/stores.js';
+import { asPgAdmin as asAdmin, createPgDatabase } from '../support/stores.js';
 
 let database: Awaited<ReturnType<typeof createPgDatabase>>;
 let store: Store | undefined;
 const role = `r_${randomBytes(4).toString('hex')}`;
-
-async function asAdmin(text: string, url = inject('pgUrl')): Promise<void> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    await c.query(text);
-  } finally {
-    await c.end();
-  }
-}
 
 beforeAll(async () => {
   database = await createPgDatabase();

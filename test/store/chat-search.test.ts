@@ -1,9 +1,10 @@
 /**
  * A chat search finds what its handles and names say now, whatever wrote them: a lead's handle,
  * a group's participants (added and removed) and its name (renamed), in any case, in this
- * project only, with a LIKE wildcard taken literally. On SQLite a search few chats match is
- * answered from a trigram index that triggers keep (migration 033); the index is filled from the
- * chats a database already holds when the migration runs. Both stores answer alike.
+ * project only, with a LIKE wildcard taken literally. A search few chats match is answered from
+ * trigram indexes (migration 033: on SQLite a table triggers keep, on PostgreSQL pg_trgm's GIN
+ * indexes), made with the chats a database already holds when the migration runs. Both stores
+ * answer alike.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestStore, STORE_KINDS, type TestStore } from '../support/stores.js';

@@ -3,24 +3,12 @@
  * tables in `public`) is told that the migrations could not start, and why, not "migration ?".
  */
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { inject } from 'vitest';
 import { openStore } from '../../src/store/index.js';
-import { createPgDatabase } from '../support/stores.js';
+import { asPgAdmin as asAdmin, createPgDatabase } from '../support/stores.js';
 
 let database: Awaited<ReturnType<typeof createPgDatabase>>;
 const role = `r_${randomBytes(4).toString('hex')}`;
-
-async function asAdmin(sql: string, url = inject('pgUrl')): Promise<void> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
 
 beforeAll(async () => {
   database = await createPgDatabase();

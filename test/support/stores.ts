@@ -22,6 +22,17 @@ export interface TestStore {
   cleanup(): Promise<void>;
 }
 
+/** Runs `text` as the run's PostgreSQL superuser, on `url`'s database (default: the server's own). */
+export async function asPgAdmin(text: string, url = inject('pgUrl')): Promise<void> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    await c.query(text);
+  } finally {
+    await c.end();
+  }
+}
+
 export async function createPgDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   const adminUrl = inject('pgUrl');
   const name = `t_${randomBytes(6).toString('hex')}`;
