@@ -71,6 +71,9 @@ export function chatListRepo(db: Kysely<DB>, dialect: Dialect, reads = RECENT_RE
       .execute();
 
   return {
+    /** Whether a search few chats match can be answered from trigram indexes here (store/chat-search.ts). */
+    searchIndexed: () => search.indexed(),
+
     /**
      * Without a search, a page is looked for among the chats of the project's latest messages
      * down to some time (`floor`), and the chats created since: every chat whose activity is later

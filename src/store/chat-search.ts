@@ -33,11 +33,16 @@ export function chatSearch(db: Kysely<DB>, dialect: Dialect) {
     return chats.rows.map((c) => c.id);
   }
 
-  async function onPostgres(tenantId: string, pattern: string): Promise<string[] | undefined> {
+  function indexed(): Promise<boolean> {
+    if (dialect === 'sqlite') return Promise.resolve(true);
     postgresIndexed ??= sql<{ n: number }>`select count(*)::int as n from pg_indexes where indexname = 'chat_search_leads' and schemaname = current_schema()`
       .execute(db)
       .then((r) => r.rows[0]!.n > 0);
-    if (!(await postgresIndexed)) return undefined;
+    return postgresIndexed;
+  }
+
+  async function onPostgres(tenantId: string, pattern: string): Promise<string[] | undefined> {
+    if (!(await indexed())) return undefined;
     // Each branch by its own index (the expressions migration 033 indexed).
     const { rows } = await sql<{ id: string }>`
       select l.id from leads l where l.tenant_id = ${tenantId} and lower(l.handle) like ${pattern}
@@ -50,6 +55,8 @@ export function chatSearch(db: Kysely<DB>, dialect: Dialect) {
   }
 
   return {
+    /** Whether this database has the indexes (PostgreSQL: looked up once, so a restart sees ones added later). */
+    indexed,
     /** `search` as the chat list has it (lower case). */
     candidates(tenantId: string, search: string): Promise<string[] | undefined> {
       if ([...search].length < 3 || /[%_\\]/.test(search)) return Promise.resolve(undefined);

@@ -12,7 +12,8 @@
  * search with the extension reads those indexes (~50 ms → a few at 50,000 chats, of the
  * database's time). Creating the extension needs the CREATE privilege on the database (it is a
  * trusted extension); a role without it, or a server without the contrib package, gets no index
- * and the migration goes on (a notice says why): searches then read every chat, as before.
+ * and the migration goes on: searches then read every chat, as before, and every start logs a
+ * warning (main.ts; README, "Running on PostgreSQL", gives the statements that add them later).
  */
 import { PostgresAdapter, sql, type Kysely } from 'kysely';
 
