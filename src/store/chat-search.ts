@@ -37,7 +37,14 @@ export function chatSearch(db: Kysely<DB>, dialect: Dialect) {
     if (dialect === 'sqlite') return Promise.resolve(true);
     postgresIndexed ??= sql<{ n: number }>`select count(*)::int as n from pg_indexes where indexname = 'chat_search_leads' and schemaname = current_schema()`
       .execute(db)
-      .then((r) => r.rows[0]!.n > 0);
+      .then(
+        (r) => r.rows[0]!.n > 0,
+        (err: unknown) => {
+          // Not kept: the next search asks again (a database that was briefly away).
+          postgresIndexed = undefined;
+          throw err;
+        },
+      );
     return postgresIndexed;
   }
 
