@@ -61,7 +61,7 @@ const POSTGRES_INDEXES = ['chat_search_leads', 'chat_search_participants', 'chat
 // in the inner block undoes that block alone, not the migrations' transaction. New entries wait
 // in a pending list that every search reads through until it is merged: by default up to 4 MB
 // (searches at 50,000 chats took 17–28 ms, the planner choosing to scan the table instead);
-// merged at 256 kB, 0.3–0.5 ms, for ~20 µs more per new lead (bench/README).
+// merged at 256 kB, 0.3–0.5 ms, for ~23 µs more per new lead (bench/README).
 const POSTGRES_UP = `do $$
 declare ops text;
 begin
