@@ -419,7 +419,7 @@ describe.skipIf(skip)('console in Chromium', { timeout: 60_000 }, () => {
     await page.getByLabel('Signing secret').fill(demo.signing_secret);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('link', { name: 'Conversations', exact: true }).click();
-    await page.getByLabel('Search chats by handle').fill(CONTACT);
+    await page.getByLabel('Search chats by handle or group name').fill(CONTACT);
     await page.locator('.chatrow', { hasText: CONTACT }).click();
     const photo = page.locator('.bubble-row.out', { has: page.locator('img.bubble-img') });
     await photo.locator('.reaction', { hasText: CONTACT }).filter({ hasText: '❓' }).waitFor({ timeout: 10_000 });

@@ -103,7 +103,7 @@ describe.skipIf(!chromiumPath())('console finish in Chromium', { timeout: 60_000
       await page.keyboard.press('Enter');
       await page.waitForFunction(() => document.activeElement?.tagName === 'H1' && document.activeElement.textContent.trim() === 'Conversations');
       await page.keyboard.press('Tab');
-      expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Search chats by handle');
+      expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Search chats by handle or group name');
     } finally {
       await page.setViewportSize({ width: 1360, height: 860 });
     }

@@ -233,7 +233,7 @@ describe.skipIf(skip)('console usability in Chromium', { timeout: 60_000 }, () =
         if (url.pathname === '/api/v1/chats' && url.searchParams.has('q')) asked.push(url.searchParams.get('q')!);
       });
       await p.clock.pauseAt(Date.now() + 60_000);
-      await p.getByLabel('Search chats by handle').pressSequentially('0131');
+      await p.getByLabel('Search chats by handle or group name').pressSequentially('0131');
       await p.clock.runFor(299);
       expect(asked).toEqual([]);
       const searched = p.waitForRequest((r) => new URL(r.url()).searchParams.get('q') === '0131');

@@ -35,7 +35,7 @@ function ChatList({ active }: { active?: string }) {
   return (
     <aside className="chatlist" aria-label="Chats">
       <div className="chatlist-search">
-        <input type="search" placeholder="Search by handle" aria-label="Search chats by handle" value={q} onChange={(e) => setQ(e.target.value)} />
+        <input type="search" placeholder="Search by handle or group name" aria-label="Search chats by handle or group name" value={q} onChange={(e) => setQ(e.target.value)} />
       </div>
       <ErrorBanner error={chats.error} />
       <ul>
