@@ -174,7 +174,9 @@ describe.each(STORE_KINDS)('chat list from the latest messages (%s)', (kind) => 
         });
       }
     }
-  });
+    // Eight walks, page by page, with writes between the pages: 3–20 s on PostgreSQL in CI runs, once
+    // over the default 30 s.
+  }, 120_000);
 
   it('finds the first page past a chat that has all the latest messages', async () => {
     const busy = `${tenants[0]}-chat-001`;
