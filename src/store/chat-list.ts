@@ -3,13 +3,13 @@
  * handles and last message, newest activity first, keyset-paged on (activity, id); with `asOf`,
  * each chat as it was then (domain/messaging/chat-list.ts: the pages after a walk's first).
  */
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Dialect } from './db.js';
 import type { DB } from './schema.js';
 import type { Chat } from './chats.js';
 import type { Message, MessagePart } from './messages.js';
 import { numOrNull } from './rows.js';
-import { chatSearch } from './chat-search.js';
+import { chatSearch, foldedLike } from './chat-search.js';
 
 export interface ChatListEntry {
   chat: Chat;
@@ -112,7 +112,7 @@ export function chatListRepo(db: Kysely<DB>, dialect: Dialect, reads = RECENT_RE
         const page = await pageOf(q, candidates);
         if (page.length === q.limit && page[page.length - 1]!.activityAt > upTo) return page;
       }
-      const indexed = q.search && searchIndex ? await search.candidates(q.tenantId, q.search.toLowerCase()) : undefined;
+      const indexed = q.search && searchIndex ? await search.candidates(q.tenantId, q.search) : undefined;
       return pageOf(q, indexed);
     },
   };
@@ -147,8 +147,8 @@ export function chatListRepo(db: Kysely<DB>, dialect: Dialect, reads = RECENT_RE
    */
   function searchTerm(search: string | undefined) {
     if (!search) return sql``;
-    const pattern = `%${search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    return sql`and (lower(coalesce(l.handle, '')) like ${pattern} escape '\\' or (c.is_group = 1 and exists (select 1 from chat_participants p where p.chat_id = c.id and lower(p.handle) like ${pattern} escape '\\')) or lower(coalesce(c.display_name, '')) like ${pattern} escape '\\')`;
+    const has = (text: RawBuilder<unknown>) => foldedLike(dialect, text, search);
+    return sql`and (${has(sql`coalesce(l.handle, '')`)} or (c.is_group = 1 and exists (select 1 from chat_participants p where p.chat_id = c.id and ${has(sql`p.handle`)})) or ${has(sql`coalesce(c.display_name, '')`)})`;
   }
 
   /** The page among all of the project's chats, or among `only`. */

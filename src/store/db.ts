@@ -10,6 +10,7 @@ import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
 import { GroupCommitSqliteDialect } from './sqlite-group-commit.js';
 import { startCheckpointer, type Checkpointer } from './sqlite-checkpointer.js';
 import { openSqlite } from './sqlite-handles.js';
+import { UNICODE_LOWER, unicodeLower } from './unicode-lower.js';
 import { migrations } from './migrations/index.js';
 import { preparedStatementName, runPreparedDirectly } from './prepared.js';
 import { pgPipeline } from './pg-pipeline.js';
@@ -100,6 +101,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     const sqlite = openSqlite(file);
     // exec, not pragma(): pragma() makes a Statement per call (sqlite-handles.ts says why that matters).
     sqlite.db.exec('pragma journal_mode = WAL; pragma synchronous = NORMAL; pragma busy_timeout = 5000; pragma foreign_keys = ON');
+    sqlite.db.function(UNICODE_LOWER, { deterministic: true }, unicodeLower);
     checkpointer = file === ':memory:' ? undefined : startCheckpointer(file, sqlite);
     const groupCommit = new GroupCommitSqliteDialect(sqlite, checkpointer?.afterCommit);
     db = new Kysely<DB>({ dialect: groupCommit });

@@ -7,7 +7,9 @@
  * answer alike.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestStore, STORE_KINDS, type TestStore } from '../support/stores.js';
+import { createPgDatabase, createTestStore, STORE_KINDS, type TestStore } from '../support/stores.js';
+import { randomBytes } from 'node:crypto';
+import { openStore } from '../../src/store/index.js';
 import { systemClock } from '../../src/clock.js';
 import { accountsService } from '../../src/domain/accounts-tenants/service.js';
 import { chatList } from '../../src/domain/messaging/chat-list.js';
@@ -78,7 +80,30 @@ describe.each(STORE_KINDS)('chat search (%s)', (kind) => {
     expect(await search(one, '5105550199')).toEqual([crew]);
   });
 
-  it('takes % and _ literally, and searches of one or two characters', async () => {
+  it('matches a name or handle written with capitals beyond ASCII as it is written', async () => {
+    const crew = await group(one, 'Équipe Ventes Nord', ['+15105550400']);
+    const jurgen = await direct(one, 'JÜRGEN@example.de');
+    // As written, by a piece of it, and through the scan a two-letter search takes.
+    expect(await search(one, 'Équipe Ventes')).toEqual([crew]);
+    expect(await search(one, 'ÉQUIPE')).toEqual([crew]);
+    expect(await search(one, 'JÜRGEN@')).toEqual([jurgen]);
+    expect(await search(one, 'ÜR')).toEqual([jurgen]);
+    if (kind === 'sqlite') {
+      // SQLite folds every letter's case. (A PostgreSQL database folds as its locale does: under
+      // the C locale of these tests ASCII letters only; below, a UTF-8 database folds them all.)
+      expect(await search(one, 'équipe')).toEqual([crew]);
+      expect(await search(one, 'jürgen@')).toEqual([jurgen]);
+      expect(await search(one, 'ür')).toEqual([jurgen]);
+      // the two letters whose lower case is ASCII: the Kelvin sign (U+212A) and İ (U+0130)
+      const kelvin = await group(one, '\u212Aelvin Lab', ['+15105550401']);
+      const istanbul = await group(one, '\u0130stanbul Office', ['+15105550402']);
+      expect(await search(one, 'kelvin')).toEqual([kelvin]);
+      expect(await search(one, 'kE')).toEqual([kelvin]);
+      expect(await search(one, 'i\u0307stanbul')).toEqual([istanbul]);
+    }
+  });
+
+  it('takes % and _ (and quotes, AND, *) literally, and searches of one or two characters', async () => {
     const half = await group(one, '50% off', ['+15105550300']);
     await group(one, '500 off', ['+15105550301']);
     const under = await direct(one, 'a_b@example.com');
@@ -88,6 +113,11 @@ describe.each(STORE_KINDS)('chat search (%s)', (kind) => {
     expect(await search(one, '%')).toEqual([half]);
     expect(await search(one, '_')).toEqual([under]);
     expect(await search(one, 'zq')).toEqual([]);
+    // and what the SQLite index's query language would read as its own: quotes, operators, stars
+    const quoted = await group(one, 'Say "Hi" AND Bye*', ['+15105550302']);
+    expect(await search(one, '"hi" and')).toEqual([quoted]);
+    expect(await search(one, 'bye*')).toEqual([quoted]);
+    expect(await search(one, 'hi" or')).toEqual([]);
   });
 
   it('finds the chats a database held before the index was made', async () => {
@@ -102,5 +132,30 @@ describe.each(STORE_KINDS)('chat search (%s)', (kind) => {
     // and keeps up after it
     const later = await direct(one, '+16175550779');
     expect(await search(one, '617555077')).toEqual([old, oldGroup, later].sort());
+  });
+});
+
+describe('chat search (postgres, a database with a UTF-8 locale)', () => {
+  it('folds the case of every letter, as SQLite does', async () => {
+    const pgDb = await createPgDatabase({ locale: 'C.UTF-8' });
+    const store = await openStore({ databaseUrl: pgDb.url, masterKey: randomBytes(32) });
+    try {
+      const accounts = accountsService({ store, clock: systemClock(), secretOverlapMs: 0, onChange: () => {} });
+      const { account } = await accounts.createAccount({ name: 'Chat search UTF-8', multi_tenant: false });
+      const tenant = (await accounts.createTenant({ account_id: account.id, slug: 'utf8' })).id;
+      await store.chats.ensureChat({ id: 'ch_crew', tenant_id: tenant, is_group: true, lead_id: null, line_id: null, convo_id: 'convo-crew', chat_key: 'key-crew', display_name: 'Équipe Ventes Nord', created_at: 1, left_at: null });
+      await store.chats.addParticipant('ch_crew', '+15105550400', 1);
+      await store.chats.upsertLead({ id: 'lead-jurgen', tenant_id: tenant, handle: 'JÜRGEN@example.de', created_at: 2 });
+      await store.chats.ensureChat({ id: 'lead-jurgen', tenant_id: tenant, is_group: false, lead_id: 'lead-jurgen', line_id: null, convo_id: 'convo-jurgen', chat_key: null, display_name: null, created_at: 2, left_at: null });
+      const search = async (q: string) => (await chatList({ store }).page(tenant, { limit: 100, search: q })).entries.map((e) => e.chat.id);
+
+      expect(await search('équipe')).toEqual(['ch_crew']);
+      expect(await search('ÉQUIPE VENTES')).toEqual(['ch_crew']);
+      expect(await search('jürgen@')).toEqual(['lead-jurgen']);
+      expect(await search('ür')).toEqual(['lead-jurgen']);
+    } finally {
+      await store.close();
+      await pgDb.drop();
+    }
   });
 });

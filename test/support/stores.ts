@@ -33,12 +33,13 @@ export async function asPgAdmin(text: string, url = inject('pgUrl')): Promise<vo
   }
 }
 
-export async function createPgDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+/** A database of its own on the run's server; `locale` for one that is not the server's C locale. */
+export async function createPgDatabase(options: { locale?: 'C.UTF-8' } = {}): Promise<{ url: string; drop(): Promise<void> }> {
   const adminUrl = inject('pgUrl');
   const name = `t_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
-  await admin.query(`create database ${name}`);
+  await admin.query(`create database ${name}${options.locale ? ` template template0 locale '${options.locale}'` : ''}`);
   await admin.end();
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;

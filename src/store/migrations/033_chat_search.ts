@@ -5,7 +5,7 @@
  * thread that serves every request, each time a console polls it. `chat_search_terms` holds each
  * lead's handle (under its direct chat's id, which is the lead's), each participant's handle and
  * each group name, by chat (the chat gives the project); `chat_search` (FTS5, trigram tokenizer)
- * indexes them for `LIKE '%…%'`. Triggers keep both in step with leads, chats and participants on
+ * indexes them by trigram. Triggers keep both in step with leads, chats and participants on
  * every path that writes them, and the index is filled from what is there now.
  *
  * On PostgreSQL the same texts are indexed where they are, by pg_trgm's GIN operator class: a
