@@ -15,7 +15,7 @@ export const ListChatsQuery = Type.Object(
   {
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
     cursor: Type.Optional(Type.String({ maxLength: 200, description: 'next_cursor of the previous page (else 1002)' })),
-    q: Type.Optional(Type.String({ minLength: 1, maxLength: 320, description: 'only chats with a handle (or group name) containing this, case-insensitive' })),
+    q: Type.Optional(Type.String({ minLength: 1, maxLength: 320, description: 'only chats with a handle (or group name) containing this, case-insensitive; a phone number may be written with spaces, dashes, dots or brackets' })),
   },
   { additionalProperties: false },
 );

@@ -14,6 +14,16 @@ export function normalizeE164(raw: string): string | undefined {
   return E164.test(compact) ? compact : undefined;
 }
 
+/**
+ * A piece of a phone number as handles hold it, when `raw` is one written with the punctuation
+ * people type and paste ("(415) 555-0123" → "4155550123", "+1 415 555" → "+1415555"); undefined
+ * when `raw` has no such punctuation or is not digits (with a leading +) once it is removed.
+ */
+export function compactPhonePiece(raw: string): string | undefined {
+  const compact = raw.replace(PHONE_PUNCTUATION, '');
+  return compact !== raw && /^\+?\d+$/.test(compact) ? compact : undefined;
+}
+
 /** Phone → E.164; email → lowercased. Undefined when neither. */
 export function normalizeHandle(raw: string): Handle | undefined {
   const trimmed = raw.trim();

@@ -22,8 +22,8 @@ export interface ChatListEntry {
 export interface ChatListQuery {
   tenantId: string;
   limit: number;
-  /** a case-insensitive piece of a handle */
-  search?: string;
+  /** chats with a handle or group name containing any of these (case-insensitive); none: every chat */
+  search?: readonly string[];
   /** keyset: entries strictly after this (activity desc, id desc) */
   after?: { activityAt: number; id: string };
   /** ms: each chat as it was then, its activity and last message from messages sent up to then */
@@ -87,8 +87,8 @@ export function chatListRepo(db: Kysely<DB>, dialect: Dialect, reads = RECENT_RE
      * or only the chats the trigram indexes name (store/chat-search.ts).
      */
     async list(q: ChatListQuery): Promise<ChatListEntry[]> {
-      const n = reads.perChat * q.limit * (q.search ? SEARCH_DEPTH : 1);
-      const rounds = q.search ? Math.min(1, reads.reads) : reads.reads;
+      const n = reads.perChat * q.limit * (q.search?.length ? SEARCH_DEPTH : 1);
+      const rounds = q.search?.length ? Math.min(1, reads.reads) : reads.reads;
       const seen = new Set<string>();
       const bound = Math.min(q.asOf ?? Infinity, q.after?.activityAt ?? Infinity);
       let upTo = bound === Infinity ? undefined : bound;
@@ -103,7 +103,7 @@ export function chatListRepo(db: Kysely<DB>, dialect: Dialect, reads = RECENT_RE
         const created = await db.selectFrom('chats').select('id').where('tenant_id', '=', q.tenantId).where('created_at', '>', upTo).limit(room + 1).execute();
         if (created.length > room) break;
         let candidates = [...new Set([...seen, ...created.map((c) => c.id)])];
-        if (q.search) {
+        if (q.search?.length) {
           // The chats the search matches first, their last messages not looked up: fewer than a
           // page, and the page is not among them (a search few chats match goes on at once).
           candidates = await matching(q, candidates);
@@ -112,10 +112,21 @@ export function chatListRepo(db: Kysely<DB>, dialect: Dialect, reads = RECENT_RE
         const page = await pageOf(q, candidates);
         if (page.length === q.limit && page[page.length - 1]!.activityAt > upTo) return page;
       }
-      const indexed = q.search && searchIndex ? await search.candidates(q.tenantId, q.search) : undefined;
+      const indexed = q.search?.length && searchIndex ? await indexCandidates(q.tenantId, q.search) : undefined;
       return pageOf(q, indexed);
     },
   };
+
+  /** The chats the trigram indexes name for any of `searches`; undefined when one of them cannot be answered there. */
+  async function indexCandidates(tenantId: string, searches: readonly string[]): Promise<string[] | undefined> {
+    const found = new Set<string>();
+    for (const s of searches) {
+      const ids = await search.candidates(tenantId, s);
+      if (ids === undefined) return undefined;
+      for (const id of ids) found.add(id);
+    }
+    return [...found];
+  }
 
   /** Among `only`, the chats `q.search` matches. */
   async function matching(q: ChatListQuery, only: string[]): Promise<string[]> {
@@ -145,10 +156,13 @@ export function chatListRepo(db: Kysely<DB>, dialect: Dialect, reads = RECENT_RE
    * A search's condition on a chat `c` and its lead `l`: a direct chat's lead, a group's
    * participants (looked up for groups only) or a group's name; none without a search.
    */
-  function searchTerm(search: string | undefined) {
-    if (!search) return sql``;
-    const has = (text: RawBuilder<unknown>) => foldedLike(dialect, text, search);
-    return sql`and (${has(sql`coalesce(l.handle, '')`)} or (c.is_group = 1 and exists (select 1 from chat_participants p where p.chat_id = c.id and ${has(sql`p.handle`)})) or ${has(sql`coalesce(c.display_name, '')`)})`;
+  function searchTerm(searches: readonly string[] | undefined) {
+    if (!searches?.length) return sql``;
+    const matches = (search: string) => {
+      const has = (text: RawBuilder<unknown>) => foldedLike(dialect, text, search);
+      return sql`${has(sql`coalesce(l.handle, '')`)} or (c.is_group = 1 and exists (select 1 from chat_participants p where p.chat_id = c.id and ${has(sql`p.handle`)})) or ${has(sql`coalesce(c.display_name, '')`)}`;
+    };
+    return sql`and (${sql.join(searches.map(matches), sql` or `)})`;
   }
 
   /** The page among all of the project's chats, or among `only`. */

@@ -216,7 +216,7 @@ describe.skipIf(skip)('console usability in Chromium', { timeout: 60_000 }, () =
     }
   });
 
-  it('a search is asked for once the typing pauses, not once a key', async () => {
+  it('a search is asked for once the typing pauses, not once a key, and finds a number as people write it', async () => {
     // A browser of its own: its clock is faked, and a context has one clock for all its pages.
     const own = await launch();
     try {
@@ -243,6 +243,13 @@ describe.skipIf(skip)('console usability in Chromium', { timeout: 60_000 }, () =
       await p.locator('.chatrow', { hasText: HEBREW }).waitFor();
       expect(await p.locator('.chatrow').count()).toBe(1);
       expect(asked).toEqual(['0131']);
+      // A number as people write it finds its chat too (the list emptied first, so the row is the answer's).
+      const box = p.getByLabel('Search chats by handle or group name');
+      await box.fill('zzzz');
+      await expect.poll(() => p.locator('.chatrow').count()).toBe(0);
+      await box.fill('(415) 555-0131');
+      await p.locator('.chatrow', { hasText: HEBREW }).waitFor();
+      expect(await p.locator('.chatrow').count()).toBe(1);
     } finally {
       await own.close();
     }

@@ -143,8 +143,10 @@ describe.each(STORE_KINDS)('chat list from the latest messages (%s)', (kind) => 
 
   it('searches page by page as searching every chat does: a search every chat matches, some, one, none', async () => {
     const directs = Array.from({ length: 60 }, (_, i) => i).filter((i) => i % 7 !== 3);
-    // '+1415': every chat (a group by its participants); '5550002': the groups; then one chat; then none.
-    const searches = [['+1415', 60], ['5550002', 60 - directs.length], [`${tenants[0]!.length}000012`, 1], ['99999999', 0]] as const;
+    // '+1415': every chat (a group by its participants); '5550002': the groups, and so a number typed
+    // with punctuation (two terms: as typed, and its digits); then one chat; then none.
+    const groups = 60 - directs.length;
+    const searches = [['+1415', 60], ['5550002', groups], ['(415) 555-0002', groups], [`${tenants[0]!.length}000012`, 1], ['99999999', 0]] as const;
     for (const [search, matches] of searches) {
       for (const reads of READS) {
         for (const limit of [1, 3, 7, 25]) {

@@ -1,5 +1,6 @@
 /** The project's chats by latest activity, for the console's conversation list (GET /chats). */
 import { decodeListCursor, encodeListCursor } from '../list-cursor.js';
+import { compactPhonePiece } from '../handles.js';
 import type { Store } from '../../store/index.js';
 import type { ChatListEntry } from '../../store/chat-list.js';
 
@@ -8,6 +9,18 @@ export type { ChatListEntry };
 export interface ChatListPage {
   entries: ChatListEntry[];
   nextCursor: string | null;
+}
+
+/**
+ * What a search matches: the text as typed (trimmed), and, for a phone number typed with
+ * spaces, dashes, dots or brackets, its digits as handles hold them (E.164 has none), so a
+ * number pasted from a signature finds its chat. Undefined: no search.
+ */
+function searchTerms(search: string | undefined): string[] | undefined {
+  const typed = search?.trim();
+  if (!typed) return undefined;
+  const phone = compactPhonePiece(typed);
+  return phone ? [typed, phone] : [typed];
 }
 
 export function chatList(deps: { store: Store }) {
@@ -25,7 +38,7 @@ export function chatList(deps: { store: Store }) {
       const entries = await deps.store.chatList.list({
         tenantId,
         limit: q.limit + 1,
-        search: q.search?.trim() || undefined,
+        search: searchTerms(q.search),
         asOf: at?.asOfMs,
         after: at && { activityAt: at.atMs!, id: at.id },
       });
