@@ -7,9 +7,8 @@
  * pg_trgm.
  *
  * Case is folded as the store folds it (foldedLike): on SQLite every letter (JavaScript's
- * toLowerCase: unicode-lower.ts), on PostgreSQL
- * as the database's locale does with lower() (a UTF-8 locale every letter, the C locale ASCII
- * only: README, "Running on PostgreSQL").
+ * toLowerCase: unicode-lower.ts), on PostgreSQL as the database's locale does with lower() (a
+ * UTF-8 locale every letter, the C locale ASCII only: README, "Running on PostgreSQL").
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Dialect } from './db.js';
