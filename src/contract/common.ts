@@ -1,6 +1,7 @@
 /** Shapes shared by several operations: ids, handles, timestamps, the error bodies. */
 import { Type, type TSchema } from 'typebox';
 import { ERROR_CODES, type ErrorCode } from '../errors/registry.js';
+import { PHONE_PUNCTUATION_CLASS } from '../domain/handles.js';
 
 export const DateTime = (description?: string) => Type.String({ format: 'date-time', ...(description && { description }) });
 export const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
@@ -9,11 +10,12 @@ export const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]
 export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
 
 /**
- * A recipient's shape: phone characters (digits, `+`, spaces, `().-`) or an email. The service
- * then normalizes it (E.164, lowercased email) and refuses what is still not one (1003), so this
- * pattern is never stricter than the service, only a guide for generators and a 1003 too.
+ * A recipient's shape: phone characters (digits, `+`, the punctuation people write numbers with:
+ * spaces, `().-` and the dashes documents put for `-`) or an email. The service then normalizes
+ * it (E.164, lowercased email) and refuses what is still not one (1003), so this pattern is never
+ * stricter than the service, only a guide for generators and a 1003 too.
  */
-export const HANDLE_PATTERN = '^\\s*([+0-9\\s().-]+|[^\\s@]+@[^\\s@]+\\.[^\\s@]+)\\s*$';
+export const HANDLE_PATTERN = `^\\s*([+0-9${PHONE_PUNCTUATION_CLASS}]+|[^\\s@]+@[^\\s@]+\\.[^\\s@]+)\\s*$`;
 // An empty or over-long value is no number or email either: 1003 like any other (not 1002).
 export const Handle = (description: string, extra: { minLength?: number; maxLength?: number; examples?: string[]; blankIsMissing?: boolean } = {}) => {
   const { blankIsMissing, ...limits } = extra;

@@ -92,6 +92,19 @@ describe('POST /api/v1/send', () => {
     expect(log.find((e) => e.text === 'hi')).toMatchObject({ to: 'jane.doe@icloud.com' });
   });
 
+  it('takes a number as documents write it (en dash, non-breaking hyphen and space) and keeps one lead per number', async () => {
+    const phone = newRecipient();
+    const written = `${phone.slice(0, 2)}\u00a0(${phone.slice(2, 5)}) ${phone.slice(5, 8)}\u2011${phone.slice(8, 10)}\u2013${phone.slice(10)}`;
+    const first = await firstTouch(t, { phone: written, body: 'pasted' });
+    expect(first.statusCode, first.body).toBe(200);
+    const second = (await t.api('POST', '/api/v1/send', { phone, body: 'typed' })).json();
+    expect(second.lead_id).toBe(first.json().lead_id);
+    const log = await deviceLog(t, first.json().phone_line_id);
+    expect(log.find((e) => e.text === 'pasted')).toMatchObject({ to: phone });
+    // Other characters still make it no number.
+    expect((await t.api('POST', '/api/v1/send', { phone: `${phone.slice(0, 5)}/${phone.slice(5)}`, body: 'x' })).json().code).toBe(1003);
+  });
+
   it('answers every failure in the flat shape, with no trace_id in the body', async () => {
     const res = await t.api('POST', '/api/v1/send', { phone: '555-CALL-NOW', body: 'x' });
     expect(res.statusCode).toBe(400);

@@ -80,13 +80,14 @@ describe.each(STORE_KINDS)('chat search (%s)', (kind) => {
     expect(await search(one, '5105550199')).toEqual([crew]);
   });
 
-  it('finds a number typed or pasted with spaces, dashes, dots or brackets', async () => {
+  it('finds a number typed or pasted with spaces, dashes (of any kind), dots or brackets', async () => {
     const dana = await direct(one, '+13125550188');
     const desk = await group(one, 'Front Desk', ['+13125550189', 'desk@example.com']);
     const season = await group(one, 'Q3-2025 Renewals', ['+13125550190']);
     expect(await search(one, '(312) 555-0188')).toEqual([dana]);
     expect(await search(one, '+1 312 555 0188')).toEqual([dana]);
     expect(await search(one, '312.555.0189')).toEqual([desk]);
+    expect(await search(one, '312\u2011555\u20130188')).toEqual([dana]); // a non-breaking hyphen, an en dash
     expect(await search(one, '312-555-01')).toEqual([dana, desk, season].sort());
     // a group name with the same punctuation is still found as typed
     expect(await search(one, '3-2025')).toEqual([season]);

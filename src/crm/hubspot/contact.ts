@@ -1,5 +1,5 @@
 /** A HubSpot contact's phone and the `{{property}}` templates rendered with its properties. */
-import { normalizeE164 } from '../../domain/handles.js';
+import { normalizeE164, withoutPhonePunctuation } from '../../domain/handles.js';
 
 export const CONTACT_PROPERTIES = ['phone', 'mobilephone', 'firstname', 'lastname'];
 
@@ -29,7 +29,7 @@ export function contactPhone(props: Record<string, string | null | undefined>): 
 export function normalizePhone(raw: string): string | undefined {
   const e164 = normalizeE164(raw);
   if (e164) return e164;
-  const digits = raw.replace(/[\s().-]/g, '');
+  const digits = withoutPhonePunctuation(raw);
   if (/^\d{10}$/.test(digits) && /^[2-9]/.test(digits)) return `+1${digits}`;
   if (/^1\d{10}$/.test(digits)) return `+${digits}`;
   return undefined;
