@@ -57,7 +57,8 @@ describe('the demo sandbox when several processes start at once on an empty Post
 
   it('three service processes started together: all start, with one demo account, and every demo.json written names it', { timeout: SERVICE_TEST_MS }, async () => {
     const db = await createPgDatabase();
-    const env = { DATABASE_URL: db.url, BLUELINE_MASTER_KEY: randomBytes(32).toString('base64'), ADMIN_TOKEN: 'first-start-admin-token-0123456789' };
+    // LOG_LEVEL info: a start that never comes shows how far it got (untilReady's error).
+    const env = { DATABASE_URL: db.url, BLUELINE_MASTER_KEY: randomBytes(32).toString('base64'), ADMIN_TOKEN: 'first-start-admin-token-0123456789', LOG_LEVEL: 'info' };
     const started = await Promise.allSettled([0, 1, 2].map((i) => startServerProcess({ env, prefix: `blueline-first-start-${i}-` })));
     const servers = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
     try {

@@ -23,6 +23,8 @@ export function entryArgs(entry: string): string[] {
  * one; the deadline only bounds a start that never comes, so it is generous.
  */
 export const SERVICE_START_MS = 120_000;
+/** How much of a process's output a failed start shows. */
+const OUTPUT_KEPT = 16_384;
 /** The time budget of a test that starts service processes: a few starts at the deadline above. */
 export const SERVICE_TEST_MS = 3 * SERVICE_START_MS;
 
@@ -49,14 +51,20 @@ export function spawnService(env: Record<string, string>, stdio: ('ignore' | 'pi
   return child;
 }
 
-/** Resolves once the service at `url` answers /readyz 200; throws when it exits first or never does. */
-export async function untilReady(child: ChildProcess, url: string): Promise<void> {
+/**
+ * Resolves once the service at `url` answers /readyz 200; throws when it exits first or never
+ * does, with the end of what it wrote (`output`), which tells how far its start got.
+ */
+export async function untilReady(child: ChildProcess, url: string, output?: () => string): Promise<void> {
   const deadline = Date.now() + SERVICE_START_MS;
   for (;;) {
     // A process killed by a signal (an abort, SIGSEGV) has no exit code, only a signal.
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`server exited (${child.signalCode ?? `code ${child.exitCode}`})`);
     if (await fetch(`${url}/readyz`).then((r) => r.ok, () => false)) return;
-    if (Date.now() > deadline) throw new Error(`server did not answer /readyz within ${SERVICE_START_MS / 1000} s`);
+    if (Date.now() > deadline) {
+      const tail = output?.().slice(-OUTPUT_KEPT);
+      throw new Error(`server did not answer /readyz within ${SERVICE_START_MS / 1000} s${tail ? `; its output ended with:\n${tail}` : ''}`);
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -83,15 +91,16 @@ export async function startServerProcess(opts: {
   const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), opts.prefix));
   const port = opts.port ?? (await freePort());
   const url = `http://127.0.0.1:${port}`;
-  const child = spawnService({ PORT: String(port), DATA_DIR: dataDir, ...opts.env }, ['ignore', opts.captureStdout ? 'pipe' : 'ignore', 'inherit']);
+  const child = spawnService({ PORT: String(port), DATA_DIR: dataDir, ...opts.env }, ['ignore', 'pipe', 'inherit']);
   let stdout = '';
-  child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
+  // Kept whole when asked for; else its end only, for a start that never comes (untilReady).
+  child.stdout?.on('data', (d: Buffer) => (stdout = opts.captureStdout ? stdout + d.toString() : (stdout + d.toString()).slice(-OUTPUT_KEPT)));
   const cleanup = () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     fs.rmSync(dataDir, { recursive: true, force: true });
   };
   try {
-    await untilReady(child, url);
+    await untilReady(child, url, () => stdout);
   } catch (err) {
     cleanup();
     throw err;
