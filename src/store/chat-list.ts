@@ -87,8 +87,9 @@ export function chatListRepo(db: Kysely<DB>, dialect: Dialect, reads = RECENT_RE
      * or only the chats the trigram indexes name (store/chat-search.ts).
      */
     async list(q: ChatListQuery): Promise<ChatListEntry[]> {
-      const n = reads.perChat * q.limit * (q.search?.length ? SEARCH_DEPTH : 1);
-      const rounds = q.search?.length ? Math.min(1, reads.reads) : reads.reads;
+      const searching = !!q.search?.length;
+      const n = reads.perChat * q.limit * (searching ? SEARCH_DEPTH : 1);
+      const rounds = searching ? Math.min(1, reads.reads) : reads.reads;
       const seen = new Set<string>();
       const bound = Math.min(q.asOf ?? Infinity, q.after?.activityAt ?? Infinity);
       let upTo = bound === Infinity ? undefined : bound;
@@ -103,7 +104,7 @@ export function chatListRepo(db: Kysely<DB>, dialect: Dialect, reads = RECENT_RE
         const created = await db.selectFrom('chats').select('id').where('tenant_id', '=', q.tenantId).where('created_at', '>', upTo).limit(room + 1).execute();
         if (created.length > room) break;
         let candidates = [...new Set([...seen, ...created.map((c) => c.id)])];
-        if (q.search?.length) {
+        if (searching) {
           // The chats the search matches first, their last messages not looked up: fewer than a
           // page, and the page is not among them (a search few chats match goes on at once).
           candidates = await matching(q, candidates);
@@ -112,7 +113,7 @@ export function chatListRepo(db: Kysely<DB>, dialect: Dialect, reads = RECENT_RE
         const page = await pageOf(q, candidates);
         if (page.length === q.limit && page[page.length - 1]!.activityAt > upTo) return page;
       }
-      const indexed = q.search?.length && searchIndex ? await indexCandidates(q.tenantId, q.search) : undefined;
+      const indexed = searching && searchIndex ? await indexCandidates(q.tenantId, q.search!) : undefined;
       return pageOf(q, indexed);
     },
   };

@@ -2,9 +2,8 @@
  * The chats a search may match, from the trigram indexes of handles and group names (migration
  * 033): every chat the search matches, and perhaps a few more, for the chat list to filter
  * exactly. Undefined when no index can answer well: a search under three characters (no
- * trigram), on PostgreSQL one with a LIKE wildcard, more than MAX_HITS hits (most searches that
- * broad are found among the recent chats), or a PostgreSQL database whose role could not create
- * pg_trgm.
+ * trigram), more than MAX_HITS hits (most searches that broad are found among the recent chats),
+ * or a PostgreSQL database whose role could not create pg_trgm.
  *
  * Case is folded as the store folds it (foldedLike): on SQLite every letter (JavaScript's
  * toLowerCase: unicode-lower.ts), on PostgreSQL as the database's locale does with lower() (a
@@ -25,12 +24,15 @@ const MAX_HITS = 2_000;
 /** Trigrams of a search asked of the SQLite index at most: a long search's first ones narrow enough. */
 const MAX_TRIGRAMS = 16;
 
+/** A LIKE pattern of the texts containing `search`, its wildcards and backslash taken literally (escaped by a backslash). */
+const containing = (search: string) => `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
 /**
  * `text` contains `search`, case folded as the store folds it (see above). `text` is the
  * expression to fold; `search` is taken literally (LIKE's wildcards escaped).
  */
 export function foldedLike(dialect: Dialect, text: RawBuilder<unknown>, search: string): RawBuilder<unknown> {
-  const pattern = `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const pattern = containing(search);
   if (dialect === 'postgres') return sql`lower(${text}) like lower(${pattern}) escape '\\'`;
   const folded = sql`${sql.raw(UNICODE_LOWER)}(${text}) like ${pattern.toLowerCase()} escape '\\'`;
   if (!/^[\x00-\x7f]*$/.test(search)) return folded;
@@ -91,10 +93,10 @@ export function chatSearch(db: Kysely<DB>, dialect: Dialect) {
   }
 
   async function onPostgres(tenantId: string, search: string): Promise<string[] | undefined> {
-    if (/[%_\\]/.test(search) || !(await indexed())) return undefined;
+    if (!(await indexed())) return undefined;
     // Each branch by its own index (the expressions migration 033 indexed); the pattern's lower()
-    // is worked out once, when the statement is planned.
-    const pattern = `%${search}%`;
+    // is worked out once, when the statement is planned. A backslash is already the escape of its LIKE.
+    const pattern = containing(search);
     const { rows } = await sql<{ id: string }>`
       select l.id from leads l where l.tenant_id = ${tenantId} and lower(l.handle) like lower(${pattern})
       union
